@@ -1,0 +1,84 @@
+/** The scenario catalogue and arming on the control plane (SANDBOX.md §5, §6). */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { ApiError, validationError } from '../contract/errors.js';
+import type { AppEnv } from '../http/env.js';
+import type { Sandbox } from '../sandbox.js';
+import { BUILT_INS, builtIn, describeValue, parseValue } from '../scenarios/catalogue.js';
+import { scenarioError } from '../scenarios/context.js';
+import type { Effect } from '../scenarios/presets.js';
+import { adminBody } from './routes.js';
+
+const ArmRequest = z
+  .strictObject({
+    scenario: z.string().min(1).max(100),
+    value: z.union([z.number(), z.string().max(20)]).optional(),
+    parent_account_id: z.string().min(1).max(128).optional(),
+    account_id: z.string().min(1).max(128).optional(),
+    times: z.int().min(1).max(1_000_000).optional(),
+  })
+  .refine((r) => (r.parent_account_id === undefined) !== (r.account_id === undefined), {
+    error: 'send exactly one of parent_account_id, account_id',
+    path: ['parent_account_id'],
+  });
+
+export function catalogue(s: Sandbox) {
+  return {
+    built_ins: BUILT_INS.map((b) => ({
+      name: b.name,
+      description: b.description,
+      value: describeValue(b.value),
+      applies_to: b.appliesTo,
+    })),
+    presets: [...s.presets.values()].map((p) => ({
+      name: p.name,
+      description: p.description,
+      effects: p.effects,
+      source: p.source,
+    })),
+    armed: s.armed.list(),
+  };
+}
+
+export function scenarioRoutes(s: Sandbox) {
+  const api = new Hono<AppEnv>();
+  api.get('/__sandbox/scenarios', (c) => c.json(catalogue(s)));
+
+  api.put('/__sandbox/scenarios', async (c) => {
+    const body = await adminBody(c, ArmRequest);
+    let effects: Effect[];
+    const preset = s.presets.get(body.scenario);
+    if (preset) {
+      if (body.value !== undefined)
+        throw validationError([{ field: 'value', message: `preset "${preset.name}" takes no value` }]);
+      effects = preset.effects;
+    } else {
+      const def = builtIn(body.scenario);
+      if (!def) throw scenarioError(`unknown scenario "${body.scenario}"`, s.presets);
+      const { value, error } = parseValue(def, body.value);
+      if (error) throw validationError([{ field: 'value', message: error }]);
+      effects = [value === undefined ? { name: def.name } : { name: def.name, value }];
+    }
+    if (body.parent_account_id && !s.store.partners.byParent(body.parent_account_id)) {
+      throw new ApiError('not_found', `No partner with parent_account_id ${body.parent_account_id}.`);
+    }
+    if (body.account_id && !s.store.accounts.byId(body.account_id)) {
+      throw new ApiError('account_not_found', `Account ${body.account_id} was not found.`);
+    }
+    const armed = s.armed.arm({
+      scenario: body.scenario,
+      effects,
+      ...(body.parent_account_id ? { parent_account_id: body.parent_account_id } : {}),
+      ...(body.account_id ? { account_id: body.account_id } : {}),
+      ...(body.times ? { remaining: body.times } : {}),
+      armed_at: s.clock.iso(),
+    });
+    return c.json({ armed }, 201);
+  });
+
+  api.delete('/__sandbox/scenarios', (c) => {
+    s.armed.clear();
+    return c.json({ armed: [] });
+  });
+  return api;
+}

@@ -1,0 +1,107 @@
+/**
+ * The seven partnership endpoints: each binds its contract route to its pipeline and a
+ * thin handler that calls one service and writes the envelope.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { ApiError } from '../contract/errors.js';
+import { partialFailureMessage } from '../contract/messages.js';
+import { routes } from '../contract/routes.js';
+import type { AppEnv } from '../http/env.js';
+import { envelope, ok } from '../http/envelope.js';
+import { pipeline } from '../http/pipeline.js';
+import { validationHook } from '../http/validation.js';
+import { readControls, writeControls } from '../services/controls.js';
+import { editLayout } from '../services/layouts.js';
+import { mappingFor } from '../services/mappings.js';
+import { register } from '../services/register.js';
+import { readStatus, writeStatus } from '../services/status.js';
+
+export function partnershipApi() {
+  const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  api.openapi({ ...routes.listVerticalMappings, middleware: pipeline('mappings.get') }, (c) => {
+    const parent = c.var.principal!.parent_account_id;
+    const asked = c.req.valid('query').parent_account_id;
+    if (asked !== undefined && asked !== parent) {
+      throw new ApiError(
+        'forbidden',
+        "parent_account_id is not the parent account of the access token's client.",
+        {
+          details: { field: 'parent_account_id' },
+        },
+      );
+    }
+    return ok(c, { vertical_mappings: mappingFor(c.var.sandbox, c.var.scenarios, parent) });
+  });
+
+  api.openapi({ ...routes.registerAccount, middleware: pipeline('register', { write: true }) }, (c) => {
+    const result = register(
+      c.var.sandbox,
+      c.var.scenarios,
+      c.var.principal!.parent_account_id,
+      c.req.valid('json'),
+    );
+    c.var.warnings.push(...result.warnings);
+    return ok(c, result.data);
+  });
+
+  const accountRead = { account: true, propagation: true };
+  const accountWrite = { write: true, account: true, idempotent: true };
+
+  api.openapi({ ...routes.getControls, middleware: pipeline('controls.get', accountRead) }, (c) =>
+    ok(c, readControls(c.var.sandbox, c.var.account!)),
+  );
+
+  api.openapi(
+    { ...routes.putControls, middleware: pipeline('controls.put', { ...accountWrite, propagation: true }) },
+    (c) =>
+      ok(c, writeControls(c.var.sandbox, c.var.scenarios, c.var.account!, c.req.valid('json'), c.var.dryRun)),
+  );
+
+  api.openapi({ ...routes.getStatus, middleware: pipeline('status.get', accountRead) }, (c) =>
+    ok(c, readStatus(c.var.sandbox, c.var.account!)),
+  );
+
+  api.openapi(
+    { ...routes.putStatus, middleware: pipeline('status.put', { ...accountWrite, propagation: true }) },
+    (c) => {
+      const requested = c.req.valid('json').status;
+      const result = writeStatus(c.var.sandbox, c.var.scenarios, c.var.account!, requested, c.var.dryRun);
+      if (result.failed === 0) return ok(c, result.data);
+      const message = partialFailureMessage(
+        result.failed,
+        result.total,
+        requested,
+        result.data.status,
+        c.var.requestId,
+      );
+      const body = {
+        ...envelope(c, result.data, message),
+        error: {
+          code: 'partial_failure',
+          details: {
+            failed_variant_ids: result.data.variants
+              .filter((v) => v.result === 'failed')
+              .map((v) => v.variant_id),
+          },
+        },
+      };
+      return c.json(body as unknown as ReturnType<typeof envelope<typeof result.data>>, 200);
+    },
+  );
+
+  api.openapi({ ...routes.patchLayout, middleware: pipeline('layout.patch', accountWrite) }, (c) =>
+    ok(
+      c,
+      editLayout(
+        c.var.sandbox,
+        c.var.account!,
+        c.req.valid('param').layout_id,
+        c.req.valid('json'),
+        c.var.dryRun,
+      ),
+    ),
+  );
+
+  return api;
+}

@@ -1,0 +1,122 @@
+/**
+ * createApp(sandbox): middleware order, the one error handler, not-found/405, mounts.
+ * Tests call `app.request()` on it; main.ts serves it.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { adminApi } from './admin/routes.js';
+import { oauthApi } from './api/oauth.js';
+import { partnershipApi } from './api/partnership.js';
+import { ApiError } from './contract/errors.js';
+import type { AppEnv } from './http/env.js';
+import { errorResponse } from './http/envelope.js';
+import { requestContext } from './http/request-context.js';
+import { validationHook } from './http/validation.js';
+import type { Sandbox } from './sandbox.js';
+import { parseScenarioHeader, SCENARIO_HEADER, ScenarioContext } from './scenarios/context.js';
+
+export function createApp(sandbox: Sandbox) {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.use('*', requestContext(sandbox));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: sandbox.config.bodyLimitBytes,
+      onError: () => {
+        throw new ApiError(
+          'payload_too_large',
+          `Request body is larger than ${sandbox.config.bodyLimitBytes} bytes.`,
+          {
+            details: { limit_bytes: sandbox.config.bodyLimitBytes },
+          },
+        );
+      },
+    }),
+  );
+  app.use('/v1/*', async function scenarioHeader(c, next) {
+    const effects = parseScenarioHeader(c.req.header(SCENARIO_HEADER), sandbox.presets);
+    if (effects.length) c.set('scenarios', new ScenarioContext(effects, sandbox.armed));
+    await next();
+  });
+
+  app.route('/', oauthApi());
+  app.route('/', partnershipApi());
+  app.route('/', adminApi(sandbox));
+
+  app.notFound((c) => {
+    const allowed = allowedMethods(app, c.req.path);
+    if (allowed.length) {
+      return errorResponse(
+        c,
+        new ApiError(
+          'method_not_allowed',
+          `Method ${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}.`,
+          {
+            headers: { Allow: allowed.join(', ') },
+            details: { allowed },
+          },
+        ),
+      );
+    }
+    return errorResponse(c, new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}.`));
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return errorResponse(c, err);
+    if (err instanceof HTTPException && err.status < 500) {
+      const code =
+        err.status === 413
+          ? 'payload_too_large'
+          : err.status === 415
+            ? 'unsupported_media_type'
+            : 'validation_error';
+      return errorResponse(c, new ApiError(code, err.message || 'Bad request.', { status: err.status }));
+    }
+    sandbox.log.error('unhandled error', {
+      request_id: c.var.requestId,
+      method: c.req.method,
+      path: c.req.path,
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    return errorResponse(
+      c,
+      new ApiError(
+        'internal_error',
+        `Internal error. Quote request_id ${c.var.requestId} when you report it.`,
+      ),
+    );
+  });
+
+  return app;
+}
+
+/** Methods the app serves for this path (for 405 and Allow), from its own route table. */
+function allowedMethods(app: Hono<AppEnv>, path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    if (route.method === 'ALL') continue;
+    if (routeRegex(route.path).test(path)) methods.add(route.method);
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
+}
+
+const regexCache = new Map<string, RegExp>();
+function routeRegex(pattern: string): RegExp {
+  let re = regexCache.get(pattern);
+  if (!re) {
+    const source = pattern
+      .split('/')
+      .map((part) =>
+        part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      )
+      .join('/');
+    re = new RegExp(`^${source}/?$`);
+    regexCache.set(pattern, re);
+  }
+  return re;
+}

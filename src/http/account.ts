@@ -1,0 +1,45 @@
+/**
+ * Account resolution for `/accounts/{account_id}/...` routes: another parent's account is
+ * answered as if it did not exist (404). Then the auth-propagation race (spec §5.5).
+ */
+import type { MiddlewareHandler } from 'hono';
+import { ApiError } from '../contract/errors.js';
+import { accountNotFoundMessage, PROPAGATION_MESSAGE } from '../contract/messages.js';
+import type { AppEnv } from './env.js';
+
+export const loadAccount: MiddlewareHandler<AppEnv> = async function loadAccount(c, next) {
+  const id = c.req.param('account_id') ?? '';
+  const account = c.var.sandbox.store.accounts.byId(id);
+  if (!account || account.parent_account_id !== c.var.principal!.parent_account_id) {
+    throw new ApiError('account_not_found', accountNotFoundMessage(id), { details: { account_id: id } });
+  }
+  c.set('account', account);
+  await next();
+};
+
+/**
+ * Controls and status calls on a new account answer 401 or 403 (alternating) until its
+ * propagation deadline passes on the sandbox clock; the auth-propagation scenario on the
+ * call itself answers the 401 now.
+ */
+export const propagation: MiddlewareHandler<AppEnv> = async function propagation(c, next) {
+  const s = c.var.sandbox;
+  const account = c.var.account!;
+  const now = c.var.scenarios.take('auth-propagation') !== undefined;
+  if (now || account.auth_ready_at > s.clock.now()) {
+    const hits = s.propagationHits.get(account.account_id) ?? 0;
+    s.propagationHits.set(account.account_id, hits + 1);
+    const status = now || hits % 2 === 0 ? 401 : 403;
+    throw new ApiError('auth_propagation_pending', PROPAGATION_MESSAGE, {
+      status,
+      headers:
+        status === 401
+          ? {
+              'WWW-Authenticate':
+                'Bearer realm="partnership-sandbox", error="invalid_token", error_description="Token authentication has not propagated to this account yet"',
+            }
+          : {},
+    });
+  }
+  await next();
+};

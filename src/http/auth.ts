@@ -1,0 +1,37 @@
+/** Bearer authentication for partnership calls (SANDBOX.md §3), with the token-expired hook. */
+import type { MiddlewareHandler } from 'hono';
+import { ApiError } from '../contract/errors.js';
+import { EXPIRED_TOKEN_MESSAGE, INVALID_TOKEN_MESSAGE, MISSING_TOKEN_MESSAGE } from '../contract/messages.js';
+import { verifyToken } from '../services/auth.js';
+import type { AppEnv } from './env.js';
+
+const REALM = 'realm="partnership-sandbox"';
+const expired = () =>
+  new ApiError('token_expired', EXPIRED_TOKEN_MESSAGE, {
+    headers: {
+      'WWW-Authenticate': `Bearer ${REALM}, error="invalid_token", error_description="The access token expired"`,
+    },
+  });
+
+export const authenticate: MiddlewareHandler<AppEnv> = async function authenticate(c, next) {
+  const header = c.req.header('authorization');
+  const match = header ? /^Bearer[ ]+([^\s]+)\s*$/i.exec(header) : null;
+  if (!match) {
+    throw new ApiError('unauthorized', MISSING_TOKEN_MESSAGE, {
+      headers: { 'WWW-Authenticate': `Bearer ${REALM}` },
+    });
+  }
+  const check = verifyToken(c.var.sandbox, match[1]!);
+  if (!check.ok) {
+    if (check.reason === 'expired') throw expired();
+    throw new ApiError('unauthorized', INVALID_TOKEN_MESSAGE, {
+      headers: {
+        'WWW-Authenticate': `Bearer ${REALM}, error="invalid_token", error_description="The access token is invalid"`,
+      },
+    });
+  }
+  c.set('principal', check.principal);
+  c.var.scenarios.parentId = check.principal.parent_account_id;
+  if (c.var.scenarios.take('token-expired')) throw expired();
+  await next();
+};

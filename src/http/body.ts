@@ -1,0 +1,29 @@
+/** Reading a write's JSON body: 415 for another media type, 400 for malformed JSON. */
+import type { MiddlewareHandler } from 'hono';
+import { ApiError } from '../contract/errors.js';
+import type { AppEnv } from './env.js';
+
+const JSON_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;.*)?$/i;
+
+export const jsonBody: MiddlewareHandler<AppEnv> = async function jsonBody(c, next) {
+  const type = c.req.header('content-type');
+  if (!type || !JSON_TYPE.test(type)) {
+    throw new ApiError(
+      'unsupported_media_type',
+      `Content-Type must be application/json${type ? ` (got "${type.slice(0, 100)}")` : ' (none was sent)'}.`,
+      { details: { header: 'Content-Type' } },
+    );
+  }
+  const text = await c.req.text();
+  c.set('rawBody', text);
+  if (text.trim() === '') throw new ApiError('malformed_json', 'Request body is empty: send a JSON object.');
+  try {
+    JSON.parse(text);
+  } catch (e) {
+    throw new ApiError(
+      'malformed_json',
+      `Request body is not valid JSON: ${(e as Error).message.slice(0, 200)}`,
+    );
+  }
+  await next();
+};

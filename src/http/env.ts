@@ -1,0 +1,28 @@
+/** What the HTTP layer keeps per request, reachable from every middleware and handler. */
+import type { Sandbox } from '../sandbox.js';
+import type { Endpoint } from '../scenarios/catalogue.js';
+import type { ScenarioContext } from '../scenarios/context.js';
+import type { Principal } from '../services/auth.js';
+import type { AccountRow } from '../store/accounts.js';
+
+export interface AppVariables {
+  sandbox: Sandbox;
+  requestId: string;
+  startedAt: number;
+  endpoint: Endpoint | undefined;
+  scenarios: ScenarioContext;
+  principal: Principal | undefined;
+  account: AccountRow | undefined;
+  warnings: string[];
+  /** The raw request body, read once (journal, idempotency fingerprint, JSON parse). */
+  rawBody: string | null;
+  dryRun: boolean;
+  /** Set when a response is a replay of a stored one (the journal shows it). */
+  replayed: boolean;
+  /** Whether this request is a partnership or token call the journal records. */
+  journaled: boolean;
+}
+
+export interface AppEnv {
+  Variables: AppVariables;
+}

@@ -1,0 +1,40 @@
+/**
+ * The one writer of the partnership envelope (spec §1): success and failure bodies,
+ * with `request_id` also sent as `X-Request-Id`.
+ */
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ApiError } from '../contract/errors.js';
+import type { AppEnv } from './env.js';
+
+export function envelope<T>(c: Context<AppEnv>, data: T, message = 'ok') {
+  const body = {
+    status: 200,
+    error: null,
+    message,
+    request_id: c.var.requestId,
+    data,
+  };
+  return c.var.dryRun ? { ...body, dry_run: true as const } : body;
+}
+
+/** A 200 in the envelope. */
+export function ok<T>(c: Context<AppEnv>, data: T) {
+  return c.json(envelope(c, data), 200);
+}
+
+export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
+  for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
+  return c.json(
+    {
+      status: err.status,
+      error: err.body,
+      message: err.message,
+      request_id: c.var.requestId,
+      data: null,
+    },
+    err.status as ContentfulStatusCode,
+  );
+}
+
+export { ApiError };

@@ -1,0 +1,104 @@
+/**
+ * The idempotency layer for every write that needs a key (spec rule 4, SANDBOX.md §4):
+ * keys scoped to (parent, key) for 24 h of the sandbox clock; a stored key replays the
+ * stored response with `Idempotent-Replayed: true`, even for a different payload (with
+ * a warning; 422 in strict mode). Only 2xx results are stored: validation errors, 409s
+ * and injected faults leave the key free.
+ */
+import { createHash } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import { ApiError, validationError } from '../contract/errors.js';
+import {
+  IDEMPOTENCY_IN_PROGRESS_MESSAGE,
+  IDEMPOTENCY_REUSED_MESSAGE,
+  MISSING_IDEMPOTENCY_KEY_MESSAGE,
+} from '../contract/messages.js';
+import type { AppEnv } from './env.js';
+
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+export const WINDOW_MS = 24 * 60 * 60 * 1000;
+export const DRY_RUN_KEY_WARNING =
+  'Idempotency-Key was used by a dry run: its stored dry-run response was replayed and nothing was written. Use a fresh key for the real write.';
+export const DIFFERENT_PAYLOAD_WARNING =
+  'Idempotency-Key was already used with a different payload: the stored response of the first request was replayed and this payload was not executed. Use a fresh key for a new request.';
+
+let reservations = 0;
+
+function fingerprint(method: string, path: string, dryRun: boolean, rawBody: string | null): string {
+  let body = rawBody ?? '';
+  try {
+    body = JSON.stringify(JSON.parse(body));
+  } catch {
+    // not JSON: the raw text is the payload
+  }
+  return createHash('sha256').update(`${method} ${path} dry_run=${dryRun}\n${body}`).digest('hex');
+}
+
+export const idempotency: MiddlewareHandler<AppEnv> = async function idempotency(c, next) {
+  const s = c.var.sandbox;
+  const parent = c.var.principal!.parent_account_id;
+  const key = c.req.header(IDEMPOTENCY_HEADER)?.trim();
+  if (!key) {
+    throw new ApiError('missing_idempotency_key', MISSING_IDEMPOTENCY_KEY_MESSAGE, {
+      details: { header: IDEMPOTENCY_HEADER },
+    });
+  }
+  if (key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
+    throw validationError([
+      { field: IDEMPOTENCY_HEADER, message: 'must be 1 to 255 visible ASCII characters (a UUID)' },
+    ]);
+  }
+  const dryRun = c.var.dryRun;
+  const print = fingerprint(c.req.method, c.req.path, dryRun, c.var.rawBody);
+  const now = s.clock.now();
+
+  const stored = s.store.idempotency.get(parent, key, now);
+  if (stored) {
+    if (stored.state !== 'done') {
+      throw new ApiError('idempotency_key_in_progress', IDEMPOTENCY_IN_PROGRESS_MESSAGE, {
+        details: { header: IDEMPOTENCY_HEADER },
+      });
+    }
+    const same = stored.fingerprint === print;
+    if (!same && s.config.strictIdempotency) {
+      throw new ApiError('idempotency_key_reused', IDEMPOTENCY_REUSED_MESSAGE, {
+        details: { header: IDEMPOTENCY_HEADER },
+      });
+    }
+    if (stored.dry_run === 1 && !dryRun) c.var.warnings.push(DRY_RUN_KEY_WARNING);
+    else if (!same) c.var.warnings.push(DIFFERENT_PAYLOAD_WARNING);
+    c.set('replayed', true);
+    return new Response(stored.body, {
+      status: stored.status ?? 200,
+      headers: { 'Content-Type': 'application/json', [REPLAYED_HEADER]: 'true' },
+    });
+  }
+
+  if (++reservations % 256 === 0) s.store.idempotency.prune(now);
+  const claimed = s.store.idempotency.reserve(
+    {
+      parent_account_id: parent,
+      key,
+      fingerprint: print,
+      dry_run: dryRun ? 1 : 0,
+      expires_at: now + WINDOW_MS,
+    },
+    now,
+  );
+  if (!claimed) {
+    throw new ApiError('idempotency_key_in_progress', IDEMPOTENCY_IN_PROGRESS_MESSAGE, {
+      details: { header: IDEMPOTENCY_HEADER },
+    });
+  }
+  let kept = false;
+  try {
+    await next();
+    if (c.res.status >= 200 && c.res.status < 300) {
+      s.store.idempotency.complete(parent, key, c.res.status, await c.res.clone().text());
+      kept = true;
+    }
+  } finally {
+    if (!kept) s.store.idempotency.release(parent, key);
+  }
+};

@@ -1,0 +1,32 @@
+/**
+ * The parent account header (spec §1, §5): required on writes (422 without it), optional
+ * but recommended on reads; it must name the token's parent (403 otherwise).
+ */
+import type { MiddlewareHandler } from 'hono';
+import { ApiError } from '../contract/errors.js';
+import { MISSING_PARENT_HEADER_MESSAGE, PARENT_MISMATCH_MESSAGE } from '../contract/messages.js';
+import type { AppEnv } from './env.js';
+
+export const PARENT_HEADER = 'X-Platform-Parent-Account-Id';
+
+export function parentHeader(kind: 'write' | 'read'): MiddlewareHandler<AppEnv> {
+  return async function parentHeader(c, next) {
+    const sent = c.req.header(PARENT_HEADER)?.trim();
+    const parent = c.var.principal!.parent_account_id;
+    if (!sent) {
+      if (kind === 'write') {
+        throw new ApiError('missing_parent_account_header', MISSING_PARENT_HEADER_MESSAGE, {
+          details: { header: PARENT_HEADER },
+        });
+      }
+      c.var.warnings.push(
+        `read without the recommended ${PARENT_HEADER} header; the real service recommends it on reads`,
+      );
+    } else if (sent !== parent) {
+      throw new ApiError('parent_account_mismatch', PARENT_MISMATCH_MESSAGE, {
+        details: { header: PARENT_HEADER },
+      });
+    }
+    await next();
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * The request journal: every partnership and token call, newest first, bounded (oldest
+ * dropped past `max`), with secrets redacted before anything is stored.
+ */
+
+export interface JournalEntry {
+  id: number;
+  time: string;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  request_headers: Record<string, string>;
+  request_body: string | null;
+  status: number;
+  response_body: string | null;
+  request_id: string;
+  parent_account_id: string | null;
+  account_id: string | null;
+  scenarios_applied: string[];
+  warnings: string[];
+  duration_ms: number;
+}
+
+export interface JournalFilter {
+  account_id?: string;
+  parent_account_id?: string;
+  method?: string;
+  path?: string;
+  status?: number;
+  since?: string;
+  limit?: number;
+}
+
+const MAX_BODY_CHARS = 64 * 1024;
+const SECRET_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-sandbox-admin-token']);
+const SECRET_FIELDS = /("(?:client_secret|access_token|refresh_token|password)"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
+const SECRET_FORM_FIELDS = /((?:^|&)(?:client_secret|access_token|password)=)[^&]*/g;
+export const REDACTED = '[REDACTED]';
+
+export function redactHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (SECRET_HEADERS.has(name)) {
+      const scheme = value.split(' ')[0];
+      out[name] = scheme && scheme !== value ? `${scheme} ${REDACTED}` : REDACTED;
+    } else out[name] = value;
+  });
+  return out;
+}
+
+/** Removes secret values from a JSON or form-encoded body. */
+export function redactBody(body: string | null): string | null {
+  if (body === null) return null;
+  const clipped = body.length > MAX_BODY_CHARS ? `${body.slice(0, MAX_BODY_CHARS)}…[truncated]` : body;
+  return clipped.replace(SECRET_FIELDS, `$1"${REDACTED}"`).replace(SECRET_FORM_FIELDS, `$1${REDACTED}`);
+}
+
+export class Journal {
+  #entries: JournalEntry[] = [];
+  #nextId = 1;
+  readonly max: number;
+
+  constructor(max: number) {
+    this.max = max;
+  }
+
+  add(entry: Omit<JournalEntry, 'id'>): JournalEntry {
+    const full = { ...entry, id: this.#nextId++ };
+    this.#entries.push(full);
+    if (this.#entries.length > this.max) this.#entries.splice(0, this.#entries.length - this.max);
+    return full;
+  }
+
+  get size(): number {
+    return this.#entries.length;
+  }
+
+  /** Newest first. */
+  list(filter: JournalFilter = {}): JournalEntry[] {
+    const out: JournalEntry[] = [];
+    const limit = filter.limit ?? this.max;
+    for (let i = this.#entries.length - 1; i >= 0 && out.length < limit; i--) {
+      const e = this.#entries[i]!;
+      if (filter.account_id && e.account_id !== filter.account_id) continue;
+      if (filter.parent_account_id && e.parent_account_id !== filter.parent_account_id) continue;
+      if (filter.method && e.method !== filter.method.toUpperCase()) continue;
+      if (filter.path && !e.path.includes(filter.path)) continue;
+      if (filter.status !== undefined && e.status !== filter.status) continue;
+      if (filter.since && e.time < filter.since) continue;
+      out.push(e);
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.#entries = [];
+  }
+}

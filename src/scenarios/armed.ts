@@ -1,0 +1,55 @@
+/** Scenarios armed on the control plane for a parent or one account, for N requests or until cleared. */
+import type { Effect } from './presets.js';
+
+export interface Armed {
+  id: number;
+  scenario: string;
+  effects: Effect[];
+  parent_account_id?: string;
+  account_id?: string;
+  /** Requests left; undefined means until disarmed. */
+  remaining?: number;
+  armed_at: string;
+}
+
+export class ArmedRegistry {
+  #entries: Armed[] = [];
+  #nextId = 1;
+
+  arm(entry: Omit<Armed, 'id'>): Armed {
+    const armed = { ...entry, id: this.#nextId++ };
+    this.#entries.push(armed);
+    return armed;
+  }
+
+  list(): readonly Armed[] {
+    return this.#entries;
+  }
+
+  clear(): void {
+    this.#entries = [];
+  }
+
+  /** The first armed entry with this effect: for the account first, then for the parent. */
+  find(name: string, accountId: string | undefined, parentId: string | undefined) {
+    const pick = (match: (a: Armed) => boolean) => {
+      for (const armed of this.#entries) {
+        if (!match(armed)) continue;
+        const effect = armed.effects.find((e) => e.name === name);
+        if (effect) return { armed, effect };
+      }
+      return undefined;
+    };
+    return (
+      (accountId ? pick((a) => a.account_id === accountId) : undefined) ??
+      (parentId ? pick((a) => a.parent_account_id === parentId && a.account_id === undefined) : undefined)
+    );
+  }
+
+  /** Counts one request against the entry; drops it when its count is used up. */
+  consume(armed: Armed): void {
+    if (armed.remaining === undefined) return;
+    armed.remaining -= 1;
+    if (armed.remaining <= 0) this.#entries = this.#entries.filter((a) => a !== armed);
+  }
+}

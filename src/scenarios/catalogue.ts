@@ -1,0 +1,133 @@
+/**
+ * The built-in fault catalogue (SANDBOX.md §5): names, values and where each applies.
+ * Names are fixed: partners script against them.
+ */
+
+export const ENDPOINTS = [
+  'mappings.get',
+  'register',
+  'controls.get',
+  'controls.put',
+  'status.get',
+  'status.put',
+  'layout.patch',
+] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
+
+const ALL: readonly Endpoint[] = ENDPOINTS;
+const CONTROLS_AND_STATUS: readonly Endpoint[] = ['controls.get', 'controls.put', 'status.get', 'status.put'];
+
+export type ValueSpec =
+  | { kind: 'none' }
+  | { kind: 'int'; min: number; max: number; default?: number; unit: string }
+  | { kind: 'choice'; allowed: readonly number[]; default?: number };
+
+export interface BuiltIn {
+  name: string;
+  description: string;
+  value: ValueSpec;
+  appliesTo: readonly Endpoint[];
+}
+
+export const BUILT_INS = [
+  {
+    name: 'auth-propagation',
+    description:
+      "On register: the new account's controls and status calls answer 401 or 403 (alternating) until that many sandbox-clock seconds have passed. On a controls or status call: that call answers the propagation 401 now.",
+    value: { kind: 'int', min: 1, max: 86_400, default: 90, unit: 'seconds' },
+    appliesTo: ['register', ...CONTROLS_AND_STATUS],
+  },
+  {
+    name: 'stale-content-hash',
+    description:
+      'On a controls PUT: a concurrent writer changes the stored list first (new content_hash), so this write gets the 409; a re-read shows the new hash and a retry succeeds.',
+    value: { kind: 'none' },
+    appliesTo: ['controls.put'],
+  },
+  {
+    name: 'status-partial-failure',
+    description:
+      'On a status PUT: that many non-archived variants (default half, at least 1; at most all but one) are not updated; the aggregate becomes mixed when the account has 2+ variants.',
+    value: { kind: 'int', min: 1, max: 1000, unit: 'variants' },
+    appliesTo: ['status.put'],
+  },
+  {
+    name: 'unseeded-mappings',
+    description:
+      "The caller's parent is treated as having an empty vertical mapping: the mappings GET returns [], register and controls writes answer 400.",
+    value: { kind: 'none' },
+    appliesTo: ['mappings.get', 'register', 'controls.put'],
+  },
+  {
+    name: 'latency',
+    description: 'The response is delayed by that many milliseconds.',
+    value: { kind: 'int', min: 0, max: 60_000, default: 1000, unit: 'milliseconds' },
+    appliesTo: ALL,
+  },
+  {
+    name: 'server-error',
+    description: 'The call fails with that status (500, 502 or 503) in the envelope; nothing is applied.',
+    value: { kind: 'choice', allowed: [500, 502, 503], default: 500 },
+    appliesTo: ALL,
+  },
+  {
+    name: 'rate-limited',
+    description: 'The call answers 429 with Retry-After (that many seconds); nothing is applied.',
+    value: { kind: 'int', min: 1, max: 3600, default: 1, unit: 'seconds' },
+    appliesTo: ALL,
+  },
+  {
+    name: 'token-expired',
+    description:
+      'The call answers 401 as if the bearer token had expired (WWW-Authenticate: Bearer error="invalid_token").',
+    value: { kind: 'none' },
+    appliesTo: ALL,
+  },
+  {
+    name: 'connection-reset',
+    description: 'The socket is closed without a response.',
+    value: { kind: 'none' },
+    appliesTo: ALL,
+  },
+] as const satisfies readonly BuiltIn[];
+
+export type ScenarioName = (typeof BUILT_INS)[number]['name'];
+export const SCENARIO_NAMES = BUILT_INS.map((b) => b.name) as ScenarioName[];
+const byName = new Map<string, BuiltIn>(BUILT_INS.map((b) => [b.name, b]));
+
+export function builtIn(name: string): BuiltIn | undefined {
+  return byName.get(name);
+}
+
+export function describeValue(spec: ValueSpec): string {
+  switch (spec.kind) {
+    case 'none':
+      return 'no value';
+    case 'int':
+      return `an integer ${spec.min} to ${spec.max} (${spec.unit})${spec.default === undefined ? '' : `, default ${spec.default}`}`;
+    case 'choice':
+      return `one of ${spec.allowed.join(', ')}${spec.default === undefined ? '' : `, default ${spec.default}`}`;
+  }
+}
+
+/** Parses a scenario value (a string from the header, or a JSON number or string when armed). */
+export function parseValue(
+  def: BuiltIn,
+  raw: string | number | undefined,
+): { value?: number; error?: string } {
+  const spec = def.value;
+  if (raw === undefined || raw === '') {
+    return spec.kind === 'none' || spec.default === undefined ? {} : { value: spec.default };
+  }
+  if (spec.kind === 'none') return { error: `${def.name} takes no value` };
+  const text = String(raw).trim();
+  if (!/^\d+$/.test(text)) return { error: `${def.name} takes ${describeValue(spec)}; got "${raw}"` };
+  const n = Number(text);
+  if (spec.kind === 'int' && (n < spec.min || n > spec.max)) {
+    return { error: `${def.name} takes ${describeValue(spec)}; got ${n}` };
+  }
+  if (spec.kind === 'choice' && !spec.allowed.includes(n)) {
+    return { error: `${def.name} takes ${describeValue(spec)}; got ${n}` };
+  }
+  return { value: n };
+}

@@ -1,0 +1,97 @@
+/**
+ * Scenario resolution for one request: the header's effects first, then armed for the
+ * account, then armed for the parent. Hooks ask `take(name)`; an effect counts as
+ * applied (and an armed entry's `times` as used) only when the hook's endpoint is one
+ * the scenario applies to.
+ */
+import { ApiError } from '../contract/errors.js';
+import type { Armed, ArmedRegistry } from './armed.js';
+import {
+  builtIn,
+  describeValue,
+  type Endpoint,
+  parseValue,
+  SCENARIO_NAMES,
+  type ScenarioName,
+} from './catalogue.js';
+import type { Effect, Preset } from './presets.js';
+
+export const SCENARIO_HEADER = 'X-Sandbox-Scenario';
+export const APPLIED_HEADER = 'X-Sandbox-Scenario-Applied';
+
+/** Parses `X-Sandbox-Scenario`: names or name=value, comma separated; presets expand. */
+export function parseScenarioHeader(
+  header: string | undefined,
+  presets: ReadonlyMap<string, Preset>,
+): Effect[] {
+  if (!header) return [];
+  const effects: Effect[] = [];
+  for (const part of header.split(',')) {
+    const item = part.trim();
+    if (!item) continue;
+    const eq = item.indexOf('=');
+    const name = (eq === -1 ? item : item.slice(0, eq)).trim();
+    const raw = eq === -1 ? undefined : item.slice(eq + 1).trim();
+    const preset = presets.get(name);
+    if (preset) {
+      if (raw !== undefined) throw scenarioError(`preset "${name}" takes no value`, presets);
+      effects.push(...preset.effects);
+      continue;
+    }
+    const def = builtIn(name);
+    if (!def) throw scenarioError(`unknown scenario "${name}"`, presets);
+    const { value, error } = parseValue(def, raw);
+    if (error) throw scenarioError(error, presets);
+    effects.push(value === undefined ? { name } : { name, value });
+  }
+  return effects;
+}
+
+export function scenarioError(problem: string, presets: ReadonlyMap<string, Preset>): ApiError {
+  const accepted = SCENARIO_NAMES.map((n) => `${n} (${describeValue(builtIn(n)!.value)})`);
+  const presetNames = [...presets.keys()];
+  return new ApiError(
+    'unknown_scenario',
+    `${SCENARIO_HEADER}: ${problem}. Known scenarios: ${accepted.join('; ')}.${
+      presetNames.length ? ` Presets: ${presetNames.join(', ')}.` : ''
+    }`,
+    { details: { known_scenarios: SCENARIO_NAMES, presets: presetNames } },
+  );
+}
+
+export class ScenarioContext {
+  endpoint: Endpoint | undefined;
+  parentId: string | undefined;
+  accountId: string | undefined;
+  readonly applied: string[] = [];
+  readonly #header: Effect[];
+  readonly #armed: ArmedRegistry;
+  readonly #consumed = new Set<Armed>();
+
+  constructor(header: Effect[], armed: ArmedRegistry) {
+    this.#header = header;
+    this.#armed = armed;
+  }
+
+  /** The effect, if one is requested for this request and applies to its endpoint. */
+  take(name: ScenarioName): Effect | undefined {
+    const def = builtIn(name);
+    if (!def || !this.endpoint || !def.appliesTo.includes(this.endpoint)) return undefined;
+    let effect = this.#header.find((e) => e.name === name);
+    if (!effect) {
+      const found = this.#armed.find(name, this.accountId, this.parentId);
+      if (found) {
+        effect = found.effect;
+        if (!this.#consumed.has(found.armed)) {
+          this.#consumed.add(found.armed);
+          this.#armed.consume(found.armed);
+        }
+      }
+    }
+    if (effect) {
+      const label = effect.value === undefined ? name : `${name}=${effect.value}`;
+      if (!this.applied.includes(label)) this.applied.push(label);
+    }
+    return effect;
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The one fault-injection middleware for partnership calls: connection-reset, latency,
+ * rate-limited and server-error. The other scenarios hook where the rule they bend
+ * lives: token-expired in authentication, auth-propagation in account resolution and
+ * registration, stale-content-hash, status-partial-failure and unseeded-mappings in
+ * their services. Injected errors use the same envelope and error shape as real ones.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { MiddlewareHandler } from 'hono';
+import { ApiError, type ErrorCode } from '../contract/errors.js';
+import type { AppEnv } from '../http/env.js';
+
+const serverErrors: Record<number, { code: ErrorCode; message: string }> = {
+  500: {
+    code: 'internal_error',
+    message: 'Internal server error (injected by the server-error scenario). Nothing was applied.',
+  },
+  502: {
+    code: 'bad_gateway',
+    message: 'Bad gateway (injected by the server-error scenario). Nothing was applied.',
+  },
+  503: {
+    code: 'service_unavailable',
+    message: 'Service unavailable (injected by the server-error scenario). Nothing was applied.',
+  },
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const injectFaults: MiddlewareHandler<AppEnv> = async function injectFaults(c, next) {
+  const scenarios = c.var.scenarios;
+  if (scenarios.take('connection-reset')) {
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    incoming?.socket.destroy();
+    return Response.error();
+  }
+  const latency = scenarios.take('latency');
+  if (latency?.value) await sleep(latency.value);
+  const limited = scenarios.take('rate-limited');
+  if (limited) {
+    const seconds = limited.value ?? 1;
+    throw new ApiError('rate_limited', `Too many requests: retry after ${seconds} s. Nothing was applied.`, {
+      headers: { 'Retry-After': String(seconds) },
+      details: { retry_after_seconds: seconds },
+    });
+  }
+  const failure = scenarios.take('server-error');
+  if (failure) {
+    const { code, message } = serverErrors[failure.value ?? 500]!;
+    throw new ApiError(code, message);
+  }
+  await next();
+};

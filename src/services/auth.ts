@@ -1,0 +1,102 @@
+/**
+ * OAuth 2.0 client credentials (RFC 6749 §4.4) and bearer-token verification
+ * (SANDBOX.md §3). Tokens are stored hashed; secrets are compared in constant time.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { ids } from '../domain/ids.js';
+import type { Sandbox } from '../sandbox.js';
+
+export const TOKEN_SCOPE = 'partnership';
+
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope';
+
+export class OAuthError extends Error {
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly description: string,
+    readonly status: 400 | 401,
+  ) {
+    super(description);
+  }
+}
+
+export interface TokenGrant {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+}
+
+export interface Principal {
+  parent_account_id: string;
+  client_id: string;
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest();
+
+/** Constant-time equality that does not leak the length either (both sides are hashed first). */
+export function secretsEqual(a: string, b: string): boolean {
+  return timingSafeEqual(sha256(a), sha256(b));
+}
+
+export interface TokenRequest {
+  grant_type?: string;
+  client_id?: string;
+  client_secret?: string;
+  scope?: string;
+  /** Whether the client authenticated with HTTP Basic (RFC 6749 §5.2: then 401 with WWW-Authenticate). */
+  basic: boolean;
+}
+
+export function grantToken(s: Sandbox, req: TokenRequest): TokenGrant {
+  if (!req.grant_type) throw new OAuthError('invalid_request', 'grant_type is required', 400);
+  if (req.grant_type !== 'client_credentials') {
+    throw new OAuthError(
+      'unsupported_grant_type',
+      `grant_type "${req.grant_type}" is not supported; use client_credentials`,
+      400,
+    );
+  }
+  if (!req.client_id || !req.client_secret) {
+    throw new OAuthError(
+      'invalid_client',
+      'client authentication is required: send client_id and client_secret in the body or with HTTP Basic',
+      401,
+    );
+  }
+  if (req.scope?.split(' ').some((sc) => sc && sc !== TOKEN_SCOPE)) {
+    throw new OAuthError('invalid_scope', `the only scope is "${TOKEN_SCOPE}"`, 400);
+  }
+  const partner = s.store.partners.byClient(req.client_id);
+  // Compare against a dummy when the client is unknown, so timing does not tell which part was wrong.
+  const ok =
+    secretsEqual(partner?.client_secret ?? '\u0000no-such-client', req.client_secret) &&
+    partner !== undefined;
+  if (!ok || !partner) throw new OAuthError('invalid_client', 'client authentication failed', 401);
+
+  const token = ids.accessToken();
+  const ttl = s.config.tokenTtlSeconds;
+  const now = s.clock.now();
+  s.store.partners.insertToken(
+    sha256(token).toString('hex'),
+    partner.parent_account_id,
+    partner.client_id,
+    now + ttl * 1000,
+  );
+  // Expired tokens are kept a day, so that "expired" can be told apart from "invalid"; then pruned.
+  s.store.partners.pruneTokens(now - 86_400_000);
+  return { access_token: token, token_type: 'Bearer', expires_in: ttl, scope: TOKEN_SCOPE };
+}
+
+export type TokenCheck = { ok: true; principal: Principal } | { ok: false; reason: 'invalid' | 'expired' };
+
+export function verifyToken(s: Sandbox, token: string): TokenCheck {
+  const row = s.store.partners.token(sha256(token).toString('hex'));
+  if (!row) return { ok: false, reason: 'invalid' };
+  if (row.expires_at <= s.clock.now()) return { ok: false, reason: 'expired' };
+  return { ok: true, principal: { parent_account_id: row.parent_account_id, client_id: row.client_id } };
+}

@@ -1,0 +1,93 @@
+/**
+ * Marketplace controls (endpoints 3 and 4): read in the partner's taxonomy; replace as
+ * desired state, atomically, guarded by the content hash.
+ */
+import { ApiError } from '../contract/errors.js';
+import {
+  mappingNotSeededMessage,
+  STALE_CONTENT_HASH_MESSAGE,
+  unmappedPairsMessage,
+} from '../contract/messages.js';
+import type { ControlsData, ControlsWriteRequest } from '../contract/schemas.js';
+import { isCurrentHash, nextList } from '../domain/controls.js';
+import { translateBlocks, translatePairs } from '../domain/taxonomy.js';
+import type { Sandbox } from '../sandbox.js';
+import type { ScenarioContext } from '../scenarios/context.js';
+import type { AccountRow } from '../store/accounts.js';
+import type { ControlsListRow } from '../store/controls.js';
+import { mappingFor } from './mappings.js';
+
+function view(s: Sandbox, account: AccountRow, list: ControlsListRow): ControlsData {
+  const mapping = s.store.partners.mappings(account.parent_account_id);
+  return {
+    account_id: account.account_id,
+    marketplace_controls_list: {
+      marketplace_controls_list_id: list.list_id,
+      domains: list.domains.map((d) => ({ domain: d.domain, policy: d.policy })),
+      content_hash: list.content_hash,
+    },
+    translated_verticals: translateBlocks(mapping, list.blocked),
+  };
+}
+
+function storedList(s: Sandbox, account: AccountRow): ControlsListRow {
+  const list = s.store.controls.get(account.account_id);
+  if (!list) throw new Error(`account ${account.account_id} has no controls list`);
+  return list;
+}
+
+export function readControls(s: Sandbox, account: AccountRow): ControlsData {
+  return view(s, account, storedList(s, account));
+}
+
+/** The stale-content-hash hook: another writer replaces the list first (same content, new hash). */
+function concurrentWrite(s: Sandbox, account: AccountRow): void {
+  s.store.tx(() => {
+    const current = storedList(s, account);
+    s.store.controls.put(
+      nextList(current, { blocked: current.blocked, domains: current.domains, at: s.clock.iso() }),
+    );
+  });
+}
+
+export function writeControls(
+  s: Sandbox,
+  scenarios: ScenarioContext,
+  account: AccountRow,
+  body: ControlsWriteRequest,
+  dryRun: boolean,
+): ControlsData {
+  const parent = account.parent_account_id;
+  const mapping = mappingFor(s, scenarios, parent);
+  if (mapping.length === 0) {
+    throw new ApiError('vertical_mapping_not_seeded', mappingNotSeededMessage(parent), {
+      details: { parent_account_id: parent },
+    });
+  }
+  const { blocks, unmapped } = translatePairs(mapping, body.blockedVerticals);
+  if (unmapped.length > 0) {
+    throw new ApiError('vertical_not_mapped', unmappedPairsMessage(unmapped), {
+      details: {
+        unmapped_pairs: unmapped.map((p) => ({
+          partnerVerticalId: p.partnerVerticalId,
+          partnerSubVerticalId: p.partnerSubVerticalId,
+        })),
+      },
+    });
+  }
+  const domains = body.domains.map((d) => ({ domain: d.domain.toLowerCase(), policy: 'Block' as const }));
+
+  if (scenarios.take('stale-content-hash')) concurrentWrite(s, account);
+
+  return s.store.tx(() => {
+    const current = storedList(s, account);
+    if (!isCurrentHash(current, body.contentHash)) {
+      throw new ApiError('content_hash_mismatch', STALE_CONTENT_HASH_MESSAGE, {
+        details: { sent_content_hash: body.contentHash },
+      });
+    }
+    const next = nextList(current, { name: body.name, blocked: blocks, domains, at: s.clock.iso() });
+    if (!dryRun) s.store.controls.put(next);
+    return view(s, account, next);
+  });
+}

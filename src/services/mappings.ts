@@ -1,0 +1,9 @@
+/** The parent's vertical mapping as the partnership endpoints see it (the unseeded-mappings hook). */
+import type { Sandbox } from '../sandbox.js';
+import type { ScenarioContext } from '../scenarios/context.js';
+import type { MappingRow } from '../store/partners.js';
+
+export function mappingFor(s: Sandbox, scenarios: ScenarioContext, parent: string): MappingRow[] {
+  if (scenarios.take('unseeded-mappings')) return [];
+  return s.store.partners.mappings(parent);
+}

@@ -1,0 +1,163 @@
+/**
+ * Registration (endpoint 2): create or match an account on (parent, external_account_id),
+ * translating the partner's vertical pair through the parent's mapping.
+ */
+import { ApiError, validationError } from '../contract/errors.js';
+import { mappingNotSeededMessage, registerUnmappedMessage } from '../contract/messages.js';
+import type { RegisterData, RegisterRequest, Surface } from '../contract/schemas.js';
+import { contentHash } from '../domain/controls.js';
+import { ids } from '../domain/ids.js';
+import { findPair } from '../domain/taxonomy.js';
+import type { Sandbox } from '../sandbox.js';
+import type { ScenarioContext } from '../scenarios/context.js';
+import type { AccountRow, NewAccount } from '../store/accounts.js';
+import { mappingFor } from './mappings.js';
+
+export interface RegisterResult {
+  data: RegisterData;
+  matched: boolean;
+  warnings: string[];
+}
+
+export function register(
+  s: Sandbox,
+  scenarios: ScenarioContext,
+  parent: string,
+  body: RegisterRequest,
+): RegisterResult {
+  if (body.platform_parent_account_id !== parent) {
+    throw validationError([
+      {
+        field: 'platform_parent_account_id',
+        message: `must equal the X-Platform-Parent-Account-Id header ("${parent}")`,
+      },
+    ]);
+  }
+  const mapping = mappingFor(s, scenarios, parent);
+  if (mapping.length === 0) {
+    throw new ApiError('vertical_mapping_not_seeded', mappingNotSeededMessage(parent), {
+      details: { parent_account_id: parent },
+    });
+  }
+  if (!findPair(mapping, body.vertical_id, body.sub_vertical_id)) {
+    throw new ApiError(
+      'vertical_not_mapped',
+      registerUnmappedMessage(body.vertical_id, body.sub_vertical_id),
+      {
+        details: { vertical_id: body.vertical_id, sub_vertical_id: body.sub_vertical_id },
+      },
+    );
+  }
+
+  const propagation = scenarios.take('auth-propagation')?.value ?? s.config.authPropagationSeconds;
+
+  return s.store.tx(() => {
+    const existing = s.store.accounts.byExternal(parent, body.external_account_id);
+    if (existing) {
+      const differs = differingFields(s, existing, body);
+      const warnings = differs.length
+        ? [
+            `external_account_id "${body.external_account_id}" matched existing account ${existing.account_id}; these fields differ from the stored account and were not applied: ${differs.join(', ')}`,
+          ]
+        : [];
+      return { data: accountView(s, existing.account_id), matched: true, warnings };
+    }
+    const created = newAccount(s, parent, body, propagation);
+    s.store.accounts.insert(created);
+    const listId = ids.controlsList();
+    const blocked = s.fixtures.preset.blocked;
+    s.store.controls.put({
+      account_id: created.account.account_id,
+      list_id: listId,
+      name: s.fixtures.preset.name,
+      version: 0,
+      content_hash: contentHash(listId, 0, blocked, []),
+      blocked,
+      domains: [],
+      updated_at: created.account.created_at,
+    });
+    return { data: accountView(s, created.account.account_id), matched: false, warnings: [] };
+  });
+}
+
+function newAccount(
+  s: Sandbox,
+  parent: string,
+  body: RegisterRequest,
+  propagationSeconds: number,
+): NewAccount {
+  const at = s.clock.iso();
+  const accountId = ids.account();
+  const pages = body.pages ?? s.fixtures.defaultPages;
+  const n: NewAccount = {
+    account: {
+      account_id: accountId,
+      parent_account_id: parent,
+      external_account_id: body.external_account_id,
+      brand: body.brand,
+      vertical_id: body.vertical_id,
+      sub_vertical_id: body.sub_vertical_id,
+      country_code: body.country_code,
+      store_identifier: body.store_identifier,
+      auth_ready_at: s.clock.now() + propagationSeconds * 1000,
+      created_at: at,
+    },
+    pages: [],
+    layouts: [],
+    variants: [],
+  };
+  for (const p of pages) {
+    const pageId = ids.page();
+    n.pages.push({
+      page_id: pageId,
+      account_id: accountId,
+      surface: p.surface,
+      page_identifier: ids.pageIdentifier(p.surface),
+      created_at: at,
+    });
+    n.layouts.push({
+      layout_id: ids.layout(),
+      page_id: pageId,
+      account_id: accountId,
+      layout_type: p.layout_type,
+      name: `${p.surface} layout`,
+      updated_at: at,
+    });
+    n.variants.push({
+      variant_id: ids.variant(),
+      page_id: pageId,
+      account_id: accountId,
+      name: `${p.surface} default`,
+      enabled: 1,
+      archived: 0,
+      created_at: at,
+    });
+  }
+  return n;
+}
+
+/** The register response of an account: one element per page with its (first) layout. */
+export function accountView(s: Sandbox, accountId: string): RegisterResult['data'] {
+  const layouts = s.store.accounts.layouts(accountId);
+  const pages = s.store.accounts.pages(accountId).map((p) => ({
+    surface: p.surface as Surface,
+    page_id: p.page_id,
+    layout_id: layouts.find((l) => l.page_id === p.page_id)?.layout_id ?? '',
+    page_identifier: p.page_identifier,
+  }));
+  return { account_id: accountId, pages };
+}
+
+function differingFields(s: Sandbox, existing: AccountRow, body: RegisterRequest): string[] {
+  const fields = ['brand', 'vertical_id', 'sub_vertical_id', 'country_code', 'store_identifier'] as const;
+  const out: string[] = fields.filter((f) => existing[f] !== body[f]);
+  if (body.pages !== undefined) {
+    const layouts = s.store.accounts.layouts(existing.account_id);
+    const stored = s.store.accounts
+      .pages(existing.account_id)
+      .map((p) => `${p.surface}/${layouts.find((l) => l.page_id === p.page_id)?.layout_type}`);
+    const sent = body.pages.map((p) => `${p.surface}/${p.layout_type}`);
+    if (stored.sort().join() !== sent.sort().join()) out.push('pages');
+  }
+  return out;
+}

@@ -1,0 +1,78 @@
+/** Partners (parent accounts with client credentials), their vertical mappings, and tokens. */
+import type { Db } from './db.js';
+
+export interface PartnerRow {
+  parent_account_id: string;
+  client_id: string;
+  client_secret: string;
+  name: string;
+  created_at: string;
+}
+
+export interface MappingRow {
+  partner_vertical_id: number;
+  partner_vertical_name: string;
+  partner_sub_vertical_id: number;
+  partner_sub_vertical_name: string;
+  vertical_name: string;
+  created_at: string;
+}
+
+export interface TokenRow {
+  parent_account_id: string;
+  client_id: string;
+  expires_at: number;
+}
+
+export function partnerStore(db: Db) {
+  const s = {
+    insert: db.prepare<PartnerRow>(
+      `INSERT INTO partners (parent_account_id, client_id, client_secret, name, created_at)
+       VALUES (@parent_account_id, @client_id, @client_secret, @name, @created_at)`,
+    ),
+    byParent: db.prepare<[string], PartnerRow>('SELECT * FROM partners WHERE parent_account_id = ?'),
+    byClient: db.prepare<[string], PartnerRow>('SELECT * FROM partners WHERE client_id = ?'),
+    all: db.prepare<[], PartnerRow>('SELECT * FROM partners ORDER BY created_at, parent_account_id'),
+    mappings: db.prepare<[string], MappingRow>(
+      `SELECT partner_vertical_id, partner_vertical_name, partner_sub_vertical_id, partner_sub_vertical_name,
+              vertical_name, created_at
+       FROM vertical_mappings WHERE parent_account_id = ?
+       ORDER BY partner_vertical_id, partner_sub_vertical_id`,
+    ),
+    deleteMappings: db.prepare<[string]>('DELETE FROM vertical_mappings WHERE parent_account_id = ?'),
+    insertMapping: db.prepare<MappingRow & { parent_account_id: string }>(
+      `INSERT INTO vertical_mappings (parent_account_id, partner_vertical_id, partner_vertical_name,
+         partner_sub_vertical_id, partner_sub_vertical_name, vertical_name, created_at)
+       VALUES (@parent_account_id, @partner_vertical_id, @partner_vertical_name,
+         @partner_sub_vertical_id, @partner_sub_vertical_name, @vertical_name, @created_at)`,
+    ),
+    insertToken: db.prepare<[string, string, string, number]>(
+      'INSERT INTO tokens (token_hash, parent_account_id, client_id, expires_at) VALUES (?, ?, ?, ?)',
+    ),
+    token: db.prepare<[string], TokenRow>(
+      'SELECT parent_account_id, client_id, expires_at FROM tokens WHERE token_hash = ?',
+    ),
+    pruneTokens: db.prepare<[number]>('DELETE FROM tokens WHERE expires_at < ?'),
+  };
+
+  const replaceMappings = db.transaction((parent: string, rows: MappingRow[]) => {
+    s.deleteMappings.run(parent);
+    for (const row of rows) s.insertMapping.run({ ...row, parent_account_id: parent });
+  });
+
+  return {
+    insert: (row: PartnerRow) => void s.insert.run(row),
+    byParent: (parent: string) => s.byParent.get(parent),
+    byClient: (clientId: string) => s.byClient.get(clientId),
+    all: () => s.all.all(),
+    mappings: (parent: string) => s.mappings.all(parent),
+    /** Replaces the whole mapping in one transaction ([] un-seeds). */
+    replaceMappings: (parent: string, rows: MappingRow[]) => replaceMappings(parent, rows),
+    insertToken: (tokenHash: string, parent: string, clientId: string, expiresAt: number) =>
+      void s.insertToken.run(tokenHash, parent, clientId, expiresAt),
+    token: (tokenHash: string) => s.token.get(tokenHash),
+    /** Drops tokens that expired before `before` (kept a while so "expired" can be told from "invalid"). */
+    pruneTokens: (before: number) => s.pruneTokens.run(before).changes,
+  };
+}
+export type PartnerStore = ReturnType<typeof partnerStore>;
