@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// Start-up time: spawn the production build to the first 200 on /__sandbox/health.
+// Usage: node bench/startup.mjs [runs=10] [extra env as KEY=VALUE ...]
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const runs = Number(process.argv[2] ?? 10);
+const extraEnv = Object.fromEntries(process.argv.slice(3).map((kv) => kv.split('=')));
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+export async function startupOnce(env = {}) {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), SANDBOX_LOG: 'silent', ...env },
+    stdio: 'ignore',
+  });
+  try {
+    for (;;) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/__sandbox/health`);
+        if (res.status === 200) return performance.now() - t0;
+      } catch {
+        // not listening yet
+      }
+      if (performance.now() - t0 > 30_000) throw new Error('no healthy answer within 30 s');
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+export async function startupMedian(n, env) {
+  const times = [];
+  for (let i = 0; i < n; i++) times.push(await startupOnce(env));
+  times.sort((a, b) => a - b);
+  return { median: times[Math.floor(times.length / 2)], min: times[0], max: times.at(-1), runs: times.length };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const r = await startupMedian(runs, extraEnv);
+  console.log(`start-up to first healthy response: median ${r.median.toFixed(0)} ms (min ${r.min.toFixed(0)}, max ${r.max.toFixed(0)}, ${r.runs} runs)`);
+}

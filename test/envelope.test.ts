@@ -1,0 +1,243 @@
+/**
+ * Spec §1 envelope on every kind of error and on success, plus the common response
+ * headers (request id, nosniff, no X-Powered-By).
+ */
+import { describe, expect, it } from 'vitest';
+import { MISSING_IDEMPOTENCY_KEY_MESSAGE } from '../src/contract/messages.js';
+import { SCENARIO_NAMES } from '../src/scenarios/catalogue.js';
+import {
+  CONTROLS,
+  createHarness,
+  DEMO,
+  expectErrorEnvelope,
+  expectOk,
+  LAYOUT,
+  MAPPINGS,
+  REGISTER,
+  type Reply,
+  registerBody,
+  STATUS,
+} from './harness.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Harness = ReturnType<typeof createHarness>;
+
+/** Every registered account of the demo parent, from the control plane. */
+async function demoAccounts(h: Harness): Promise<unknown[]> {
+  const res = await h.request('GET', '/__sandbox/partners');
+  expect(res.status).toBe(200);
+  return res.body.partners.find((p: { parent_account_id: string }) => p.parent_account_id === DEMO.parent)
+    .accounts;
+}
+
+function expectEnvelopeKeys(res: Reply) {
+  expect(Object.keys(res.body).sort()).toEqual(['data', 'error', 'message', 'request_id', 'status']);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+}
+
+describe('envelope: routing errors', () => {
+  it('envelope: an unknown route is 404 not_found in the envelope', async () => {
+    const h = createHarness();
+    const res = await h.request('GET', '/v1/partnership/nothing-here');
+    const body = expectErrorEnvelope(res, 404, 'not_found');
+    expectEnvelopeKeys(res);
+    expect(body.message).toContain('/v1/partnership/nothing-here');
+  });
+
+  it('envelope: DELETE on the register path is 405 with Allow: POST', async () => {
+    const h = createHarness();
+    const res = await h.request('DELETE', REGISTER);
+    const body = expectErrorEnvelope(res, 405, 'method_not_allowed');
+    expectEnvelopeKeys(res);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(body.error.details.allowed).toEqual(['POST']);
+  });
+
+  it('envelope: PATCH on the controls path is 405 with Allow listing GET and PUT', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await partner.account();
+    const res = await partner.call('PATCH', CONTROLS(accountId), { body: { name: 'x' } });
+    expectErrorEnvelope(res, 405, 'method_not_allowed');
+    const allow = (res.headers.get('allow') ?? '').split(',').map((m) => m.trim());
+    expect(allow).toContain('GET');
+    expect(allow).toContain('PUT');
+    expect(allow).not.toContain('PATCH');
+  });
+
+  it('envelope: PATCH on the status path is 405 with Allow listing GET and PUT', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await partner.account();
+    const res = await partner.call('PATCH', STATUS(accountId), { body: { status: 'paused' } });
+    expectErrorEnvelope(res, 405, 'method_not_allowed');
+    const allow = (res.headers.get('allow') ?? '').split(',').map((m) => m.trim());
+    expect(allow).toContain('GET');
+    expect(allow).toContain('PUT');
+    expect(allow).not.toContain('PATCH');
+    const status = expectOk(await partner.get(STATUS(accountId)));
+    expect(status.status).toBe('active');
+  });
+});
+
+describe('envelope: request body errors', () => {
+  it('envelope: malformed JSON on a write is 400 malformed_json', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const res = await partner.call('POST', REGISTER, {
+      raw: '{"brand": "Acme", ',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expectErrorEnvelope(res, 400, 'malformed_json');
+    expectEnvelopeKeys(res);
+    expect(await demoAccounts(h)).toEqual([]);
+  });
+
+  it('envelope: a text/plain body on a write is 415 unsupported_media_type', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const res = await partner.call('POST', REGISTER, {
+      raw: JSON.stringify(registerBody()),
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    const body = expectErrorEnvelope(res, 415, 'unsupported_media_type');
+    expect(body.message).toContain('application/json');
+    expect(await demoAccounts(h)).toEqual([]);
+  });
+
+  it('envelope: a body over 256 KiB is 413 payload_too_large', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const raw = JSON.stringify(registerBody({ brand: 'x'.repeat(256 * 1024 + 1) }));
+    const res = await partner.call('POST', REGISTER, {
+      raw,
+      headers: { 'Content-Type': 'application/json' },
+    });
+    const body = expectErrorEnvelope(res, 413, 'payload_too_large');
+    expect(body.error.details.limit_bytes).toBe(256 * 1024);
+    expect(await demoAccounts(h)).toEqual([]);
+  });
+
+  it('envelope: a controls PUT without Idempotency-Key is 400 missing_idempotency_key', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await partner.account();
+    const before = expectOk(await partner.get(CONTROLS(accountId)));
+    const res = await partner.call('PUT', CONTROLS(accountId), {
+      body: { blockedVerticals: [], domains: [], contentHash: null },
+    });
+    const body = expectErrorEnvelope(res, 400, 'missing_idempotency_key');
+    expect(body.message).toBe(MISSING_IDEMPOTENCY_KEY_MESSAGE);
+    expect(body.error.details.header).toBe('Idempotency-Key');
+    expect(expectOk(await partner.get(CONTROLS(accountId)))).toEqual(before);
+  });
+
+  it('envelope: a status PUT without Idempotency-Key is 400 missing_idempotency_key', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await partner.account();
+    const res = await partner.call('PUT', STATUS(accountId), { body: { status: 'paused' } });
+    const body = expectErrorEnvelope(res, 400, 'missing_idempotency_key');
+    expect(body.message).toBe(MISSING_IDEMPOTENCY_KEY_MESSAGE);
+    expect(expectOk(await partner.get(STATUS(accountId))).status).toBe('active');
+  });
+
+  it('envelope: a layout PATCH without Idempotency-Key is 400 missing_idempotency_key', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await partner.account();
+    const layouts = (await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.layouts;
+    const res = await partner.call('PATCH', LAYOUT(accountId, layouts[0].layout_id), {
+      body: { name: 'renamed' },
+    });
+    const body = expectErrorEnvelope(res, 400, 'missing_idempotency_key');
+    expect(body.message).toBe(MISSING_IDEMPOTENCY_KEY_MESSAGE);
+    const after = (await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.layouts;
+    expect(after).toEqual(layouts);
+  });
+
+  it('envelope: an unknown X-Sandbox-Scenario is 400 unknown_scenario listing the known names', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const res = await partner.register({}, { 'X-Sandbox-Scenario': 'no-such-drill' });
+    const body = expectErrorEnvelope(res, 400, 'unknown_scenario');
+    expect(body.message).toContain('no-such-drill');
+    for (const name of SCENARIO_NAMES) expect(body.message).toContain(name);
+    expect(body.error.details.known_scenarios).toEqual(SCENARIO_NAMES);
+    expect(SCENARIO_NAMES).toEqual(
+      expect.arrayContaining([
+        'auth-propagation',
+        'stale-content-hash',
+        'status-partial-failure',
+        'unseeded-mappings',
+        'latency',
+        'server-error',
+        'rate-limited',
+        'token-expired',
+        'connection-reset',
+      ]),
+    );
+    expect(await demoAccounts(h)).toEqual([]);
+  });
+});
+
+describe('envelope: success', () => {
+  it('envelope: a success is {status 200, error null, message "ok", request_id UUID = X-Request-Id, data}', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const res = await partner.get(MAPPINGS);
+    expect(res.status).toBe(200);
+    expectEnvelopeKeys(res);
+    expect(res.body.status).toBe(200);
+    expect(res.body.error).toBeNull();
+    expect(res.body.message).toBe('ok');
+    expect(res.body.request_id).toMatch(UUID);
+    expect(res.headers.get('x-request-id')).toBe(res.body.request_id);
+    expect(res.body.data.vertical_mappings.length).toBeGreaterThan(0);
+    expect(res.body).not.toHaveProperty('dry_run');
+  });
+
+  it('envelope: an error carries a UUID request_id equal to X-Request-Id', async () => {
+    const h = createHarness();
+    const res = await h.request('GET', MAPPINGS);
+    const body = expectErrorEnvelope(res, 401, 'unauthorized');
+    expect(body.request_id).toMatch(UUID);
+    expect(res.headers.get('x-request-id')).toBe(body.request_id);
+  });
+
+  it('envelope: every request gets a fresh request_id', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const first = await partner.get(MAPPINGS);
+    const second = await partner.get(MAPPINGS);
+    const third = await partner.register();
+    const ids = [first, second, third].map((r) => expectOk(r) && r.body.request_id);
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) expect(id).toMatch(UUID);
+  });
+});
+
+describe('envelope: common response headers', () => {
+  it('headers: responses carry X-Content-Type-Options: nosniff and no X-Powered-By', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const replies: Reply[] = [
+      await partner.get(MAPPINGS),
+      await partner.register(),
+      await h.request('GET', '/v1/nope'),
+      await h.request('DELETE', REGISTER),
+      await h.request('GET', MAPPINGS),
+      await h.request('POST', '/oauth/token', {
+        raw: 'grant_type=client_credentials',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      }),
+      await h.request('GET', '/__sandbox/health'),
+    ];
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 404, 405, 401, 401, 200]);
+    for (const r of replies) {
+      expect(r.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(r.headers.has('x-powered-by')).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * The Docker runtime stage, proven without a Docker engine: the Dockerfile's start
+ * command is the one package.json and the build agree on, and a copy holding only what
+ * the runtime stage copies, with production dependencies only (`npm ci --omit=dev`),
+ * starts the built entry point and answers health.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..');
+const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+function runtimeStage(): string {
+  const start = dockerfile.indexOf('AS runtime');
+  expect(start).toBeGreaterThan(-1);
+  return dockerfile.slice(start);
+}
+
+function dockerCmd(): string[] {
+  const match = /^CMD\s+(\[.*\])\s*$/m.exec(runtimeStage());
+  expect(match).not.toBeNull();
+  return JSON.parse(match![1]!);
+}
+
+describe('Dockerfile', () => {
+  it('starts the same entry point as npm start and package.json main', () => {
+    const cmd = dockerCmd();
+    expect(cmd.join(' ')).toBe(pkg.scripts.start);
+    expect(cmd[1]).toBe(pkg.main);
+    // the build (tsconfig.build.json: src -> dist) produces it from src/main.ts
+    const build = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8'));
+    expect(build.compilerOptions.rootDir).toBe('src');
+    expect(build.compilerOptions.outDir).toBe('dist');
+    expect(existsSync(join(root, 'src', cmd[1]!.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
+  });
+
+  it('is multi-stage, non-root, listens on 0.0.0.0:4010 and has a HEALTHCHECK on /__sandbox/health', () => {
+    expect(dockerfile).toMatch(/^FROM .+ AS build$/m);
+    const runtime = runtimeStage();
+    expect(runtime).toMatch(/^USER node$/m);
+    expect(runtime).toMatch(/HOST=0\.0\.0\.0/);
+    expect(runtime).toMatch(/^EXPOSE 4010$/m);
+    expect(runtime).toMatch(/^HEALTHCHECK [\s\S]*\/__sandbox\/health/m);
+    // the build stage runs the same install and build commands as CI
+    expect(dockerfile).toMatch(/RUN npm ci/);
+    expect(dockerfile).toMatch(/npm run build/);
+  });
+});
+
+describe('runtime stage: production dependencies only', () => {
+  let dir: string;
+  let child: ChildProcess | undefined;
+
+  beforeAll(() => {
+    if (!existsSync(join(root, 'dist', 'main.js')))
+      execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
+    dir = mkdtempSync(join(tmpdir(), 'sandbox-runtime-'));
+    // exactly what the runtime stage copies
+    for (const item of ['package.json', 'package-lock.json', 'dist', 'fixtures', 'scenarios']) {
+      expect(runtimeStage()).toContain(item);
+      cpSync(join(root, item), join(dir, item), { recursive: true });
+    }
+    execFileSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts=false'], {
+      cwd: dir,
+      stdio: 'ignore',
+      env: { ...process.env, npm_config_build_from_source: 'true' },
+    });
+  }, 600_000);
+
+  afterAll(() => {
+    child?.kill('SIGKILL');
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('has no dev dependency installed', () => {
+    for (const dev of Object.keys(pkg.devDependencies)) {
+      expect(existsSync(join(dir, 'node_modules', dev)), dev).toBe(false);
+    }
+  });
+
+  it('starts the built entry point with the Dockerfile command and answers health', async () => {
+    const [cmd, ...args] = dockerCmd();
+    child = spawn(cmd === 'node' ? process.execPath : cmd!, args, {
+      cwd: dir,
+      env: { ...process.env, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', SANDBOX_LOG: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child!.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /on (http:\/\/[^\s]+)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child!.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+    const res = await fetch(`${url}/__sandbox/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+    child.kill('SIGTERM');
+    const code = await new Promise((resolve) => child!.once('exit', resolve));
+    expect(code).toBe(0);
+  }, 30_000);
+});

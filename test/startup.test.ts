@@ -1,0 +1,248 @@
+/**
+ * Start-up: configuration (env and flags, parsed once, a bad value named), fixtures
+ * (validated, a broken file named with its field), presets, and durability of a file
+ * database across a restart.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { defaultFixturesDir, loadConfig } from '../src/config.js';
+import { createSandbox } from '../src/sandbox.js';
+import { startServer } from '../src/server.js';
+import { StartupError } from '../src/startup-error.js';
+import { CONTROLS, DEMO, type expectOk, registerBody, testConfig } from './harness.js';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-test-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('configuration', () => {
+  it('defaults to 127.0.0.1:4010, in-memory SQLite and the packaged fixtures', () => {
+    const config = loadConfig([], {});
+    expect(config).toMatchObject({
+      port: 4010,
+      host: '127.0.0.1',
+      db: ':memory:',
+      fixtures: defaultFixturesDir,
+      authPropagationSeconds: 0,
+      strictIdempotency: false,
+    });
+    expect(config.adminToken).toBeUndefined();
+  });
+
+  it('reads the env vars of SANDBOX.md §2', () => {
+    const config = loadConfig([], {
+      PORT: '5000',
+      HOST: '0.0.0.0',
+      SANDBOX_DB: '/tmp/x.db',
+      SANDBOX_FIXTURES: '/tmp/fx',
+      SANDBOX_ADMIN_TOKEN: 'tok',
+      SANDBOX_AUTH_PROPAGATION_SECONDS: '90',
+      SANDBOX_STRICT_IDEMPOTENCY: '1',
+    });
+    expect(config).toMatchObject({
+      port: 5000,
+      host: '0.0.0.0',
+      db: '/tmp/x.db',
+      fixtures: '/tmp/fx',
+      adminToken: 'tok',
+      authPropagationSeconds: 90,
+      strictIdempotency: true,
+    });
+  });
+
+  it('lets flags win over env', () => {
+    const config = loadConfig(['--port', '4999', '--host', '::1', '--db', 'a.db', '--fixtures', 'fx'], {
+      PORT: '5000',
+      SANDBOX_DB: 'b.db',
+    });
+    expect(config).toMatchObject({ port: 4999, host: '::1', db: 'a.db', fixtures: 'fx' });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, [], /PORT="eighty"/],
+    [{ PORT: '70000' }, [], /PORT="70000"/],
+    [{}, ['--port=-1'], /--port="-1"/],
+    [{ SANDBOX_AUTH_PROPAGATION_SECONDS: '-5' }, [], /SANDBOX_AUTH_PROPAGATION_SECONDS="-5"/],
+    [{ SANDBOX_STRICT_IDEMPOTENCY: 'maybe' }, [], /SANDBOX_STRICT_IDEMPOTENCY="maybe"/],
+  ])('a bad value stops start-up naming it (%o %o)', (env, argv, message) => {
+    expect(() => loadConfig(argv, env)).toThrow(StartupError);
+    expect(() => loadConfig(argv, env)).toThrow(message);
+  });
+
+  it('an unknown flag stops start-up with the usage', () => {
+    expect(() => loadConfig(['--prot', '1'], {})).toThrow(/Unknown option '--prot'[\s\S]*Usage/);
+  });
+});
+
+describe('fixtures', () => {
+  function brokenFixtures(file: string, edit: (json: any) => unknown): string {
+    const dir = tempDir();
+    cpSync(defaultFixturesDir, dir, { recursive: true });
+    const path = join(dir, file);
+    writeFileSync(path, JSON.stringify(edit(JSON.parse(readFileSync(path, 'utf8')))));
+    return dir;
+  }
+
+  it('the default fixtures have a seeded partner with 4+ verticals of 3+ sub-verticals, a preset and default pages', () => {
+    const s = createSandbox(testConfig());
+    const mapping = s.store.partners.mappings(DEMO.parent);
+    const perVertical = new Map<number, number>();
+    for (const m of mapping)
+      perVertical.set(m.partner_vertical_id, (perVertical.get(m.partner_vertical_id) ?? 0) + 1);
+    expect(perVertical.size).toBeGreaterThanOrEqual(4);
+    for (const count of perVertical.values()) expect(count).toBeGreaterThanOrEqual(3);
+    expect(s.fixtures.preset.blocked.length).toBeGreaterThan(0);
+    expect(s.fixtures.defaultPages.length).toBeGreaterThan(0);
+    s.close();
+  });
+
+  it.each([
+    [
+      'partners.json',
+      (j: any) => ({ ...j, partners: [{ ...j.partners[0], client_id: 42 }] }),
+      /partners\.json: partners\.0\.client_id/,
+    ],
+    [
+      'taxonomy.json',
+      (j: any) => ({ verticals: [{ ...j.verticals[0], partner_vertical_id: 'ten' }] }),
+      /taxonomy\.json: verticals\.0\.partner_vertical_id/,
+    ],
+    [
+      'preset.json',
+      (j: any) => ({
+        ...j,
+        blocked_verticals: [{ vertical_name: 'x', policy: 'Allow', position_1_policy: 'Block' }],
+      }),
+      /preset\.json: blocked_verticals\.0\.policy/,
+    ],
+    [
+      'pages.json',
+      () => ({ default_pages: [{ surface: 'checkout', layout_type: 'Overlay' }] }),
+      /pages\.json: default_pages\.0\.surface/,
+    ],
+  ])('a broken %s stops start-up naming the file and field', (file, edit, message) => {
+    const dir = brokenFixtures(file, edit);
+    expect(() => createSandbox(testConfig({ fixtures: dir }))).toThrow(StartupError);
+    expect(() => createSandbox(testConfig({ fixtures: dir }))).toThrow(message);
+  });
+
+  it('invalid JSON in a fixture names the file', () => {
+    const dir = tempDir();
+    cpSync(defaultFixturesDir, dir, { recursive: true });
+    writeFileSync(join(dir, 'pages.json'), '{ nope');
+    expect(() => createSandbox(testConfig({ fixtures: dir }))).toThrow(/pages\.json: not valid JSON/);
+  });
+
+  it('a missing fixtures folder names the file it looked for', () => {
+    expect(() => createSandbox(testConfig({ fixtures: '/nonexistent/fixtures' }))).toThrow(
+      /\/nonexistent\/fixtures\/partners\.json cannot be read/,
+    );
+  });
+
+  it("SANDBOX_FIXTURES loads a partner's own folder", async () => {
+    const dir = brokenFixtures('partners.json', (j: any) => ({
+      partners: [
+        { ...j.partners[0], parent_account_id: 'pa_acme', client_id: 'acme', client_secret: 'acme-secret-1' },
+      ],
+    }));
+    const s = createSandbox(testConfig({ fixtures: dir }));
+    const app = createApp(s);
+    const res = await app.request('/oauth/token', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&client_id=acme&client_secret=acme-secret-1',
+    });
+    expect(res.status).toBe(200);
+    expect(s.store.partners.byParent('pa_acme')).toBeDefined();
+    expect(s.store.partners.byParent(DEMO.parent)).toBeUndefined();
+    s.close();
+  });
+
+  it('a broken scenario preset stops start-up naming the file and field', () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'bad.json'),
+      JSON.stringify({ name: 'bad', description: 'x', effects: [{ scenario: 'latency', value: 'slow' }] }),
+    );
+    expect(() => createSandbox(testConfig({ scenarios: dir }))).toThrow(/bad\.json: effects\.0\.value/);
+  });
+});
+
+describe('durability with SANDBOX_DB=path', () => {
+  it('state survives a restart (start, register, stop, start, read back)', async () => {
+    const db = join(tempDir(), 'sandbox.db');
+    const first = await startServer(testConfig({ db, port: 0 }));
+    const token = async (url: string) => {
+      const res = await fetch(`${url}/oauth/token`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: DEMO.clientId,
+          client_secret: DEMO.clientSecret,
+        }),
+      });
+      return ((await res.json()) as { access_token: string }).access_token;
+    };
+    const t1 = await token(first.url);
+    const headers = {
+      Authorization: `Bearer ${t1}`,
+      'X-Platform-Parent-Account-Id': DEMO.parent,
+      'Content-Type': 'application/json',
+    };
+    const reg = await fetch(`${first.url}/v1/accounts/register/partnership`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(registerBody({ external_account_id: 'durable-1' })),
+    });
+    const accountId = ((await reg.json()) as { data: { account_id: string } }).data.account_id;
+    const put = await fetch(`${first.url}${CONTROLS(accountId)}`, {
+      method: 'PUT',
+      headers: { ...headers, 'Idempotency-Key': 'durable-key' },
+      body: JSON.stringify({
+        blockedVerticals: [{ partnerVerticalId: 10, partnerSubVerticalId: 1001 }],
+        domains: [],
+        contentHash: null,
+      }),
+    });
+    const written = ((await put.json()) as { data: { marketplace_controls_list: { content_hash: string } } })
+      .data;
+    await first.close();
+
+    const second = await startServer(testConfig({ db, port: 0 }));
+    try {
+      // the token issued before the restart is still valid, and the account and its list are there
+      const res = await fetch(`${second.url}${CONTROLS(accountId)}`, {
+        headers: { Authorization: `Bearer ${t1}` },
+      });
+      const body = (await res.json()) as Parameters<typeof expectOk>[0]['body'];
+      expect(res.status).toBe(200);
+      expect(body.data.marketplace_controls_list.content_hash).toBe(
+        written.marketplace_controls_list.content_hash,
+      );
+      expect(
+        body.data.translated_verticals.find((v: { vertical_id: number }) => v.vertical_id === 1001).policy,
+      ).toBe('Block');
+      // the match on external_account_id holds across the restart
+      const again = await fetch(`${second.url}/v1/accounts/register/partnership`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(registerBody({ external_account_id: 'durable-1' })),
+      });
+      expect(((await again.json()) as { data: { account_id: string } }).data.account_id).toBe(accountId);
+      // the database passes its own integrity check
+      expect(second.sandbox.store.db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(second.sandbox.store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      await second.close();
+    }
+  });
+});

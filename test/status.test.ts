@@ -1,0 +1,511 @@
+/**
+ * Partnership status (spec §2.6, §3, §4 rules 6-7; SANDBOX.md §5 status-partial-failure, §8):
+ * the aggregate derived from non-archived variants, the cascading PUT, dry runs,
+ * idempotency, the partial-failure drill and the 405 on PATCH.
+ */
+import { describe, expect, it } from 'vitest';
+import { partialFailureMessage } from '../src/contract/messages.js';
+import { createHarness, DEMO, expectErrorEnvelope, expectOk, type Reply, STATUS } from './harness.js';
+
+type Harness = ReturnType<typeof createHarness>;
+type Partner = Awaited<ReturnType<Harness['client']>>;
+
+interface AdminVariant {
+  variant_id: string;
+  page_id: string;
+  name: string;
+  enabled: boolean;
+  archived: boolean;
+}
+
+const PARTIAL = 'status-partial-failure';
+const SCENARIO = 'X-Sandbox-Scenario';
+const APPLIED = 'x-sandbox-scenario-applied';
+
+/** Registers an account (default pages unless given) and returns its ID and pages. */
+async function registerAccount(
+  partner: Partner,
+  pages?: { surface: string; layout_type: string }[],
+): Promise<{ accountId: string; pageIds: string[] }> {
+  const data = expectOk(await partner.register(pages === undefined ? {} : { pages }));
+  return { accountId: data.account_id, pageIds: data.pages.map((p: { page_id: string }) => p.page_id) };
+}
+
+async function adminVariants(h: Harness, accountId: string): Promise<AdminVariant[]> {
+  const res = await h.request('GET', `/__sandbox/accounts/${accountId}`);
+  expect(res.status).toBe(200);
+  return res.body.variants;
+}
+
+async function addVariant(
+  h: Harness,
+  accountId: string,
+  pageId: string,
+  name: string,
+  enabled: boolean,
+): Promise<AdminVariant> {
+  const res = await h.request('POST', `/__sandbox/accounts/${accountId}/variants`, {
+    body: { page_id: pageId, name, enabled },
+  });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+async function patchVariant(
+  h: Harness,
+  variantId: string,
+  change: { enabled?: boolean; archived?: boolean },
+) {
+  const res = await h.request('PATCH', `/__sandbox/variants/${variantId}`, { body: change });
+  expect(res.status).toBe(200);
+  return res.body as AdminVariant;
+}
+
+async function readStatus(partner: Partner, accountId: string) {
+  return expectOk(await partner.get(STATUS(accountId)));
+}
+
+/** The per-variant states as {variant_id: status} in list order. */
+const states = (variants: { variant_id: string; status: string }[]) =>
+  variants.map((v) => [v.variant_id, v.status] as const);
+
+/** Asserts the partial-failure envelope (HTTP 200, error partial_failure) and returns the body. */
+function expectPartialFailure(res: Reply) {
+  expect(res.status).toBe(200);
+  expect(res.body.status).toBe(200);
+  expect(res.body.error.code).toBe('partial_failure');
+  expect(typeof res.body.request_id).toBe('string');
+  expect(res.headers.get('x-request-id')).toBe(res.body.request_id);
+  expect(res.body.message).toContain(res.body.request_id);
+  expect(res.body.message).toContain('contact support');
+  return res.body;
+}
+
+/** An account with the default pages plus two extra variants: 4 enabled variants. */
+async function fourVariantAccount(h: Harness, partner: Partner) {
+  const { accountId, pageIds } = await registerAccount(partner);
+  await addVariant(h, accountId, pageIds[0]!, 'confirmation B', true);
+  await addVariant(h, accountId, pageIds[1]!, 'tracking B', true);
+  return accountId;
+}
+
+describe('status aggregate (spec §3, first table)', () => {
+  it('status: every non-archived variant enabled -> active', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId, pageIds } = await registerAccount(partner);
+    await addVariant(h, accountId, pageIds[0]!, 'extra', true);
+    const data = await readStatus(partner, accountId);
+    expect(data.account_id).toBe(accountId);
+    expect(data.status).toBe('active');
+    expect(data.variants).toHaveLength(3);
+    for (const v of data.variants) {
+      expect(v.status).toBe('active');
+      expect(pageIds).toContain(v.page_id);
+      expect(typeof v.variant_id).toBe('string');
+      expect(typeof v.name).toBe('string');
+    }
+  });
+
+  it('status: every non-archived variant disabled -> paused', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    for (const v of await adminVariants(h, accountId))
+      await patchVariant(h, v.variant_id, { enabled: false });
+    const data = await readStatus(partner, accountId);
+    expect(data.status).toBe('paused');
+    expect(data.variants.map((v: { status: string }) => v.status)).toEqual(['paused', 'paused']);
+  });
+
+  it('status: no variants exist (registered with pages: []) -> paused', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId, pageIds } = await registerAccount(partner, []);
+    expect(pageIds).toEqual([]);
+    const data = await readStatus(partner, accountId);
+    expect(data).toEqual({ account_id: accountId, status: 'paused', variants: [] });
+  });
+
+  it('status: some enabled and some disabled -> mixed', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    const [first, second] = await adminVariants(h, accountId);
+    await patchVariant(h, second!.variant_id, { enabled: false });
+    const data = await readStatus(partner, accountId);
+    expect(data.status).toBe('mixed');
+    expect(states(data.variants)).toEqual([
+      [first!.variant_id, 'active'],
+      [second!.variant_id, 'paused'],
+    ]);
+  });
+
+  it('status: archiving the only disabled variant makes the aggregate active (archived variants are ignored)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    const [first, second] = await adminVariants(h, accountId);
+    await patchVariant(h, second!.variant_id, { enabled: false });
+    expect((await readStatus(partner, accountId)).status).toBe('mixed');
+    await patchVariant(h, second!.variant_id, { archived: true });
+    const data = await readStatus(partner, accountId);
+    expect(data.status).toBe('active');
+    expect(states(data.variants)).toEqual([[first!.variant_id, 'active']]);
+  });
+
+  it('status: archiving every variant makes the aggregate paused (none non-archived exist)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    for (const v of await adminVariants(h, accountId))
+      await patchVariant(h, v.variant_id, { archived: true });
+    const data = await readStatus(partner, accountId);
+    expect(data.status).toBe('paused');
+    expect(data.variants).toEqual([]);
+  });
+});
+
+describe('status PUT (endpoint 5, rule 6)', () => {
+  it('status PUT paused cascades to every non-archived variant and skips archived ones', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId, pageIds } = await registerAccount(partner);
+    const archived = await addVariant(h, accountId, pageIds[0]!, 'old campaign', true);
+    await patchVariant(h, archived.variant_id, { archived: true });
+
+    const res = await partner.put(STATUS(accountId), { status: 'paused' });
+    const data = expectOk(res);
+    expect(data.account_id).toBe(accountId);
+    expect(data.status).toBe('paused');
+    expect(data.variants).toHaveLength(2);
+    for (const v of data.variants) {
+      expect(v.status).toBe('paused');
+      expect(v.result).toBe('updated');
+      expect(v.variant_id).not.toBe(archived.variant_id);
+    }
+
+    const after = await adminVariants(h, accountId);
+    const stored = after.find((v) => v.variant_id === archived.variant_id)!;
+    expect(stored).toMatchObject({ archived: true, enabled: true });
+    expect(after.filter((v) => !v.archived).every((v) => !v.enabled)).toBe(true);
+    expect((await readStatus(partner, accountId)).status).toBe('paused');
+  });
+
+  it('status PUT active cascades enabled to every non-archived variant and leaves an archived disabled one disabled', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId, pageIds } = await registerAccount(partner);
+    const variants = await adminVariants(h, accountId);
+    for (const v of variants) await patchVariant(h, v.variant_id, { enabled: false });
+    const archived = await addVariant(h, accountId, pageIds[1]!, 'retired', false);
+    await patchVariant(h, archived.variant_id, { archived: true });
+
+    const data = expectOk(await partner.put(STATUS(accountId), { status: 'active' }));
+    expect(data.status).toBe('active');
+    expect(data.variants.map((v: { variant_id: string }) => v.variant_id)).toEqual(
+      variants.map((v) => v.variant_id),
+    );
+    expect(data.variants.every((v: { status: string }) => v.status === 'active')).toBe(true);
+
+    const stored = (await adminVariants(h, accountId)).find((v) => v.variant_id === archived.variant_id)!;
+    expect(stored).toMatchObject({ archived: true, enabled: false });
+  });
+
+  it('status PUT has no merge: the body status is applied to all variants of a mixed account (updated vs unchanged)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    const [first, second] = await adminVariants(h, accountId);
+    await patchVariant(h, second!.variant_id, { enabled: false });
+
+    const data = expectOk(await partner.put(STATUS(accountId), { status: 'active' }));
+    expect(data.status).toBe('active');
+    expect(
+      data.variants.map((v: { variant_id: string; result: string }) => [v.variant_id, v.result]),
+    ).toEqual([
+      [first!.variant_id, 'unchanged'],
+      [second!.variant_id, 'updated'],
+    ]);
+    const read = await readStatus(partner, accountId);
+    expect(read.status).toBe('active');
+    expect(states(read.variants)).toEqual([
+      [first!.variant_id, 'active'],
+      [second!.variant_id, 'active'],
+    ]);
+  });
+
+  for (const [label, body] of [
+    ["status 'mixed'", { status: 'mixed' }],
+    ["status 'ACTIVE' (wrong case)", { status: 'ACTIVE' }],
+    ['status missing', {}],
+    ['status a number', { status: 1 }],
+  ] as const) {
+    it(`status PUT with ${label} is 400 validation_error naming status and the allowed values`, async () => {
+      const h = createHarness();
+      const partner = await h.client();
+      const { accountId } = await registerAccount(partner);
+      const before = await adminVariants(h, accountId);
+      const res = await partner.put(STATUS(accountId), body);
+      const err = expectErrorEnvelope(res, 400, 'validation_error');
+      expect(err.message).toContain('status');
+      expect(err.message).toContain('"active"');
+      expect(err.message).toContain('"paused"');
+      const field = err.error.details.fields.find((f: { field: string }) => f.field === 'status');
+      expect(field).toBeDefined();
+      expect(field.message).toContain('active');
+      expect(field.message).toContain('paused');
+      expect(await adminVariants(h, accountId)).toEqual(before);
+    });
+  }
+
+  it('status PUT dry_run=true shows the result with dry_run:true and changes nothing', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    const before = await readStatus(partner, accountId);
+    expect(before.status).toBe('active');
+
+    const res = await partner.put(`${STATUS(accountId)}?dry_run=true`, { status: 'paused' });
+    const data = expectOk(res);
+    expect(res.body.dry_run).toBe(true);
+    expect(data.status).toBe('paused');
+    expect(data.variants.map((v: { status: string; result: string }) => [v.status, v.result])).toEqual([
+      ['paused', 'updated'],
+      ['paused', 'updated'],
+    ]);
+
+    expect(await readStatus(partner, accountId)).toEqual(before);
+  });
+
+  it('status PUT with the same Idempotency-Key replays the stored response and does not execute again', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    const key = 'status-replay-key-1';
+    const first = await partner.put(STATUS(accountId), { status: 'paused' }, { 'Idempotency-Key': key });
+    const firstData = expectOk(first);
+    expect(firstData.status).toBe('paused');
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+
+    // Someone re-enables a variant; a replay must not cascade again.
+    const [v1] = await adminVariants(h, accountId);
+    await patchVariant(h, v1!.variant_id, { enabled: true });
+
+    const again = await partner.put(STATUS(accountId), { status: 'paused' }, { 'Idempotency-Key': key });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(again.body.request_id).toBe(first.body.request_id);
+    expect((await readStatus(partner, accountId)).status).toBe('mixed');
+  });
+
+  it('status PUT without X-Platform-Parent-Account-Id is 422 missing_parent_account_header', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    const res = await h.request('PUT', STATUS(accountId), {
+      body: { status: 'paused' },
+      headers: { Authorization: `Bearer ${partner.token}`, 'Idempotency-Key': 'no-parent-1' },
+    });
+    expectErrorEnvelope(res, 422, 'missing_parent_account_header');
+    expect((await readStatus(partner, accountId)).status).toBe('active');
+  });
+
+  it('status PUT without Idempotency-Key is 400 missing_idempotency_key', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    const res = await partner.call('PUT', STATUS(accountId), { body: { status: 'paused' } });
+    const err = expectErrorEnvelope(res, 400, 'missing_idempotency_key');
+    expect(err.message).toContain('Idempotency-Key');
+    expect((await readStatus(partner, accountId)).status).toBe('active');
+  });
+
+  it('status PUT on an account with no non-archived variants reports paused and changes nothing', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    for (const v of await adminVariants(h, accountId))
+      await patchVariant(h, v.variant_id, { archived: true });
+    const before = await adminVariants(h, accountId);
+    expect(before.every((v) => v.enabled && v.archived)).toBe(true);
+
+    const data = expectOk(await partner.put(STATUS(accountId), { status: 'active' }));
+    expect(data).toEqual({ account_id: accountId, status: 'paused', variants: [] });
+    expect(await adminVariants(h, accountId)).toEqual(before);
+  });
+
+  it('status PUT on an account registered with pages: [] reports paused', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner, []);
+    const data = expectOk(await partner.put(STATUS(accountId), { status: 'active' }));
+    expect(data).toEqual({ account_id: accountId, status: 'paused', variants: [] });
+    expect((await readStatus(partner, accountId)).status).toBe('paused');
+  });
+
+  it('PATCH on the status path is 405 method_not_allowed with Allow naming GET and PUT', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    const res = await partner.patch(STATUS(accountId), { status: 'paused' });
+    expectErrorEnvelope(res, 405, 'method_not_allowed');
+    const allow = (res.headers.get('allow') ?? '').split(',').map((m) => m.trim());
+    expect(allow).toContain('GET');
+    expect(allow).toContain('PUT');
+    expect(allow).not.toContain('PATCH');
+    expect((await readStatus(partner, accountId)).status).toBe('active');
+  });
+});
+
+describe('status-partial-failure scenario (SANDBOX.md §5)', () => {
+  it('status-partial-failure on 2 variants: 200 with partial_failure, mixed, one failed variant, and GET agrees', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    const variants = await adminVariants(h, accountId);
+
+    const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: PARTIAL });
+    const body = expectPartialFailure(res);
+    expect(res.headers.get(APPLIED)).toBe(PARTIAL);
+    expect(body.message).toBe(partialFailureMessage(1, 2, 'paused', 'mixed', body.request_id));
+    expect(body.data.status).toBe('mixed');
+    expect(body.data.account_id).toBe(accountId);
+    const results = body.data.variants.map((v: { variant_id: string; status: string; result: string }) => [
+      v.variant_id,
+      v.status,
+      v.result,
+    ]);
+    expect(results).toEqual([
+      [variants[0]!.variant_id, 'active', 'failed'],
+      [variants[1]!.variant_id, 'paused', 'updated'],
+    ]);
+    expect(body.error.details.failed_variant_ids).toEqual([variants[0]!.variant_id]);
+
+    const read = await readStatus(partner, accountId);
+    expect(read.status).toBe('mixed');
+    expect(states(read.variants)).toEqual(
+      body.data.variants.map((v: { variant_id: string; status: string }) => [v.variant_id, v.status]),
+    );
+  });
+
+  it('status-partial-failure=2 on 4 variants fails exactly 2 (the first two in creation order)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await fourVariantAccount(h, partner);
+    const variants = await adminVariants(h, accountId);
+    expect(variants).toHaveLength(4);
+
+    const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: `${PARTIAL}=2` });
+    const body = expectPartialFailure(res);
+    expect(res.headers.get(APPLIED)).toBe(`${PARTIAL}=2`);
+    expect(body.message).toBe(partialFailureMessage(2, 4, 'paused', 'mixed', body.request_id));
+    expect(body.data.status).toBe('mixed');
+    expect(body.data.variants.map((v: { result: string }) => v.result)).toEqual([
+      'failed',
+      'failed',
+      'updated',
+      'updated',
+    ]);
+    expect(body.error.details.failed_variant_ids).toEqual([variants[0]!.variant_id, variants[1]!.variant_id]);
+
+    const read = await readStatus(partner, accountId);
+    expect(read.status).toBe('mixed');
+    expect(read.variants.map((v: { status: string }) => v.status)).toEqual([
+      'active',
+      'active',
+      'paused',
+      'paused',
+    ]);
+  });
+
+  it('status-partial-failure is deterministic: two identically shaped accounts fail the same positions', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const positions: number[][] = [];
+    for (const _ of [1, 2]) {
+      const accountId = await fourVariantAccount(h, partner);
+      const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: PARTIAL });
+      const body = expectPartialFailure(res);
+      positions.push(
+        body.data.variants.flatMap((v: { result: string }, i: number) => (v.result === 'failed' ? [i] : [])),
+      );
+    }
+    // Default N = half of 4 = 2, the first two in variant order.
+    expect(positions[0]).toEqual([0, 1]);
+    expect(positions[1]).toEqual(positions[0]);
+  });
+
+  it('status-partial-failure on a fresh all-active account with PUT active still yields mixed', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    expect((await readStatus(partner, accountId)).status).toBe('active');
+
+    const res = await partner.put(STATUS(accountId), { status: 'active' }, { [SCENARIO]: PARTIAL });
+    const body = expectPartialFailure(res);
+    expect(body.data.status).toBe('mixed');
+    expect(body.data.variants.map((v: { status: string; result: string }) => [v.status, v.result])).toEqual([
+      ['paused', 'failed'],
+      ['active', 'unchanged'],
+    ]);
+    const read = await readStatus(partner, accountId);
+    expect(read.status).toBe('mixed');
+    expect(read.variants.map((v: { status: string }) => v.status)).toEqual(['paused', 'active']);
+  });
+
+  it('status-partial-failure with a single variant fails that variant', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner, [
+      { surface: 'confirmation', layout_type: 'Overlay' },
+    ]);
+    const [only] = await adminVariants(h, accountId);
+
+    const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: PARTIAL });
+    const body = expectPartialFailure(res);
+    expect(res.headers.get(APPLIED)).toBe(PARTIAL);
+    expect(body.data.variants).toEqual([
+      {
+        variant_id: only!.variant_id,
+        page_id: only!.page_id,
+        name: only!.name,
+        status: 'active',
+        result: 'failed',
+      },
+    ]);
+    expect(body.error.details.failed_variant_ids).toEqual([only!.variant_id]);
+    expect(body.data.status).toBe('active');
+    expect((await readStatus(partner, accountId)).status).toBe('active');
+  });
+
+  it('status-partial-failure on a dry run changes nothing and is not reported as applied', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    const before = await adminVariants(h, accountId);
+
+    const res = await partner.put(
+      `${STATUS(accountId)}?dry_run=true`,
+      { status: 'paused' },
+      { [SCENARIO]: PARTIAL },
+    );
+    const data = expectOk(res);
+    expect(res.body.dry_run).toBe(true);
+    expect(res.headers.get(APPLIED)).toBeNull();
+    expect(data.variants.every((v: { result: string }) => v.result !== 'failed')).toBe(true);
+    expect(await adminVariants(h, accountId)).toEqual(before);
+    expect((await readStatus(partner, accountId)).status).toBe('active');
+  });
+
+  it('status-partial-failure does not apply to an account with no non-archived variants', async () => {
+    const h = createHarness();
+    const partner = await h.client({ ...DEMO });
+    const { accountId } = await registerAccount(partner, []);
+    const res = await partner.put(STATUS(accountId), { status: 'active' }, { [SCENARIO]: PARTIAL });
+    const data = expectOk(res);
+    expect(data.status).toBe('paused');
+    expect(res.headers.get(APPLIED)).toBeNull();
+  });
+});
