@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # The same steps CI runs (.ci/run) and `npm start` uses: npm ci from the lockfile,
-# better-sqlite3 compiled from source, `npm run build`, then `node dist/main.js`.
+# better-sqlite3 compiled from source, `npm run build` (scripts/build.mjs: one esbuild
+# bundle, dist/main.js), then `node dist/main.js`.
 
 # ---- build: compile TypeScript and better-sqlite3 ------------------------------------
 FROM node:20-bookworm-slim AS build
@@ -12,7 +13,7 @@ ENV npm_config_build_from_source=true \
     npm_config_nodedir=/usr/local
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
 COPY src ./src
 RUN npm run build \
  && npm prune --omit=dev

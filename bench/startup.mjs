@@ -45,10 +45,17 @@ export async function startupMedian(n, env) {
   const times = [];
   for (let i = 0; i < n; i++) times.push(await startupOnce(env));
   times.sort((a, b) => a - b);
-  return { median: times[Math.floor(times.length / 2)], min: times[0], max: times.at(-1), runs: times.length };
+  return {
+    median: times[Math.floor(times.length / 2)],
+    min: times[0],
+    max: times.at(-1),
+    runs: times.length,
+  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const r = await startupMedian(runs, extraEnv);
-  console.log(`start-up to first healthy response: median ${r.median.toFixed(0)} ms (min ${r.min.toFixed(0)}, max ${r.max.toFixed(0)}, ${r.runs} runs)`);
+  console.log(
+    `start-up to first healthy response: median ${r.median.toFixed(0)} ms (min ${r.min.toFixed(0)}, max ${r.max.toFixed(0)}, ${r.runs} runs)`,
+  );
 }

@@ -31,11 +31,11 @@ describe('Dockerfile', () => {
     const cmd = dockerCmd();
     expect(cmd.join(' ')).toBe(pkg.scripts.start);
     expect(cmd[1]).toBe(pkg.main);
-    // the build (tsconfig.build.json: src -> dist) produces it from src/main.ts
-    const build = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8'));
-    expect(build.compilerOptions.rootDir).toBe('src');
-    expect(build.compilerOptions.outDir).toBe('dist');
-    expect(existsSync(join(root, 'src', cmd[1]!.replace(/^dist\//, '').replace(/\.js$/, '.ts')))).toBe(true);
+    // the build (scripts/build.mjs) bundles src/main.ts into that file
+    const build = readFileSync(join(root, 'scripts', 'build.mjs'), 'utf8');
+    expect(pkg.scripts.build).toBe('node scripts/build.mjs');
+    expect(build).toContain("entryPoints: ['src/main.ts']");
+    expect(build).toContain(`outfile: '${cmd[1]}'`);
   });
 
   it('is multi-stage, non-root, listens on 0.0.0.0:4010 and has a HEALTHCHECK on /__sandbox/health', () => {
