@@ -4,6 +4,7 @@
  */
 import { Clock } from './clock.js';
 import { builtInPresetsDir, type Config } from './config.js';
+import { Diagnostics } from './diagnostics.js';
 import { type Fixtures, loadFixtures } from './fixtures.js';
 import { Journal } from './journal.js';
 import { ArmedRegistry } from './scenarios/armed.js';
@@ -24,8 +25,8 @@ export interface Sandbox {
   armed: ArmedRegistry;
   journal: Journal;
   log: Logger;
-  /** Propagation 401/403 alternation, per account. */
-  propagationHits: Map<string, number>;
+  /** Coaching warnings' memory (propagation retries, hashes shown, token grants). */
+  diagnostics: Diagnostics;
   reset(): void;
   close(): void;
 }
@@ -54,13 +55,13 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     armed: new ArmedRegistry(),
     journal: new Journal(config.journalMax),
     log,
-    propagationHits: new Map(),
+    diagnostics: new Diagnostics(),
     reset() {
       store.wipe();
       clock.reset();
       sandbox.armed.clear();
       sandbox.journal.clear();
-      sandbox.propagationHits.clear();
+      sandbox.diagnostics.clear();
       seed(sandbox);
     },
     close() {

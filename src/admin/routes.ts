@@ -11,10 +11,12 @@ import { ids } from '../domain/ids.js';
 import { mappingProblems } from '../domain/taxonomy.js';
 import type { AppEnv } from '../http/env.js';
 import { issuesToFields } from '../http/validation.js';
+import { buildReport, reportToJUnit } from '../report.js';
 import { type Sandbox, saveClock } from '../sandbox.js';
 import { secretsEqual } from '../services/auth.js';
 import { readControls } from '../services/controls.js';
 import { readStatus } from '../services/status.js';
+import { adminBody } from './body.js';
 import { scenarioRoutes } from './scenarios.js';
 
 const id = z.string().trim().min(1).max(128);
@@ -58,29 +60,6 @@ const ClockAdvance = z.strictObject({
     .positive()
     .max(10 * 365 * 86_400),
 });
-
-/** Reads and validates a control-plane JSON body. */
-export async function adminBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
-  const type = c.req.header('content-type') ?? '';
-  const text = await c.req.text();
-  let json: unknown = {};
-  if (text.trim() !== '') {
-    if (!/^application\/(?:[a-z0-9.+-]*\+)?json/i.test(type)) {
-      throw new ApiError('unsupported_media_type', 'Content-Type must be application/json.');
-    }
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      throw new ApiError(
-        'malformed_json',
-        `Request body is not valid JSON: ${(e as Error).message.slice(0, 200)}`,
-      );
-    }
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) throw validationError(issuesToFields(parsed.error.issues));
-  return parsed.data;
-}
 
 function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
   return async function adminAuth(c, next) {
@@ -304,6 +283,20 @@ export function adminApi(sandbox: Sandbox) {
   api.delete('/__sandbox/requests', (c) => {
     s.journal.clear();
     return c.json({ cleared: true });
+  });
+
+  api.get('/__sandbox/report', (c) => {
+    const parent = c.req.query('parent_account_id');
+    const format = c.req.query('format') ?? 'json';
+    if (!parent) throw validationError([{ field: 'query.parent_account_id', message: 'is required' }]);
+    if (format !== 'json' && format !== 'junit') {
+      throw validationError([{ field: 'query.format', message: 'must be "json" or "junit"' }]);
+    }
+    partnerOr404(parent);
+    const report = buildReport(parent, s.journal.list(), s.clock.iso());
+    if (format === 'junit')
+      return c.body(reportToJUnit(report), 200, { 'Content-Type': 'application/xml; charset=utf-8' });
+    return c.json(report);
   });
 
   api.route('/', scenarioRoutes(s));

@@ -7,7 +7,7 @@ import type { Sandbox } from '../sandbox.js';
 import { BUILT_INS, builtIn, describeValue, parseValue } from '../scenarios/catalogue.js';
 import { scenarioError } from '../scenarios/context.js';
 import type { Effect } from '../scenarios/presets.js';
-import { adminBody } from './routes.js';
+import { adminBody } from './body.js';
 
 const ArmRequest = z
   .strictObject({

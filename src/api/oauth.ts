@@ -83,7 +83,12 @@ export function oauthApi() {
         c.req.header('content-type') ?? '',
         c.req.header('authorization'),
       );
-      const grant = grantToken(c.var.sandbox, request);
+      const s = c.var.sandbox;
+      const grant = grantToken(s, request);
+      const partner = s.store.partners.byClient(request.client_id!)!;
+      c.set('principal', { parent_account_id: partner.parent_account_id, client_id: partner.client_id });
+      const burst = s.diagnostics.tokenGranted(partner.client_id, s.clock.now());
+      if (burst) c.var.warnings.push(burst);
       return c.json(grant, 200, NO_STORE);
     } catch (e) {
       if (!(e instanceof OAuthError)) throw e;

@@ -48,14 +48,27 @@ export function partnershipApi() {
   const accountRead = { account: true, propagation: true };
   const accountWrite = { write: true, account: true, idempotent: true };
 
-  api.openapi({ ...routes.getControls, middleware: pipeline('controls.get', accountRead) }, (c) =>
-    ok(c, readControls(c.var.sandbox, c.var.account!)),
-  );
+  api.openapi({ ...routes.getControls, middleware: pipeline('controls.get', accountRead) }, (c) => {
+    const data = readControls(c.var.sandbox, c.var.account!);
+    c.var.sandbox.diagnostics.hashShown(
+      c.var.principal!.client_id,
+      data.marketplace_controls_list.content_hash,
+    );
+    return ok(c, data);
+  });
 
   api.openapi(
     { ...routes.putControls, middleware: pipeline('controls.put', { ...accountWrite, propagation: true }) },
-    (c) =>
-      ok(c, writeControls(c.var.sandbox, c.var.scenarios, c.var.account!, c.req.valid('json'), c.var.dryRun)),
+    (c) => {
+      const { sandbox, principal } = c.var;
+      const body = c.req.valid('json');
+      const unseen = sandbox.diagnostics.hashSent(principal!.client_id, body.contentHash);
+      if (unseen) c.var.warnings.push(unseen);
+      const data = writeControls(sandbox, c.var.scenarios, c.var.account!, body, c.var.dryRun);
+      if (!c.var.dryRun)
+        sandbox.diagnostics.hashShown(principal!.client_id, data.marketplace_controls_list.content_hash);
+      return ok(c, data);
+    },
   );
 
   api.openapi({ ...routes.getStatus, middleware: pipeline('status.get', accountRead) }, (c) =>

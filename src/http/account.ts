@@ -27,9 +27,9 @@ export const propagation: MiddlewareHandler<AppEnv> = async function propagation
   const account = c.var.account!;
   const now = c.var.scenarios.take('auth-propagation') !== undefined;
   if (now || account.auth_ready_at > s.clock.now()) {
-    const hits = s.propagationHits.get(account.account_id) ?? 0;
-    s.propagationHits.set(account.account_id, hits + 1);
-    const status = now || hits % 2 === 0 ? 401 : 403;
+    const { ordinal, warning } = s.diagnostics.propagationAnswer(account.account_id, s.clock.now());
+    if (warning) c.var.warnings.push(warning);
+    const status = now || ordinal % 2 === 0 ? 401 : 403;
     throw new ApiError('auth_propagation_pending', PROPAGATION_MESSAGE, {
       status,
       headers:

@@ -1,0 +1,29 @@
+/** Control-plane bodies: JSON validated with zod, errors in the one error envelope. */
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { ApiError, validationError } from '../contract/errors.js';
+import type { AppEnv } from '../http/env.js';
+import { issuesToFields } from '../http/validation.js';
+
+/** Reads and validates a control-plane JSON body. */
+export async function adminBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
+  const type = c.req.header('content-type') ?? '';
+  const text = await c.req.text();
+  let json: unknown = {};
+  if (text.trim() !== '') {
+    if (!/^application\/(?:[a-z0-9.+-]*\+)?json/i.test(type)) {
+      throw new ApiError('unsupported_media_type', 'Content-Type must be application/json.');
+    }
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      throw new ApiError(
+        'malformed_json',
+        `Request body is not valid JSON: ${(e as Error).message.slice(0, 200)}`,
+      );
+    }
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw validationError(issuesToFields(parsed.error.issues));
+  return parsed.data;
+}

@@ -1,0 +1,67 @@
+/**
+ * Diagnostics that coach an integration (issue: "warnings that coach"): each notices a
+ * habit the real service would punish later and says so in `X-Sandbox-Warning` (and the
+ * journal). They never change an answer. The idempotency replay warnings live with the
+ * idempotency layer; the missing parent header on reads with the parent-header check.
+ */
+
+/** Spec §5.5: retry every 15 to 30 s. */
+export const PROPAGATION_MIN_RETRY_SECONDS = 15;
+const TOKEN_BURST_WINDOW_MS = 60_000;
+const TOKEN_BURST_THRESHOLD = 3;
+const HASHES_REMEMBERED = 256;
+
+export const propagationRetryWarning = (seconds: number) =>
+  `retried ${seconds.toFixed(1)} s after a propagation 401/403 for this account; the spec advises retrying every 15 to 30 seconds for up to two minutes`;
+export const UNSEEN_HASH_WARNING =
+  'contentHash was never returned to this client by a GET or PUT of this list; pass back the content_hash of the latest GET or PUT';
+export const tokenBurstWarning = (count: number) =>
+  `this client requested ${count} access tokens in the last 60 s; reuse a token until it expires (expires_in) instead of requesting one per call`;
+
+export class Diagnostics {
+  /** account -> {answers, last} of propagation 401/403s (sandbox clock ms). */
+  readonly #propagation = new Map<string, { answers: number; last: number }>();
+  /** client -> content hashes it was shown (most recent last). */
+  readonly #hashes = new Map<string, string[]>();
+  /** client -> grant times within the burst window. */
+  readonly #grants = new Map<string, number[]>();
+
+  /** Records a propagation answer; returns its ordinal (0, 1, …) and a warning if the retry came too soon. */
+  propagationAnswer(accountId: string, now: number): { ordinal: number; warning?: string } {
+    const seen = this.#propagation.get(accountId);
+    this.#propagation.set(accountId, { answers: (seen?.answers ?? 0) + 1, last: now });
+    if (!seen) return { ordinal: 0 };
+    const seconds = (now - seen.last) / 1000;
+    return seconds < PROPAGATION_MIN_RETRY_SECONDS
+      ? { ordinal: seen.answers, warning: propagationRetryWarning(seconds) }
+      : { ordinal: seen.answers };
+  }
+
+  /** The content hash a client was shown (GET or PUT answer of the controls list). */
+  hashShown(clientId: string, hash: string): void {
+    const list = this.#hashes.get(clientId) ?? [];
+    list.push(hash);
+    if (list.length > HASHES_REMEMBERED) list.shift();
+    this.#hashes.set(clientId, list);
+  }
+
+  /** A warning when a PUT sends a hash this client was never shown (null is the documented first write). */
+  hashSent(clientId: string, hash: string | null): string | undefined {
+    if (hash === null) return undefined;
+    return this.#hashes.get(clientId)?.includes(hash) ? undefined : UNSEEN_HASH_WARNING;
+  }
+
+  /** A warning when a client requests tokens in a burst instead of reusing one. */
+  tokenGranted(clientId: string, now: number): string | undefined {
+    const recent = (this.#grants.get(clientId) ?? []).filter((t) => now - t < TOKEN_BURST_WINDOW_MS);
+    recent.push(now);
+    this.#grants.set(clientId, recent);
+    return recent.length >= TOKEN_BURST_THRESHOLD ? tokenBurstWarning(recent.length) : undefined;
+  }
+
+  clear(): void {
+    this.#propagation.clear();
+    this.#hashes.clear();
+    this.#grants.clear();
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * The integration report: reads the journal of one parent account and tells which
+ * documented behaviours the integration exercised and how it reacted. JSON, or JUnit XML
+ * that CI systems display.
+ */
+import { PROPAGATION_MIN_RETRY_SECONDS } from './diagnostics.js';
+import { DRY_RUN_KEY_WARNING } from './http/idempotency.js';
+import type { JournalEntry } from './journal.js';
+
+export type Outcome = 'passed' | 'failed' | 'not_exercised';
+
+export interface Check {
+  id: string;
+  title: string;
+  outcome: Outcome;
+  evidence: string[];
+}
+
+export interface Report {
+  parent_account_id: string;
+  generated_at: string;
+  requests_analyzed: number;
+  summary: Record<Outcome, number>;
+  checks: Check[];
+}
+
+interface Parsed extends JournalEntry {
+  at: number;
+  body: { status?: number; error?: { code?: string } | null; data?: Record<string, unknown> | null } | null;
+  requestJson: Record<string, unknown> | null;
+}
+
+const REGISTER = '/v1/accounts/register/partnership';
+const isControls = (e: Parsed) => e.path.endsWith('/marketplacecontrolslists');
+const isStatus = (e: Parsed) => e.path.endsWith('/status');
+const code = (e: Parsed) => e.body?.error?.code;
+const ok = (e: Parsed) => e.status >= 200 && e.status < 300 && code(e) !== 'partial_failure';
+const label = (e: Parsed) =>
+  `#${e.id} ${e.method} ${e.path} -> ${e.status}${code(e) ? ` ${code(e)}` : ''} (request_id ${e.request_id})`;
+
+function parse(entries: JournalEntry[]): Parsed[] {
+  const json = (text: string | null) => {
+    try {
+      return text ? JSON.parse(text) : null;
+    } catch {
+      return null;
+    }
+  };
+  return entries
+    .map((e) => ({
+      ...e,
+      at: Date.parse(e.time),
+      body: json(e.response_body),
+      requestJson: json(e.request_body),
+    }))
+    .sort((a, b) => a.id - b.id);
+}
+
+function check(id: string, title: string, failures: string[], passes: string[]): Check {
+  if (failures.length) return { id, title, outcome: 'failed', evidence: failures };
+  if (passes.length) return { id, title, outcome: 'passed', evidence: passes };
+  return { id, title, outcome: 'not_exercised', evidence: [] };
+}
+
+function registeredIdempotently(log: Parsed[]): Check {
+  const byExternal = new Map<string, Parsed[]>();
+  for (const e of log) {
+    if (e.method !== 'POST' || e.path !== REGISTER || !ok(e)) continue;
+    const ext = e.requestJson?.external_account_id;
+    if (typeof ext === 'string') byExternal.set(ext, [...(byExternal.get(ext) ?? []), e]);
+  }
+  const passes: string[] = [];
+  const failures: string[] = [];
+  for (const [ext, calls] of byExternal) {
+    if (calls.length < 2) continue;
+    const differing = calls.filter((c) => c.warnings.some((w) => w.includes('were not applied')));
+    if (differing.length) {
+      failures.push(
+        `external_account_id ${ext} was registered again with different fields: ${differing.map(label).join('; ')}`,
+      );
+    } else
+      passes.push(`external_account_id ${ext} registered ${calls.length} times, matched the same account`);
+  }
+  return check(
+    'registered-idempotently',
+    'Registration retried idempotently on external_account_id',
+    failures,
+    passes,
+  );
+}
+
+function propagationRetries(log: Parsed[]): Check {
+  const passes: string[] = [];
+  const failures: string[] = [];
+  const accounts = new Set(
+    log.filter((e) => code(e) === 'auth_propagation_pending').map((e) => e.account_id),
+  );
+  for (const account of accounts) {
+    const calls = log.filter((e) => e.account_id === account && (isControls(e) || isStatus(e)));
+    const first = calls.findIndex((e) => code(e) === 'auth_propagation_pending');
+    const after = calls.slice(first);
+    const tooSoon = after.filter(
+      (e, i) => i > 0 && e.at - after[i - 1]!.at < PROPAGATION_MIN_RETRY_SECONDS * 1000,
+    );
+    const success = after.find(ok);
+    if (tooSoon.length) {
+      failures.push(
+        `account ${account}: ${tooSoon.length} retries sooner than ${PROPAGATION_MIN_RETRY_SECONDS} s after a propagation 401/403 (${label(tooSoon[0]!)})`,
+      );
+    } else if (!success) {
+      failures.push(`account ${account}: answered 401/403 while propagating and never retried to success`);
+    } else {
+      passes.push(`account ${account}: ${after.length - 1} spaced retries, then ${label(success)}`);
+    }
+  }
+  return check(
+    'propagation-retries',
+    'Propagation 401/403 on a new account retried every 15-30 s until it succeeded',
+    failures,
+    passes,
+  );
+}
+
+function staleHashRecovery(log: Parsed[]): Check {
+  const passes: string[] = [];
+  const failures: string[] = [];
+  log.forEach((e, i) => {
+    if (code(e) !== 'content_hash_mismatch') return;
+    const later = log.slice(i + 1).filter((x) => x.account_id === e.account_id && isControls(x));
+    const nextPut = later.find((x) => x.method === 'PUT');
+    const reread = later.find((x) => x.method === 'GET' && ok(x));
+    if (!nextPut) failures.push(`${label(e)} was never retried`);
+    else if (!reread || reread.id > nextPut.id)
+      failures.push(`${label(e)} was retried without re-reading the list first (${label(nextPut)})`);
+    else if (!ok(nextPut))
+      failures.push(`${label(e)}: the retry after the re-read failed too (${label(nextPut)})`);
+    else passes.push(`${label(e)} -> re-read ${label(reread)} -> retried ${label(nextPut)}`);
+  });
+  return check(
+    'stale-hash-recovery',
+    'After a 409 on the controls list: re-read, re-apply, retry',
+    failures,
+    passes,
+  );
+}
+
+function freshKeyAfterDryRun(log: Parsed[]): Check {
+  const passes: string[] = [];
+  const failures: string[] = [];
+  log.forEach((e, i) => {
+    if (e.query.dry_run !== 'true' || !ok(e) || e.method === 'GET') return;
+    if (e.warnings.includes(DRY_RUN_KEY_WARNING)) return;
+    const key = e.request_headers['idempotency-key'];
+    const real = log
+      .slice(i + 1)
+      .find((x) => x.path === e.path && x.method === e.method && x.query.dry_run !== 'true');
+    if (!real) return;
+    if (real.warnings.includes(DRY_RUN_KEY_WARNING) || real.request_headers['idempotency-key'] === key) {
+      failures.push(
+        `the real write ${label(real)} reused the dry run's Idempotency-Key, so nothing was written`,
+      );
+    } else passes.push(`dry run ${label(e)} then the real write with a fresh key ${label(real)}`);
+  });
+  return check(
+    'fresh-key-after-dry-run',
+    'A real write after a dry run used a fresh Idempotency-Key',
+    failures,
+    passes,
+  );
+}
+
+function handledMixed(log: Parsed[]): Check {
+  const passes: string[] = [];
+  const failures: string[] = [];
+  log.forEach((e, i) => {
+    if (code(e) !== 'partial_failure') return;
+    const next = log.slice(i + 1).find((x) => x.account_id === e.account_id && isStatus(x));
+    if (!next)
+      failures.push(
+        `${label(e)}: the mixed status was never looked at again (keep request_id ${e.request_id} and contact support, then re-check)`,
+      );
+    else if (
+      next.method === 'PUT' &&
+      next.request_headers['idempotency-key'] === e.request_headers['idempotency-key']
+    ) {
+      failures.push(
+        `${label(e)}: retried with the same Idempotency-Key, which only replays the partial failure`,
+      );
+    } else passes.push(`${label(e)} then ${label(next)}`);
+  });
+  return check(
+    'handled-mixed',
+    'A partial status failure (mixed) was noticed and re-checked',
+    failures,
+    passes,
+  );
+}
+
+function retriedThrottlingAndErrors(log: Parsed[]): Check {
+  const passes: string[] = [];
+  const failures: string[] = [];
+  log.forEach((e, i) => {
+    if (e.status !== 429 && e.status < 500) return;
+    const retry = log.slice(i + 1).find((x) => x.method === e.method && x.path === e.path);
+    if (!retry) {
+      failures.push(`${label(e)} was not retried`);
+      return;
+    }
+    if (e.status === 429) {
+      const wait = Number(
+        (e.body?.error as { details?: { retry_after_seconds?: number } } | undefined)?.details
+          ?.retry_after_seconds ?? 1,
+      );
+      const waited = (retry.at - e.at) / 1000;
+      if (waited + 0.05 < wait) {
+        failures.push(
+          `${label(e)} was retried after ${waited.toFixed(2)} s, before its Retry-After of ${wait} s`,
+        );
+        return;
+      }
+    }
+    passes.push(`${label(e)} retried: ${label(retry)}`);
+  });
+  return check('retried-429-5xx', '429 and 5xx answers retried (429 after Retry-After)', failures, passes);
+}
+
+export function buildReport(parent: string, entries: JournalEntry[], now: string): Report {
+  const log = parse(entries.filter((e) => e.parent_account_id === parent && e.path.startsWith('/v1/')));
+  const checks = [
+    registeredIdempotently(log),
+    propagationRetries(log),
+    staleHashRecovery(log),
+    freshKeyAfterDryRun(log),
+    handledMixed(log),
+    retriedThrottlingAndErrors(log),
+  ];
+  const summary = { passed: 0, failed: 0, not_exercised: 0 };
+  for (const c of checks) summary[c.outcome]++;
+  return { parent_account_id: parent, generated_at: now, requests_analyzed: log.length, summary, checks };
+}
+
+const xml = (s: string) =>
+  s
+    .replace(
+      /[&<>"']/g,
+      (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!,
+    )
+    // XML 1.0 forbids most control characters even when escaped
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+
+export function reportToJUnit(r: Report): string {
+  const cases = r.checks
+    .map((c) => {
+      const open = `    <testcase classname="partnership-sandbox.${xml(r.parent_account_id)}" name="${xml(c.title)}">`;
+      const evidence = xml(c.evidence.join('\n'));
+      if (c.outcome === 'failed')
+        return `${open}\n      <failure message="${xml(c.evidence[0] ?? 'failed')}">${evidence}</failure>\n    </testcase>`;
+      if (c.outcome === 'not_exercised')
+        return `${open}\n      <skipped message="not exercised by this integration"/>\n    </testcase>`;
+      return `${open}\n      <system-out>${evidence}</system-out>\n    </testcase>`;
+    })
+    .join('\n');
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="partnership-sandbox integration report" tests="${r.checks.length}" failures="${r.summary.failed}" skipped="${r.summary.not_exercised}">
+  <testsuite name="${xml(r.parent_account_id)}" tests="${r.checks.length}" failures="${r.summary.failed}" skipped="${r.summary.not_exercised}" timestamp="${xml(r.generated_at)}">
+${cases}
+  </testsuite>
+</testsuites>
+`;
+}
