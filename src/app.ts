@@ -7,9 +7,11 @@ import type { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { adminApi } from './admin/routes.js';
+import { docsApi } from './api/docs.js';
 import { oauthApi } from './api/oauth.js';
 import { partnershipApi } from './api/partnership.js';
 import { ApiError } from './contract/errors.js';
+import { registerPartnershipExtras } from './contract/openapi.js';
 import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/envelope.js';
 import { requestContext } from './http/request-context.js';
@@ -45,6 +47,8 @@ export function createApp(sandbox: Sandbox) {
   app.route('/', oauthApi());
   app.route('/', partnershipApi());
   app.route('/', adminApi(sandbox));
+  registerPartnershipExtras(app);
+  app.route('/', docsApi(app));
 
   app.notFound((c) => {
     const allowed = allowedMethods(app, c.req.path);

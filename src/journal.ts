@@ -48,11 +48,39 @@ export function redactHeaders(headers: Headers): Record<string, string> {
   return out;
 }
 
-/** Removes secret values from a JSON or form-encoded body. */
+const SECRET_KEYS = new Set(['client_secret', 'access_token', 'refresh_token', 'password']);
+
+/** Redacts secret-named keys at any depth of a parsed JSON value. */
+function redactJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactJson);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.has(k) ? REDACTED : redactJson(v)]),
+    );
+  }
+  return value;
+}
+
+/**
+ * Removes secret values from a JSON or form-encoded body. Keys are compared after
+ * decoding (as the server reads them), so `client%5Fsecret` or `"client_\u0073ecret"`
+ * is redacted too; text that is neither JSON nor a form falls back to the patterns.
+ */
 export function redactBody(body: string | null): string | null {
   if (body === null) return null;
-  const clipped = body.length > MAX_BODY_CHARS ? `${body.slice(0, MAX_BODY_CHARS)}…[truncated]` : body;
-  return clipped.replace(SECRET_FIELDS, `$1"${REDACTED}"`).replace(SECRET_FORM_FIELDS, `$1${REDACTED}`);
+  let redacted: string;
+  try {
+    redacted = JSON.stringify(redactJson(JSON.parse(body)));
+  } catch {
+    if (/^[^{[\s][^\s]*=/.test(body) || body.includes('&')) {
+      const form = new URLSearchParams(body);
+      for (const key of new Set(form.keys())) if (SECRET_KEYS.has(key)) form.set(key, REDACTED);
+      redacted = form.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED);
+    } else {
+      redacted = body.replace(SECRET_FIELDS, `$1"${REDACTED}"`).replace(SECRET_FORM_FIELDS, `$1${REDACTED}`);
+    }
+  }
+  return redacted.length > MAX_BODY_CHARS ? `${redacted.slice(0, MAX_BODY_CHARS)}…[truncated]` : redacted;
 }
 
 export class Journal {

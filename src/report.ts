@@ -98,11 +98,13 @@ function propagationRetries(log: Parsed[]): Check {
   for (const account of accounts) {
     const calls = log.filter((e) => e.account_id === account && (isControls(e) || isStatus(e)));
     const first = calls.findIndex((e) => code(e) === 'auth_propagation_pending');
-    const after = calls.slice(first);
+    // the drill: from the first propagation answer to the first call that got past it
+    const end = calls.findIndex((e, i) => i > first && code(e) !== 'auth_propagation_pending');
+    const after = calls.slice(first, end === -1 ? undefined : end + 1);
     const tooSoon = after.filter(
       (e, i) => i > 0 && e.at - after[i - 1]!.at < PROPAGATION_MIN_RETRY_SECONDS * 1000,
     );
-    const success = after.find(ok);
+    const success = end === -1 ? undefined : calls[end];
     if (tooSoon.length) {
       failures.push(
         `account ${account}: ${tooSoon.length} retries sooner than ${PROPAGATION_MIN_RETRY_SECONDS} s after a propagation 401/403 (${label(tooSoon[0]!)})`,

@@ -3,6 +3,7 @@
  * in-flight requests, then close the database). Used by main.ts and by tests that need
  * a real socket.
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { createApp } from './app.js';
@@ -33,11 +34,15 @@ export async function startServer(config: Config, log?: Logger): Promise<Running
     close() {
       closing ??= new Promise<void>((resolve) => {
         // Stop accepting, let in-flight requests finish, drop idle keep-alive sockets.
+        // Keep-alive sockets become idle as their last response is written: close them as
+        // they do, so the process does not wait for the keep-alive timeout.
+        const idle = setInterval(() => (server as Server).closeIdleConnections(), 50);
         server.close(() => {
+          clearInterval(idle);
           sandbox.close();
           resolve();
         });
-        if ('closeIdleConnections' in server) server.closeIdleConnections();
+        (server as Server).closeIdleConnections();
       });
       return closing;
     },

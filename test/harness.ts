@@ -6,6 +6,7 @@
 import { createApp } from '../src/app.js';
 import { type Config, ConfigSchema } from '../src/config.js';
 import { createSandbox, type Sandbox } from '../src/sandbox.js';
+import { contractOf } from './contract.js';
 
 export const DEMO = {
   parent: 'pa_demo_platform',
@@ -64,6 +65,14 @@ export function createHarness(overrides: Partial<Config> = {}) {
       parsed = text ? JSON.parse(text) : null;
     } catch {
       parsed = null;
+    }
+    // Every response is checked against the served OpenAPI documents (test/contract.ts).
+    if (res.status !== 0) {
+      const contract = await contractOf(async (doc) => (await app.request(doc)).json() as never);
+      const pathname = new URL(path, 'http://sandbox.test').pathname;
+      const problems = contract.check(method, pathname, res.status, res.headers.get('content-type'), parsed);
+      if (problems.length)
+        throw new Error(`response does not match the OpenAPI document:\n${problems.join('\n')}`);
     }
     return { status: res.status, headers: res.headers, body: parsed, text };
   }

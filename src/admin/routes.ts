@@ -4,7 +4,7 @@
  * Errors use the same error envelope as the partnership API.
  */
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { z } from 'zod';
+import { ClockAdvance, MappingSeed, PartnerCreate, VariantCreate, VariantPatch } from '../contract/admin.js';
 import { ApiError, validationError } from '../contract/errors.js';
 import { accountNotFoundMessage } from '../contract/messages.js';
 import { ids } from '../domain/ids.js';
@@ -18,48 +18,6 @@ import { readControls } from '../services/controls.js';
 import { readStatus } from '../services/status.js';
 import { adminBody } from './body.js';
 import { scenarioRoutes } from './scenarios.js';
-
-const id = z.string().trim().min(1).max(128);
-
-const PartnerCreate = z.strictObject({
-  parent_account_id: id.optional(),
-  client_id: id.optional(),
-  client_secret: z.string().min(8).max(256).optional(),
-  name: z.string().min(1).max(200).optional(),
-});
-
-const MappingSeed = z.strictObject({
-  vertical_mappings: z
-    .array(
-      z.strictObject({
-        partner_vertical_id: z.int().nonnegative(),
-        partner_vertical_name: z.string().min(1).max(200),
-        partner_sub_vertical_id: z.int().nonnegative(),
-        partner_sub_vertical_name: z.string().min(1).max(200),
-        vertical_name: z.string().min(1).max(200),
-      }),
-    )
-    .max(10_000),
-});
-
-const VariantCreate = z.strictObject({
-  page_id: z.string().min(1).max(128),
-  name: z.string().trim().min(1).max(200),
-  enabled: z.boolean().default(true),
-});
-
-const VariantPatch = z
-  .strictObject({ enabled: z.boolean().optional(), archived: z.boolean().optional() })
-  .refine((v) => v.enabled !== undefined || v.archived !== undefined, {
-    error: 'send enabled, archived or both',
-  });
-
-const ClockAdvance = z.strictObject({
-  seconds: z
-    .number()
-    .positive()
-    .max(10 * 365 * 86_400),
-});
 
 function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
   return async function adminAuth(c, next) {

@@ -1,6 +1,6 @@
 /** The scenario catalogue and arming on the control plane (SANDBOX.md §5, §6). */
 import { Hono } from 'hono';
-import { z } from 'zod';
+import { ArmRequest } from '../contract/admin.js';
 import { ApiError, validationError } from '../contract/errors.js';
 import type { AppEnv } from '../http/env.js';
 import type { Sandbox } from '../sandbox.js';
@@ -8,19 +8,6 @@ import { BUILT_INS, builtIn, describeValue, parseValue } from '../scenarios/cata
 import { scenarioError } from '../scenarios/context.js';
 import type { Effect } from '../scenarios/presets.js';
 import { adminBody } from './body.js';
-
-const ArmRequest = z
-  .strictObject({
-    scenario: z.string().min(1).max(100),
-    value: z.union([z.number(), z.string().max(20)]).optional(),
-    parent_account_id: z.string().min(1).max(128).optional(),
-    account_id: z.string().min(1).max(128).optional(),
-    times: z.int().min(1).max(1_000_000).optional(),
-  })
-  .refine((r) => (r.parent_account_id === undefined) !== (r.account_id === undefined), {
-    error: 'send exactly one of parent_account_id, account_id',
-    path: ['parent_account_id'],
-  });
 
 export function catalogue(s: Sandbox) {
   return {

@@ -14,11 +14,27 @@ export const ErrorObject = z
   })
   .openapi('Error');
 
-export function successEnvelope<T extends z.ZodType>(data: T, name: string) {
+/**
+ * The success envelope around `data`. With `partial`, `error` may also carry the
+ * partial_failure code (a status PUT that some variants failed: still a 200).
+ */
+export function successEnvelope<T extends z.ZodType>(
+  data: T,
+  name: string,
+  options: { partial?: boolean } = {},
+) {
   return z
     .object({
       status: z.int().openapi({ example: 200 }),
-      error: z.null(),
+      error: options.partial
+        ? z
+            .object({
+              code: z.literal('partial_failure'),
+              details: z.record(z.string(), z.unknown()).optional(),
+            })
+            .nullable()
+            .openapi({ description: 'null, or {code: "partial_failure"} when some variants failed.' })
+        : z.null(),
       message: z.string().openapi({ example: 'ok' }),
       request_id: z.string().openapi({ format: 'uuid' }),
       data,

@@ -52,8 +52,14 @@ const notFound = {
   404: error("No such account for this parent account (another parent's account is answered the same)."),
 };
 
+const scenarioHeader = z.string().optional().openapi({
+  description:
+    'Sandbox only: fault-injection scenarios, comma separated, each name or name=value (GET /__sandbox/scenarios lists them).',
+});
+
 const parentHeader = (required: boolean) =>
   z.object({
+    'x-sandbox-scenario': scenarioHeader,
     'x-platform-parent-account-id': required
       ? z.string().openapi({
           description: "The partner platform's parent account ID. Required on every write; missing: 422.",
@@ -172,7 +178,7 @@ export const routes = {
       200: {
         description:
           'The resulting status and per-variant outcome. A partial failure is also 200, with error.code partial_failure and status mixed.',
-        ...json(successEnvelope(StatusData, 'StatusEnvelope')),
+        ...json(successEnvelope(StatusData, 'StatusWriteEnvelope', { partial: true })),
       },
       ...writeErrors,
       ...notFound,

@@ -28,9 +28,12 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     await next();
 
     const res = c.res;
-    // Read the body for the journal before touching headers: @hono/node-server's
-    // lightweight Response forgets header changes made before its first clone().
-    const responseBody = c.var.journaled ? await jsonText(res) : null;
+    // @hono/node-server's lightweight Response forgets header changes made before it is
+    // first materialised (clone(), body, text()); materialise it first. The journal
+    // needs the body anyway.
+    let responseBody: string | null = null;
+    if (c.var.journaled) responseBody = await jsonText(res);
+    else void res.body;
     res.headers.set('X-Request-Id', requestId);
     res.headers.set('X-Content-Type-Options', 'nosniff');
     res.headers.set('Referrer-Policy', 'no-referrer');

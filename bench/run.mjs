@@ -1,0 +1,310 @@
+#!/usr/bin/env node
+// `npm run bench`: the production build (dist/main.js) as a real process on loopback,
+// driven by autocannon, next to two ceiling servers (bench/baselines/) measured in the
+// same run. Prints one table and writes it as JSON to bench/results/<timestamp>.json.
+//
+// Env: BENCH_SECONDS (default 10) seconds per measured run, BENCH_WARMUP (default 2),
+//      BENCH_CONNECTIONS (default "1,50"), BENCH_ONLY (substring filter on workload names),
+//      BENCH_CPU_PROF=<dir> (run the sandbox under node --cpu-prof, profiles into <dir>),
+//      BENCH_SKIP_STARTUP=1 (skip the start-up and idle-RSS measurements).
+// Every workload gets a fresh server process, a warm-up at the same concurrency, then the
+// measured run. Reads are compared with the constant-JSON ceiling, writes (every request
+// with a body) with the zod + SQLite insert ceiling, at the same concurrency.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import {
+  accountPool,
+  authHeaders,
+  benchSeconds,
+  CONTROLS,
+  cannon,
+  controlsBody,
+  controlsPutRequest,
+  cpuMs,
+  getToken,
+  makeAccounts,
+  REGISTER,
+  refreshHashes,
+  registerAccount,
+  registerBody,
+  registerNewRequest,
+  replayRequest,
+  root,
+  rssMiB,
+  STATUS,
+  sleep,
+  startSandbox,
+  startServer,
+  statusPutRequest,
+  tokenRequest,
+} from './lib.mjs';
+import { startupMedian } from './startup.mjs';
+
+const seconds = benchSeconds(10);
+const warmup = Number(process.env.BENCH_WARMUP ?? 2);
+const connectionLevels = (process.env.BENCH_CONNECTIONS ?? '1,50').split(',').map(Number);
+const only = process.env.BENCH_ONLY;
+const cpuProfDir = process.env.BENCH_CPU_PROF;
+const sandboxNodeArgs = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
+
+const TARGETS = {
+  controlsGetRatio: 0.35,
+  controlsPutRatio: 0.6,
+  p99Ms: 10,
+  startupMs: 300,
+  idleRssMiB: 90,
+};
+
+/**
+ * A workload: which server, and prepare(server, c) -> factory of autocannon `requests`
+ * (called once for the warm-up and once for the measured run) and an optional
+ * between() hook run after the warm-up.
+ */
+const workloads = [
+  {
+    name: 'ceiling: constant JSON (Hono)',
+    kind: 'ceiling-read',
+    server: () => startServer('bench/baselines/constant-json.mjs', { readyPath: '/health' }),
+    prepare: async () => ({ requests: () => [{ method: 'GET', path: '/json' }] }),
+  },
+  {
+    name: 'ceiling: zod + SQLite insert (Hono)',
+    kind: 'ceiling-write',
+    server: () => startServer('bench/baselines/zod-sqlite-insert.mjs', { readyPath: '/health' }),
+    prepare: async () => ({
+      requests: () => [
+        {
+          method: 'PUT',
+          path: '/insert',
+          headers: { 'Content-Type': 'application/json' },
+          body: controlsBody('3f0c8e1d2b4a5968778695a4b3c2d1e0f9a8b7c6'),
+        },
+      ],
+    }),
+  },
+  {
+    name: 'token grant (POST /oauth/token)',
+    kind: 'write',
+    prepare: async () => ({ requests: () => [tokenRequest()] }),
+  },
+  {
+    name: 'register (new account each)',
+    kind: 'write',
+    prepare: async (url) => {
+      const auth = { token: await getToken(url) };
+      return { requests: () => [registerNewRequest(auth)] };
+    },
+  },
+  {
+    name: 'register (matched)',
+    kind: 'write',
+    prepare: async (url) => {
+      const token = await getToken(url);
+      await registerAccount(url, token, 'bench-matched');
+      return {
+        requests: () => [
+          {
+            method: 'POST',
+            path: REGISTER,
+            headers: authHeaders(token),
+            body: registerBody('bench-matched'),
+          },
+        ],
+      };
+    },
+  },
+  {
+    name: 'controls GET',
+    kind: 'read',
+    target: 'controlsGet',
+    prepare: async (url, c) => {
+      const token = await getToken(url);
+      const accounts = await makeAccounts(url, token, Math.max(c, 10));
+      const reqs = accounts.map((a) => ({
+        method: 'GET',
+        path: CONTROLS(a.id),
+        headers: authHeaders(token),
+      }));
+      return { requests: () => reqs };
+    },
+  },
+  {
+    name: 'controls GET + X-Sandbox-Scenario: latency=0',
+    kind: 'read',
+    injected: true,
+    prepare: async (url, c) => {
+      const token = await getToken(url);
+      const accounts = await makeAccounts(url, token, Math.max(c, 10));
+      const headers = { ...authHeaders(token), 'X-Sandbox-Scenario': 'latency=0' };
+      const reqs = accounts.map((a) => ({ method: 'GET', path: CONTROLS(a.id), headers }));
+      return { requests: () => reqs };
+    },
+  },
+  {
+    name: 'controls PUT (fresh key, current hash)',
+    kind: 'write',
+    target: 'controlsPut',
+    prepare: async (url, c) => {
+      const auth = { token: await getToken(url) };
+      const accounts = await makeAccounts(url, auth.token, c * 2);
+      return {
+        requests: () => [controlsPutRequest(auth, accountPool(accounts))],
+        // requests cut off at the end of the warm-up may have changed a hash
+        between: () => refreshHashes(url, auth.token, accounts),
+      };
+    },
+  },
+  {
+    name: 'status PUT (fresh key)',
+    kind: 'write',
+    prepare: async (url, c) => {
+      const auth = { token: await getToken(url) };
+      const accounts = await makeAccounts(url, auth.token, c * 2);
+      return { requests: () => [statusPutRequest(auth, accountPool(accounts))] };
+    },
+  },
+  {
+    name: 'idempotent replay (status PUT, same key + body)',
+    kind: 'write',
+    prepare: async (url) => {
+      const auth = { token: await getToken(url) };
+      const id = await registerAccount(url, auth.token, 'bench-replay');
+      const first = await fetch(url + STATUS(id), {
+        method: 'PUT',
+        headers: { ...authHeaders(auth.token), 'Idempotency-Key': 'bench-replay-key' },
+        body: JSON.stringify({ status: 'paused' }),
+      });
+      await first.arrayBuffer();
+      if (first.status !== 200) throw new Error(`replay setup: ${first.status}`);
+      return { requests: () => [replayRequest(auth, id, 'bench-replay-key')] };
+    },
+  },
+].filter((w) => !only || w.kind.startsWith('ceiling') || w.name.includes(only));
+
+const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+
+async function measure(w, c) {
+  const server = await (w.server ? w.server() : startSandbox({ nodeArgs: sandboxNodeArgs }));
+  try {
+    const prep = await w.prepare(server.url, c);
+    if (warmup > 0) await cannon(server.url, { requests: prep.requests(), connections: c, duration: warmup });
+    if (prep.between) await prep.between();
+    const cpu0 = cpuMs(server.pid);
+    const r = await cannon(server.url, { requests: prep.requests(), connections: c, duration: seconds });
+    const cpu = cpuMs(server.pid) - cpu0;
+    // Server CPU per request: robust to other load on the machine, unlike req/s.
+    return { ...r, server_cpu_ms: cpu, cpu_us_per_req: (cpu * 1000) / r.total, rss_after_mib: +rssMiB(server.pid).toFixed(1) };
+  } finally {
+    await server.stop();
+  }
+}
+
+const rows = [];
+for (const c of connectionLevels) {
+  for (const w of workloads) {
+    process.stderr.write(`  ${w.name} c=${c} ...`);
+    const r = await measure(w, c);
+    process.stderr.write(` ${fmt(r.rps)} req/s\n`);
+    rows.push({
+      workload: w.name,
+      kind: w.kind,
+      injected: !!w.injected,
+      target: w.target,
+      connections: c,
+      ...r,
+    });
+  }
+}
+
+// Ratios and targets.
+for (const row of rows) {
+  const ceilingKind = row.kind === 'read' ? 'ceiling-read' : row.kind === 'write' ? 'ceiling-write' : null;
+  const ceiling = rows.find((r) => r.kind === ceilingKind && r.connections === row.connections);
+  row.ratio = ceiling ? row.rps / ceiling.rps : null;
+  row.checks = [];
+  if (row.connections === 50 && row.target === 'controlsGet')
+    row.checks.push({
+      what: `ratio >= ${TARGETS.controlsGetRatio}`,
+      pass: row.ratio >= TARGETS.controlsGetRatio,
+    });
+  if (row.connections === 50 && row.target === 'controlsPut')
+    row.checks.push({
+      what: `ratio >= ${TARGETS.controlsPutRatio}`,
+      pass: row.ratio >= TARGETS.controlsPutRatio,
+    });
+  if (row.connections === 50 && !row.injected && !row.kind.startsWith('ceiling'))
+    row.checks.push({ what: `p99 < ${TARGETS.p99Ms} ms`, pass: row.p99 < TARGETS.p99Ms });
+}
+
+let startup = null;
+let idle = null;
+if (process.env.BENCH_SKIP_STARTUP !== '1') {
+  const s = await startupMedian(10, {});
+  startup = { ...s, pass: s.median < TARGETS.startupMs };
+  const readings = [];
+  for (let i = 0; i < 3; i++) {
+    const sb = await startSandbox();
+    await sleep(2000);
+    readings.push(rssMiB(sb.pid));
+    await sb.stop();
+  }
+  readings.sort((a, b) => a - b);
+  idle = { median_mib: +readings[1].toFixed(1), readings: readings.map((x) => +x.toFixed(1)) };
+  idle.pass = idle.median_mib < TARGETS.idleRssMiB;
+}
+
+// The table.
+const header = ['workload', 'c', 'req/s', 'p50 ms', 'p99 ms', '2xx', 'ratio', 'targets'];
+const lines = rows.map((r) => [
+  r.workload,
+  String(r.connections),
+  fmt(r.rps),
+  fmt(r.p50, 1),
+  fmt(r.p99, 1),
+  `${fmt(r.rate2xx * 100, 1)}%`,
+  r.ratio === null ? '(ceiling)' : `${fmt(r.ratio, 2)} vs ${r.kind === 'read' ? 'JSON' : 'insert'}`,
+  r.checks.map((k) => `${k.what}: ${k.pass ? 'PASS' : 'FAIL'}`).join('; ') ||
+    (r.injected && r.connections === 50 ? '(injected latency: exempt)' : ''),
+]);
+const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+const out = (cols) =>
+  `| ${cols.map((c, i) => (i === 0 || i === 7 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+console.log(
+  `\nnode ${process.version}, ${cpus().length} CPUs, ${seconds} s per run after ${warmup} s warm-up\n`,
+);
+console.log(out(header));
+console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+for (const l of lines) console.log(out(l));
+if (startup)
+  console.log(
+    `\nstart-up to first healthy response (default fixtures): median ${fmt(startup.median)} ms ` +
+      `(min ${fmt(startup.min)}, max ${fmt(startup.max)}, ${startup.runs} runs) — target < ${TARGETS.startupMs} ms: ${startup.pass ? 'PASS' : 'FAIL'}`,
+  );
+if (idle)
+  console.log(
+    `idle RSS (2 s after healthy): median ${idle.median_mib} MiB of ${idle.readings.join(', ')} — target < ${TARGETS.idleRssMiB} MiB: ${idle.pass ? 'PASS' : 'FAIL'}`,
+  );
+
+const dir = join(root, 'bench/results');
+mkdirSync(dir, { recursive: true });
+const file = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+writeFileSync(
+  file,
+  `${JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      seconds,
+      warmup,
+      targets: TARGETS,
+      rows,
+      startup,
+      idle_rss: idle,
+    },
+    null,
+    2,
+  )}\n`,
+);
+console.log(`\nwritten ${file}`);
