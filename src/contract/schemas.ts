@@ -234,8 +234,8 @@ export const BlockedVerticalWrite = z
   .strictObject({
     partnerVerticalId: z.int(),
     partnerSubVerticalId: z.int(),
-    policy: z.enum(WRITE_POLICIES, enumMessage(WRITE_POLICIES)).default('Block'),
-    position1Policy: z.enum(WRITE_POLICIES, enumMessage(WRITE_POLICIES)).default('Block'),
+    policy: z.enum(WRITE_POLICIES, enumMessage(WRITE_POLICIES)).optional(),
+    position1Policy: z.enum(WRITE_POLICIES, enumMessage(WRITE_POLICIES)).optional(),
   })
   .openapi('BlockedVerticalWrite');
 
@@ -245,7 +245,7 @@ export const DomainWrite = z
       const problem = domainProblem(value);
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     }),
-    policy: z.enum(WRITE_POLICIES, enumMessage(WRITE_POLICIES)).default('Block'),
+    policy: z.enum(WRITE_POLICIES, enumMessage(WRITE_POLICIES)).optional(),
   })
   .openapi('DomainWrite');
 

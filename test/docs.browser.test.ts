@@ -1,0 +1,58 @@
+/**
+ * The offline API reference page in a real headless Chromium (Debian's package, driven by
+ * playwright-core): it loads with no internet and lists the endpoints.
+ */
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Running, startServer } from '../src/server.js';
+import { testConfig } from './harness.js';
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+describe('GET /docs in Chromium', () => {
+  let server: Running;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = await startServer(testConfig({ port: 0 }));
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('loads without any request leaving the sandbox and lists every endpoint', async () => {
+    const page = await browser.newPage();
+    const outside: string[] = [];
+    page.on('request', (r) => {
+      if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) outside.push(r.url());
+    });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${server.url}/docs`);
+    await page.waitForSelector('.opblock', { timeout: 15_000 });
+    const text = await page.locator('#docs').innerText();
+    for (const path of [
+      '/v1/partnership/vertical-mappings',
+      '/v1/accounts/register/partnership',
+      '/v1/partnership/accounts/{account_id}/marketplacecontrolslists',
+      '/v1/partnership/accounts/{account_id}/status',
+      '/v1/partnership/accounts/{account_id}/layouts/{layout_id}',
+      '/oauth/token',
+    ]) {
+      expect(text).toContain(path);
+    }
+    expect(await page.locator('.opblock').count()).toBe(8);
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});
