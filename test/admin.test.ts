@@ -424,7 +424,7 @@ describe('control plane: scenarios', () => {
     const armed = await h.request('PUT', '/__sandbox/scenarios', {
       body: { scenario: 'status-partial-failure', account_id: accountId, times: 1 },
     });
-    expect(armed.status).toBe(201);
+    expect(armed.status).toBe(200);
     expect(armed.body.armed).toMatchObject({
       scenario: 'status-partial-failure',
       account_id: accountId,
@@ -461,7 +461,7 @@ describe('control plane: scenarios', () => {
     const armed = await h.request('PUT', '/__sandbox/scenarios', {
       body: { scenario: 'status-partial-failure', parent_account_id: DEMO.parent },
     });
-    expect(armed.status).toBe(201);
+    expect(armed.status).toBe(200);
     const res = await h.request('DELETE', '/__sandbox/scenarios');
     expect(res.status).toBe(200);
     expect((await h.request('GET', '/__sandbox/scenarios')).body.armed).toEqual([]);
@@ -540,7 +540,6 @@ describe('control plane: admin token', () => {
     const expected: Record<string, number> = {
       'POST /__sandbox/partners': 201,
       [`POST /__sandbox/accounts/${accountId}/variants`]: 201,
-      'PUT /__sandbox/scenarios': 201,
     };
     for (const r of routes) {
       const res = await h.request(r.method, r.path, { body: r.body, headers: auth });

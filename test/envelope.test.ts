@@ -241,3 +241,32 @@ describe('envelope: common response headers', () => {
     }
   });
 });
+
+describe('envelope: dry runs', () => {
+  it('dry_run=true: the envelope carries dry_run: true on success and on failure', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await partner.account();
+    const ok = await partner.put(`${CONTROLS(accountId)}?dry_run=true`, {
+      blockedVerticals: [],
+      domains: [],
+      contentHash: null,
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.dry_run).toBe(true);
+    const failed = await partner.put(`${CONTROLS(accountId)}?dry_run=true`, {
+      blockedVerticals: [{ partnerVerticalId: 1, partnerSubVerticalId: 2 }],
+      domains: [],
+      contentHash: null,
+    });
+    expectErrorEnvelope(failed, 400, 'vertical_not_mapped');
+    expect(failed.body.dry_run).toBe(true);
+    const real = await partner.put(CONTROLS(accountId), {
+      blockedVerticals: [{ partnerVerticalId: 1, partnerSubVerticalId: 2 }],
+      domains: [],
+      contentHash: null,
+    });
+    expectErrorEnvelope(real, 400, 'vertical_not_mapped');
+    expect('dry_run' in real.body).toBe(false);
+  });
+});

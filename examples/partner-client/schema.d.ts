@@ -148,6 +148,11 @@ export interface components {
             /** Format: uuid */
             request_id: string;
             data?: unknown;
+            /**
+             * @description Present when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
         };
         Error: {
             /**

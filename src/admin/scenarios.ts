@@ -60,7 +60,7 @@ export function scenarioRoutes(s: Sandbox) {
       ...(body.times ? { remaining: body.times } : {}),
       armed_at: s.clock.iso(),
     });
-    return c.json({ armed }, 201);
+    return c.json({ armed }, 200);
   });
 
   api.delete('/__sandbox/scenarios', (c) => {

@@ -50,6 +50,7 @@ export const ErrorEnvelope = z
     message: z.string(),
     request_id: z.string().openapi({ format: 'uuid' }),
     data: z.unknown().nullable(),
+    dry_run: z.literal(true).optional().openapi({ description: 'Present when dry_run=true was sent.' }),
   })
   .openapi('ErrorEnvelope');
 

@@ -236,7 +236,7 @@ export function controlPlaneDocument(origin: string) {
       summary: 'Arm a scenario for a parent or an account',
       request: body(ArmRequest),
       responses: {
-        201: { description: 'Armed.', ...json(z.object({ armed: Armed })) },
+        200: { description: 'Armed.', ...json(z.object({ armed: Armed })) },
         400: err('Unknown scenario or bad value.'),
         404: err('No such partner or account.'),
       },

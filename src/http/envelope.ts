@@ -25,16 +25,15 @@ export function ok<T>(c: Context<AppEnv>, data: T) {
 
 export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
   for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
-  return c.json(
-    {
-      status: err.status,
-      error: err.body,
-      message: err.message,
-      request_id: c.var.requestId,
-      data: null,
-    },
-    err.status as ContentfulStatusCode,
-  );
+  const body = {
+    status: err.status,
+    error: err.body,
+    message: err.message,
+    request_id: c.var.requestId,
+    data: null,
+  };
+  // Spec §1: "when dry_run=true was sent, the envelope carries dry_run: true" (errors too).
+  return c.json(c.var.dryRun ? { ...body, dry_run: true } : body, err.status as ContentfulStatusCode);
 }
 
 export { ApiError };
