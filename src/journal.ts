@@ -3,23 +3,11 @@
  * dropped past `max`), with secrets redacted before anything is stored.
  */
 
-export interface JournalEntry {
-  id: number;
-  time: string;
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  request_headers: Record<string, string>;
-  request_body: string | null;
-  status: number;
-  response_body: string | null;
-  request_id: string;
-  parent_account_id: string | null;
-  account_id: string | null;
-  scenarios_applied: string[];
-  warnings: string[];
-  duration_ms: number;
-}
+import type { z } from 'zod';
+import type { JournalEntry as JournalEntrySchema } from './contract/admin.js';
+
+/** One journal entry; its shape is the control plane's contract (src/contract/admin.ts). */
+export type JournalEntry = z.infer<typeof JournalEntrySchema>;
 
 export interface JournalFilter {
   account_id?: string;

@@ -7,21 +7,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { accountNotFoundMessage, mappingNotSeededMessage } from '../src/contract/messages.js';
+import { BUILT_IN_NAMES } from './fixed-names.js';
 import { createHarness, DEMO, expectErrorEnvelope, expectOk, MAPPINGS, REGISTER, STATUS } from './harness.js';
 
 type Harness = ReturnType<typeof createHarness>;
-
-const BUILT_IN_NAMES = [
-  'auth-propagation',
-  'stale-content-hash',
-  'status-partial-failure',
-  'unseeded-mappings',
-  'latency',
-  'server-error',
-  'rate-limited',
-  'token-expired',
-  'connection-reset',
-];
 
 const PRESETS_DIR = join(import.meta.dirname, '..', 'scenarios');
 const presetNames = () =>

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { MISSING_IDEMPOTENCY_KEY_MESSAGE } from '../src/contract/messages.js';
 import { SCENARIO_NAMES } from '../src/scenarios/catalogue.js';
+import { BUILT_IN_NAMES } from './fixed-names.js';
 import {
   CONTROLS,
   createHarness,
@@ -165,19 +166,7 @@ describe('envelope: request body errors', () => {
     expect(body.message).toContain('no-such-drill');
     for (const name of SCENARIO_NAMES) expect(body.message).toContain(name);
     expect(body.error.details.known_scenarios).toEqual(SCENARIO_NAMES);
-    expect(SCENARIO_NAMES).toEqual(
-      expect.arrayContaining([
-        'auth-propagation',
-        'stale-content-hash',
-        'status-partial-failure',
-        'unseeded-mappings',
-        'latency',
-        'server-error',
-        'rate-limited',
-        'token-expired',
-        'connection-reset',
-      ]),
-    );
+    expect([...SCENARIO_NAMES].sort()).toEqual([...BUILT_IN_NAMES].sort());
     expect(await demoAccounts(h)).toEqual([]);
   });
 });

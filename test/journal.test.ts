@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { propagationRetryWarning, tokenBurstWarning, UNSEEN_HASH_WARNING } from '../src/diagnostics.js';
 import { DIFFERENT_PAYLOAD_WARNING, DRY_RUN_KEY_WARNING } from '../src/http/idempotency.js';
+import type { JournalEntry } from '../src/journal.js';
 import {
   CONTROLS,
   createHarness,
@@ -22,22 +23,7 @@ import {
 
 type Harness = ReturnType<typeof createHarness>;
 
-interface Entry {
-  id: number;
-  time: string;
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  request_headers: Record<string, string>;
-  request_body: string | null;
-  status: number;
-  response_body: string | null;
-  request_id: string;
-  parent_account_id: string | null;
-  account_id: string | null;
-  scenarios_applied: string[];
-  warnings: string[];
-}
+type Entry = JournalEntry;
 
 const WARNING = 'x-sandbox-warning';
 const READ_WITHOUT_PARENT_WARNING =

@@ -12,6 +12,7 @@ import {
   partialFailureMessage,
   STALE_CONTENT_HASH_MESSAGE,
 } from '../src/contract/messages.js';
+import { BUILT_IN_NAMES } from './fixed-names.js';
 import {
   CONTROLS,
   createHarness,
@@ -37,17 +38,6 @@ type Harness = ReturnType<typeof createHarness>;
 type Partner = Awaited<ReturnType<Harness['client']>>;
 
 /** SANDBOX.md §5: the fixed built-in names. */
-const BUILT_IN_NAMES = [
-  'auth-propagation',
-  'stale-content-hash',
-  'status-partial-failure',
-  'unseeded-mappings',
-  'latency',
-  'server-error',
-  'rate-limited',
-  'token-expired',
-  'connection-reset',
-];
 const PRESET_NAMES = ['flaky-network', 'slow-onboarding', 'support-ticket-day', 'throttled'];
 
 const CONTROLS_BODY = (contentHash: string | null, domain = 'shop.example.com') => ({

@@ -103,4 +103,6 @@ export const migrations: readonly string[] = [
   ) STRICT;
   CREATE INDEX idempotency_by_expiry ON idempotency_keys (expires_at);
   `,
+  // 2: the control plane lists a parent's newest accounts (dashboard polling) without a sort of all of them
+  `CREATE INDEX accounts_by_parent_created ON accounts (parent_account_id, created_at);`,
 ];

@@ -1,0 +1,15 @@
+/**
+ * Names fixed by shared/SANDBOX.md, written out here from the document (not imported from
+ * src/) so that a catalogue drifting from the contract fails the tests.
+ */
+export const BUILT_IN_NAMES = [
+  'auth-propagation',
+  'stale-content-hash',
+  'status-partial-failure',
+  'unseeded-mappings',
+  'latency',
+  'server-error',
+  'rate-limited',
+  'token-expired',
+  'connection-reset',
+] as const;
