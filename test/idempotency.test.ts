@@ -307,3 +307,19 @@ describe('idempotency: status PUT and layout PATCH', () => {
     expect(first.body.data.layout_type).toBe('Overlay');
   });
 });
+
+describe('idempotency: the key table stays bounded', () => {
+  it('expired keys are pruned as new keys are stored', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await partner.account();
+    for (const status of ['paused', 'active']) {
+      expect((await partner.put(STATUS(accountId), { status })).status).toBe(200);
+    }
+    expect(h.sandbox.store.idempotency.count()).toBe(2);
+    await h.request('POST', '/__sandbox/clock/advance', { body: { seconds: 24 * 3600 + 1 } });
+    const fresh = await h.client();
+    expect((await fresh.put(STATUS(accountId), { status: 'paused' })).status).toBe(200);
+    expect(h.sandbox.store.idempotency.count()).toBe(1);
+  });
+});
