@@ -91,7 +91,7 @@ export function partnershipApi() {
       const body = {
         ...envelope(c, result.data, message),
         error: {
-          code: 'partial_failure',
+          code: 'partial_failure' as const,
           details: {
             failed_variant_ids: result.data.variants
               .filter((v) => v.result === 'failed')
@@ -99,7 +99,7 @@ export function partnershipApi() {
           },
         },
       };
-      return c.json(body as unknown as ReturnType<typeof envelope<typeof result.data>>, 200);
+      return c.json(body, 200);
     },
   );
 
