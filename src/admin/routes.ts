@@ -3,25 +3,26 @@
  * `Authorization: Bearer $SANDBOX_ADMIN_TOKEN` when that is set (health stays open).
  * Errors use the same error envelope as the partnership API.
  */
-import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { ClockAdvance, MappingSeed, PartnerCreate, VariantCreate, VariantPatch } from '../contract/admin.js';
 import { ApiError, validationError } from '../contract/errors.js';
 import { accountNotFoundMessage } from '../contract/messages.js';
 import { ids } from '../domain/ids.js';
 import { mappingProblems } from '../domain/taxonomy.js';
 import type { AppEnv } from '../http/env.js';
-import { issuesToFields } from '../http/validation.js';
 import { buildReport, reportToJUnit } from '../report.js';
 import { type Sandbox, saveClock } from '../sandbox.js';
 import { secretsEqual } from '../services/auth.js';
 import { readControls } from '../services/controls.js';
 import { readStatus } from '../services/status.js';
+import { isUiShellPath, uiApi } from '../ui/index.js';
 import { adminBody } from './body.js';
 import { scenarioRoutes } from './scenarios.js';
 
 function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
   return async function adminAuth(c, next) {
-    if (token && c.req.path !== '/__sandbox/health') {
+    // The dashboard shell (/__sandbox/ui and its JS and CSS) holds no data: served without the token.
+    if (token && c.req.path !== '/__sandbox/health' && !isUiShellPath(c.req.path)) {
       const sent = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
       if (!sent || !secretsEqual(sent, token)) {
         throw new ApiError(
@@ -257,6 +258,7 @@ export function adminApi(sandbox: Sandbox) {
     return c.json(report);
   });
 
+  api.route('/', uiApi(s));
   api.route('/', scenarioRoutes(s));
   return api;
 }

@@ -1,0 +1,301 @@
+/**
+ * The dashboard (/__sandbox/ui) in real headless Chromium (Debian's /usr/bin/chromium,
+ * driven by playwright-core) against a real listening sandbox: the page loads under its
+ * CSP, shows what the API does, arms scenarios with a click, shows attacker-controlled
+ * journal bodies as text, and asks for SANDBOX_ADMIN_TOKEN when the control plane wants it.
+ */
+import { existsSync } from 'node:fs';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../src/config.js';
+import { type Running, startServer } from '../src/server.js';
+import { DEMO, REGISTER, registerBody, testConfig } from './harness.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+let browser: Browser;
+let server: Running | undefined;
+const pages: Page[] = [];
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+});
+afterEach(async () => {
+  for (const p of pages.splice(0)) await p.close();
+  await server?.close();
+  server = undefined;
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function start(overrides: Partial<Config> = {}) {
+  server = await startServer(testConfig({ port: 0, ...overrides }));
+  return server.url;
+}
+
+/** A new tab that records page errors and console errors (a CSP violation is one). */
+async function open(url: string) {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  pages.push(page);
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  await page.goto(url);
+  return { page, problems };
+}
+
+/** The partnership API over the socket, as a partner would call it. */
+async function partner(base: string) {
+  const grant = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: DEMO.clientId,
+      client_secret: DEMO.clientSecret,
+    }),
+  });
+  expect(grant.status).toBe(200);
+  const { access_token } = (await grant.json()) as { access_token: string };
+  const headers = { Authorization: `Bearer ${access_token}`, 'X-Platform-Parent-Account-Id': DEMO.parent };
+  let key = 0;
+  return {
+    get: (path: string) => fetch(base + path, { headers }),
+    register: (body: Record<string, unknown> = {}) =>
+      fetch(base + REGISTER, {
+        method: 'POST',
+        headers: {
+          ...headers,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': `ui-test-${++key}-${Date.now()}`,
+        },
+        body: JSON.stringify(registerBody(body)),
+      }),
+  };
+}
+
+const admin = (base: string, method: string, path: string, body?: unknown, token?: string) =>
+  fetch(base + path, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+
+describe('the dashboard in headless Chromium', () => {
+  it('Chromium is where the tests expect it', () => {
+    expect(existsSync(CHROMIUM)).toBe(true);
+  });
+
+  it('serves the shell, JS and CSS without data and with a strict CSP; the page loads with no error', async () => {
+    const base = await start();
+    const shell = await fetch(`${base}/__sandbox/ui`);
+    expect(shell.status).toBe(200);
+    expect(shell.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = shell.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    const html = await shell.text();
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).not.toContain(DEMO.parent); // the shell carries no data
+    expect(html).not.toMatch(/<script>|<style|\sstyle=|\son[a-z]+=/i); // nothing inline
+    const js = await fetch(`${base}/__sandbox/ui/app.js`);
+    expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(await js.text()).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
+    const css = await fetch(`${base}/__sandbox/ui/app.css`);
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+
+    const { page, problems } = await open(`${base}/__sandbox/ui`);
+    await page.getByText('Demo Commerce Platform').waitFor();
+    await page
+      .locator('#top-clock')
+      .filter({ hasText: /^\d{4}-\d\d-\d\d / })
+      .waitFor();
+    for (const view of ['journal', 'scenarios', 'clock', 'account', 'partners']) {
+      await page.locator(`#tab-${view}`).click();
+      await page.locator(`#view-${view}`).waitFor({ state: 'visible' });
+    }
+    await page.locator('#tab-scenarios').click();
+    await page.locator('.scenario-card', { hasText: 'server-error' }).first().waitFor();
+    await page.locator('#tab-clock').click();
+    await page.locator('#report .check').first().waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it('an account registered through the API appears in the page, and its view shows pages, variants (archived as such), status and controls', async () => {
+    const base = await start();
+    const { page, problems } = await open(`${base}/__sandbox/ui#/partners`);
+    await page.getByText('Demo Commerce Platform').waitFor();
+
+    const api = await partner(base);
+    const res = await api.register({ brand: 'Registered From The Test' });
+    expect(res.status).toBe(200);
+    const accountId: string = ((await res.json()) as { data: { account_id: string } }).data.account_id;
+    const row = page.locator(`tr[data-account-id="${accountId}"]`);
+    await row.waitFor({ timeout: 8000 }); // the partners view polls
+    expect(await row.textContent()).toContain('Registered From The Test');
+
+    const detail = (await (await admin(base, 'GET', `/__sandbox/accounts/${accountId}`)).json()) as {
+      variants: { variant_id: string }[];
+    };
+    const archived = detail.variants[0]!.variant_id;
+    expect((await admin(base, 'PATCH', `/__sandbox/variants/${archived}`, { archived: true })).status).toBe(
+      200,
+    );
+
+    await row.click();
+    await page.locator('#view-account').getByText(accountId).first().waitFor();
+    expect(page.url()).toContain(`#/account/${accountId}`);
+    const archivedRow = page.locator(`tr[data-variant-id="${archived}"]`);
+    await archivedRow.waitFor();
+    expect(await archivedRow.getAttribute('class')).toContain('archived');
+    expect(await archivedRow.textContent()).toContain('archived');
+    await page.locator('#account-status').getByText('active').waitFor();
+    await page.getByText('Translated verticals', { exact: false }).waitFor();
+    expect(await page.locator('#view-account table').count()).toBeGreaterThanOrEqual(4);
+    expect(problems).toEqual([]);
+  });
+
+  it('arming a scenario from the page applies it to the next API call (X-Sandbox-Scenario-Applied), and the live journal shows it', async () => {
+    const base = await start();
+    const { page, problems } = await open(`${base}/__sandbox/ui#/scenarios`);
+    await page.locator('#arm-scenario option[value="server-error"]').waitFor({ state: 'attached' });
+    await page.locator('#arm-scope').selectOption('parent_account_id');
+    await page.locator('#arm-scenario').selectOption('server-error');
+    await page.locator('#arm-value').fill('503');
+    await page.locator('#arm-target').fill(DEMO.parent);
+    await page.locator('#arm-times').fill('1');
+    await page.locator('#arm-submit').click();
+    await page.locator('#armed-list tr[data-scenario="server-error"]').waitFor();
+
+    const api = await partner(base);
+    const hit = await api.get('/v1/partnership/vertical-mappings');
+    expect(hit.status).toBe(503);
+    expect(hit.headers.get('x-sandbox-scenario-applied')).toContain('server-error');
+    const next = await api.get('/v1/partnership/vertical-mappings'); // times: 1
+    expect(next.status).toBe(200);
+    expect(next.headers.get('x-sandbox-scenario-applied')).toBeNull();
+
+    await page.locator('#tab-journal').click();
+    const row = page.locator('#view-journal tr.clickable', { hasText: 'server-error' });
+    await row.waitFor({ timeout: 5000 });
+    await row.click();
+    await page.locator('#detail-scenarios').getByText('server-error=503').waitFor();
+    expect(await page.locator('#detail-response pre').textContent()).toContain('"status": 503');
+
+    // filters narrow the list: status 200 hides the 503
+    await page.locator('#filter-status').fill('200');
+    await page
+      .locator('#view-journal tr.clickable', { hasText: 'server-error' })
+      .waitFor({ state: 'detached' });
+    expect(await page.locator('#view-journal tr.clickable').count()).toBeGreaterThan(0);
+
+    // disarm from the page too
+    const armed = await admin(base, 'PUT', '/__sandbox/scenarios', {
+      scenario: 'latency',
+      value: 1,
+      parent_account_id: DEMO.parent,
+    });
+    expect(armed.ok).toBe(true);
+    await page.locator('#tab-scenarios').click();
+    await page.locator('#disarm-all').click();
+    await page.getByText('Nothing armed').waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it('a journal entry with <script> and an onerror image in its body is shown as text: nothing runs', async () => {
+    const base = await start();
+    const api = await partner(base);
+    const script = '<script>window.__xss=1</script>';
+    const img = '<img src=x onerror=window.__xss=2>';
+    const res = await api.register({ brand: script, store_identifier: img });
+    expect([200, 400]).toContain(res.status); // rejected or accepted: journaled either way
+    const res2 = await api.register({ brand: img });
+    expect([200, 400]).toContain(res2.status);
+
+    const { page, problems } = await open(`${base}/__sandbox/ui#/journal`);
+    await page.locator('#filter-method').selectOption('POST');
+    const rows = page.locator('#view-journal tr.clickable', { hasText: '/register/' });
+    await expect.poll(() => rows.count(), { timeout: 5000 }).toBe(2);
+    await rows.last().click();
+    const request = page.locator('#detail-request pre');
+    await request.waitFor();
+    expect(await request.textContent()).toContain(script);
+    expect(await request.textContent()).toContain(img);
+    await page.getByText(script, { exact: false }).first().waitFor({ state: 'visible' });
+    await rows.first().click();
+    await page.locator('#detail-request pre', { hasText: img }).waitFor();
+
+    // accepted brands show as text in the partners and account views as well
+    await page.locator('#tab-partners').click();
+    await page.getByText('Demo Commerce Platform').waitFor();
+    if (res2.status === 200) await page.locator('td.brand-cell', { hasText: img }).waitFor();
+
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    expect(await page.locator('main img, main script').count()).toBe(0);
+    expect(problems).toEqual([]);
+  });
+
+  it('with SANDBOX_ADMIN_TOKEN the shell loads without it, the page asks for the token, then works and sends it on every API call', async () => {
+    const TOKEN = 'ui-admin-token-Zq9!';
+    const base = await start({ adminToken: TOKEN });
+    expect((await fetch(`${base}/__sandbox/ui`)).status).toBe(200);
+    expect((await fetch(`${base}/__sandbox/ui/app.js`)).status).toBe(200);
+    expect((await fetch(`${base}/__sandbox/ui/app.css`)).status).toBe(200);
+    expect((await fetch(`${base}/__sandbox/partners`)).status).toBe(401);
+    expect((await fetch(`${base}/__sandbox/ui/../partners`)).status).toBe(401);
+    expect((await fetch(`${base}/__sandbox/ui/%2e%2e/partners`)).status).toBe(401);
+
+    const sent: (string | undefined)[] = [];
+    const { page, problems } = await open(`${base}/__sandbox/ui#/partners`);
+    page.on('request', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (path.startsWith('/__sandbox/') && !path.startsWith('/__sandbox/ui'))
+        sent.push(r.headers().authorization);
+    });
+    const dialog = page.locator('#token-dialog');
+    await dialog.waitFor({ state: 'visible' });
+    expect(await page.getByText('Demo Commerce Platform').count()).toBe(0);
+
+    await page.locator('#token-input').fill('not-the-token');
+    await page.locator('#token-submit').click();
+    await page.locator('#token-error').getByText('refused').waitFor();
+    await page.locator('#token-input').fill(TOKEN);
+    await page.locator('#token-submit').click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.getByText('Demo Commerce Platform').waitFor();
+    expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toContain(TOKEN);
+
+    await page.locator('#tab-journal').click();
+    await page.locator('#view-journal').getByText('shown').waitFor();
+    const before = sent.length;
+    await expect.poll(() => sent.length, { timeout: 5000 }).toBeGreaterThan(before + 2); // it keeps polling
+    // once the right token is given, every control-plane call carries it
+    const afterToken = sent.slice(sent.indexOf(`Bearer ${TOKEN}`));
+    expect(afterToken.length).toBeGreaterThan(2);
+    for (const value of afterToken) expect(value).toBe(`Bearer ${TOKEN}`);
+
+    // a reload keeps working from sessionStorage without asking again
+    await page.goto(`${base}/__sandbox/ui#/partners`);
+    await page.reload();
+    await page.getByText('Demo Commerce Platform').waitFor();
+    expect(await dialog.isVisible()).toBe(false);
+    expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
+  });
+});
