@@ -23,7 +23,7 @@ interface Operation {
   responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
 }
 
-const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+const pointerEscape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 export class Contract {
   readonly #ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
@@ -41,7 +41,7 @@ export class Contract {
             regex,
             method: method.toUpperCase(),
             docId: id,
-            pointer: `/paths/${escape(path)}/${method}`,
+            pointer: `/paths/${pointerEscape(path)}/${method}`,
             responses: op.responses,
           });
         }

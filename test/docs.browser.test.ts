@@ -2,20 +2,11 @@
  * The offline API reference page in a real headless Chromium (Debian's package, driven by
  * playwright-core): it loads with no internet and lists the endpoints.
  */
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Running, startServer } from '../src/server.js';
+import { launchChromium } from './browser.js';
 import { testConfig } from './harness.js';
-
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 describe('GET /docs in Chromium', () => {
   let server: Running;
@@ -23,7 +14,7 @@ describe('GET /docs in Chromium', () => {
 
   beforeAll(async () => {
     server = await startServer(testConfig({ port: 0 }));
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -5,29 +5,19 @@
  * journal bodies as text, and asks for SANDBOX_ADMIN_TOKEN when the control plane wants it.
  */
 import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../src/config.js';
 import { type Running, startServer } from '../src/server.js';
+import { CHROMIUM, launchChromium } from './browser.js';
 import { DEMO, REGISTER, registerBody, testConfig } from './harness.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 let browser: Browser;
 let server: Running | undefined;
 const pages: Page[] = [];
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 });
 afterEach(async () => {
   for (const p of pages.splice(0)) await p.close();

@@ -30,7 +30,7 @@ const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json
 const VERSION = '1.0.0';
 
 /** Adds the token endpoint and the security schemes to the partnership app's registry. */
-export function registerPartnershipExtras(app: OpenAPIHono<never> | OpenAPIHono<any>): void {
+export function registerPartnershipExtras(app: Pick<OpenAPIHono, 'openAPIRegistry'>): void {
   const registry = app.openAPIRegistry;
   registry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
@@ -66,7 +66,7 @@ export function registerPartnershipExtras(app: OpenAPIHono<never> | OpenAPIHono<
   });
 }
 
-export function partnershipDocument(app: OpenAPIHono<any>, origin: string) {
+export function partnershipDocument(app: Pick<OpenAPIHono, 'getOpenAPI31Document'>, origin: string) {
   return app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {
