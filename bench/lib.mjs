@@ -2,8 +2,10 @@
 // talk to the sandbox, and run autocannon with a compact summary.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
@@ -23,6 +25,28 @@ export const TOKEN_FORM = new URLSearchParams({
   client_id: DEMO.clientId,
   client_secret: DEMO.clientSecret,
 }).toString();
+
+/**
+ * A private copy of the production build for this bench process: dist/ is rebuilt (deleted
+ * and written again) by other work in the same checkout, which would kill a server starting
+ * mid-run. The copy sits in a temp dir laid out like the package (fixtures, scenarios,
+ * node_modules and package.json linked), so the bundle's relative paths resolve the same.
+ */
+let snapshot;
+export function sandboxDist() {
+  if (snapshot) return snapshot;
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'));
+  mkdirSync(join(dir, 'dist'));
+  for (const f of ['main.js', 'main.js.map']) {
+    if (existsSync(join(root, 'dist', f))) copyFileSync(join(root, 'dist', f), join(dir, 'dist', f));
+  }
+  for (const name of ['fixtures', 'scenarios', 'node_modules', 'package.json']) {
+    if (existsSync(join(root, name))) symlinkSync(join(root, name), join(dir, name));
+  }
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  snapshot = { dir, main: join(dir, 'dist', 'main.js') };
+  return snapshot;
+}
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -106,7 +130,7 @@ export async function startServer(
   };
 }
 
-export const startSandbox = (opts = {}) => startServer('dist/main.js', opts);
+export const startSandbox = (opts = {}) => startServer(sandboxDist().main, opts);
 
 // ---- talking to the sandbox -----------------------------------------------------------
 

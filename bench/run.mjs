@@ -9,7 +9,9 @@
 //      BENCH_SKIP_STARTUP=1 (skip the start-up and idle-RSS measurements).
 // Every workload gets a fresh server process, a warm-up at the same concurrency, then the
 // measured run. Reads are compared with the constant-JSON ceiling, writes (every request
-// with a body) with the zod + SQLite insert ceiling, at the same concurrency.
+// with a body) with the zod + SQLite insert ceiling, at the same concurrency. The server's
+// CPU time per request (/proc/<pid>/stat) is reported too: on a shared machine it moves
+// less than req/s does when other processes compete for the cores.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -194,7 +196,12 @@ async function measure(w, c) {
     const r = await cannon(server.url, { requests: prep.requests(), connections: c, duration: seconds });
     const cpu = cpuMs(server.pid) - cpu0;
     // Server CPU per request: robust to other load on the machine, unlike req/s.
-    return { ...r, server_cpu_ms: cpu, cpu_us_per_req: (cpu * 1000) / r.total, rss_after_mib: +rssMiB(server.pid).toFixed(1) };
+    return {
+      ...r,
+      server_cpu_ms: cpu,
+      cpu_us_per_req: (cpu * 1000) / r.total,
+      rss_after_mib: +rssMiB(server.pid).toFixed(1),
+    };
   } finally {
     await server.stop();
   }
@@ -222,6 +229,8 @@ for (const row of rows) {
   const ceilingKind = row.kind === 'read' ? 'ceiling-read' : row.kind === 'write' ? 'ceiling-write' : null;
   const ceiling = rows.find((r) => r.kind === ceilingKind && r.connections === row.connections);
   row.ratio = ceiling ? row.rps / ceiling.rps : null;
+  // The same comparison in server CPU per request (less sensitive to other load on the machine).
+  row.cpu_ratio = ceiling ? ceiling.cpu_us_per_req / row.cpu_us_per_req : null;
   row.checks = [];
   if (row.connections === 50 && row.target === 'controlsGet')
     row.checks.push({
@@ -255,7 +264,18 @@ if (process.env.BENCH_SKIP_STARTUP !== '1') {
 }
 
 // The table.
-const header = ['workload', 'c', 'req/s', 'p50 ms', 'p99 ms', '2xx', 'ratio', 'targets'];
+const header = [
+  'workload',
+  'c',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  '2xx',
+  'ratio',
+  'CPU µs/req',
+  'CPU ratio',
+  'targets',
+];
 const lines = rows.map((r) => [
   r.workload,
   String(r.connections),
@@ -264,12 +284,14 @@ const lines = rows.map((r) => [
   fmt(r.p99, 1),
   `${fmt(r.rate2xx * 100, 1)}%`,
   r.ratio === null ? '(ceiling)' : `${fmt(r.ratio, 2)} vs ${r.kind === 'read' ? 'JSON' : 'insert'}`,
+  fmt(r.cpu_us_per_req),
+  r.cpu_ratio === null ? '' : fmt(r.cpu_ratio, 2),
   r.checks.map((k) => `${k.what}: ${k.pass ? 'PASS' : 'FAIL'}`).join('; ') ||
     (r.injected && r.connections === 50 ? '(injected latency: exempt)' : ''),
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
 const out = (cols) =>
-  `| ${cols.map((c, i) => (i === 0 || i === 7 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+  `| ${cols.map((c, i) => (i === 0 || i === 9 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
 console.log(
   `\nnode ${process.version}, ${cpus().length} CPUs, ${seconds} s per run after ${warmup} s warm-up\n`,
 );

@@ -73,7 +73,11 @@ async function measureOn(path, label) {
     out.controlsGet = await cannon(sb.url, { requests: gets, connections: c, duration: seconds });
     const auth = { token };
     await cannon(sb.url, { requests: [registerNewRequest(auth)], connections: c, duration: warmup });
-    out.register = await cannon(sb.url, { requests: [registerNewRequest(auth)], connections: c, duration: seconds });
+    out.register = await cannon(sb.url, {
+      requests: [registerNewRequest(auth)],
+      connections: c,
+      duration: seconds,
+    });
     out.rss_mib = +rssMiB(sb.pid).toFixed(1);
     return out;
   } finally {
@@ -102,13 +106,16 @@ const rows = ['controlsGet', 'register'].map((k) => ({
 
 console.log(`\nscale, c=${c}, ${seconds} s per run after ${warmup} s warm-up; file databases (WAL)`);
 console.log(`empty: ${empty.stored_accounts} accounts before the run; 1M: ${big.stored_accounts} accounts\n`);
-console.log('| workload | empty req/s | 1M req/s | empty p99 ms | 1M p99 ms | 2xx (empty / 1M) | 1M / empty | target >= 0.8 |');
+console.log(
+  '| workload | empty req/s | 1M req/s | empty p99 ms | 1M p99 ms | 2xx (empty / 1M) | 1M / empty | target >= 0.8 |',
+);
 console.log('|---|---|---|---|---|---|---|---|');
 for (const r of rows)
   console.log(
     `| ${r.workload} | ${r.empty_rps.toFixed(0)} | ${r.big_rps.toFixed(0)} | ${r.empty_p99.toFixed(1)} | ${r.big_p99.toFixed(1)} | ${(r.empty_2xx * 100).toFixed(1)}% / ${(r.big_2xx * 100).toFixed(1)}% | ${r.ratio.toFixed(2)} | ${r.pass ? 'PASS' : 'FAIL'} |`,
   );
-const fmtS = (s) => `median ${s.median.toFixed(0)} ms (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)}, ${s.runs} runs)`;
+const fmtS = (s) =>
+  `median ${s.median.toFixed(0)} ms (min ${s.min.toFixed(0)}, max ${s.max.toFixed(0)}, ${s.runs} runs)`;
 console.log(`\nstart-up to healthy, empty file DB: ${fmtS(startupEmpty)}`);
 console.log(`start-up to healthy, ${big.stored_accounts}-account file DB: ${fmtS(startupBig)}`);
 console.log(`RSS at the end of the runs: empty ${empty.rss_mib} MiB, 1M ${big.rss_mib} MiB`);

@@ -4,7 +4,6 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { adminApi } from './admin/routes.js';
 import { docsApi } from './api/docs.js';
@@ -23,21 +22,6 @@ export function createApp(sandbox: Sandbox) {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use('*', requestContext(sandbox));
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: sandbox.config.bodyLimitBytes,
-      onError: () => {
-        throw new ApiError(
-          'payload_too_large',
-          `Request body is larger than ${sandbox.config.bodyLimitBytes} bytes.`,
-          {
-            details: { limit_bytes: sandbox.config.bodyLimitBytes },
-          },
-        );
-      },
-    }),
-  );
   app.use('/v1/*', async function scenarioHeader(c, next) {
     const effects = parseScenarioHeader(c.req.header(SCENARIO_HEADER), sandbox.presets);
     if (effects.length) c.set('scenarios', new ScenarioContext(effects, sandbox.armed));
@@ -80,7 +64,7 @@ export function createApp(sandbox: Sandbox) {
       return errorResponse(c, new ApiError(code, err.message || 'Bad request.', { status: err.status }));
     }
     sandbox.log.error('unhandled error', {
-      request_id: c.var.requestId,
+      request_id: c.get('requestId'),
       method: c.req.method,
       path: c.req.path,
       error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
@@ -90,7 +74,7 @@ export function createApp(sandbox: Sandbox) {
       c,
       new ApiError(
         'internal_error',
-        `Internal error. Quote request_id ${c.var.requestId} when you report it.`,
+        `Internal error. Quote request_id ${c.get('requestId')} when you report it.`,
       ),
     );
   });

@@ -5,6 +5,7 @@
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../http/env.js';
+import { readBody } from '../http/read-body.js';
 import { grantToken, OAuthError, type TokenRequest } from '../services/auth.js';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
@@ -75,26 +76,28 @@ async function readTokenRequest(
 export function oauthApi() {
   const api = new Hono<AppEnv>();
   api.post('/oauth/token', async (c) => {
-    const raw = await c.req.text();
-    c.set('rawBody', raw);
+    const raw = await readBody(c);
     try {
       const request = await readTokenRequest(
         raw,
         c.req.header('content-type') ?? '',
         c.req.header('authorization'),
       );
-      const s = c.var.sandbox;
+      const s = c.get('sandbox');
       const grant = grantToken(s, request);
       const partner = s.store.partners.byClient(request.client_id!)!;
       c.set('principal', { parent_account_id: partner.parent_account_id, client_id: partner.client_id });
       const burst = s.diagnostics.tokenGranted(partner.client_id, s.clock.now());
-      if (burst) c.var.warnings.push(burst);
+      if (burst) c.get('warnings').push(burst);
+      c.set('responseBody', grant);
       return c.json(grant, 200, NO_STORE);
     } catch (e) {
       if (!(e instanceof OAuthError)) throw e;
       const headers: Record<string, string> = { ...NO_STORE };
       if (e.status === 401) headers['WWW-Authenticate'] = 'Basic realm="partnership-sandbox"';
-      return c.json({ error: e.code, error_description: e.description }, e.status, headers);
+      const body = { error: e.code, error_description: e.description };
+      c.set('responseBody', body);
+      return c.json(body, e.status, headers);
     }
   });
   return api;

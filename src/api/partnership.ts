@@ -7,7 +7,7 @@ import { ApiError } from '../contract/errors.js';
 import { partialFailureMessage } from '../contract/messages.js';
 import { routes } from '../contract/routes.js';
 import type { AppEnv } from '../http/env.js';
-import { envelope, ok } from '../http/envelope.js';
+import { envelope, json, ok } from '../http/envelope.js';
 import { pipeline } from '../http/pipeline.js';
 import { validationHook } from '../http/validation.js';
 import { readControls, writeControls } from '../services/controls.js';
@@ -20,7 +20,7 @@ export function partnershipApi() {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   api.openapi({ ...routes.listVerticalMappings, middleware: pipeline('mappings.get') }, (c) => {
-    const parent = c.var.principal!.parent_account_id;
+    const parent = c.get('principal')!.parent_account_id;
     const asked = c.req.valid('query').parent_account_id;
     if (asked !== undefined && asked !== parent) {
       throw new ApiError(
@@ -31,17 +31,17 @@ export function partnershipApi() {
         },
       );
     }
-    return ok(c, { vertical_mappings: mappingFor(c.var.sandbox, c.var.scenarios, parent) });
+    return ok(c, { vertical_mappings: [...mappingFor(c.get('sandbox'), c.get('scenarios'), parent)] });
   });
 
   api.openapi({ ...routes.registerAccount, middleware: pipeline('register', { write: true }) }, (c) => {
     const result = register(
-      c.var.sandbox,
-      c.var.scenarios,
-      c.var.principal!.parent_account_id,
+      c.get('sandbox'),
+      c.get('scenarios'),
+      c.get('principal')!.parent_account_id,
       c.req.valid('json'),
     );
-    c.var.warnings.push(...result.warnings);
+    c.get('warnings').push(...result.warnings);
     return ok(c, result.data);
   });
 
@@ -49,9 +49,9 @@ export function partnershipApi() {
   const accountWrite = { write: true, account: true, idempotent: true };
 
   api.openapi({ ...routes.getControls, middleware: pipeline('controls.get', accountRead) }, (c) => {
-    const data = readControls(c.var.sandbox, c.var.account!);
-    c.var.sandbox.diagnostics.hashShown(
-      c.var.principal!.client_id,
+    const data = readControls(c.get('sandbox'), c.get('account')!);
+    c.get('sandbox').diagnostics.hashShown(
+      c.get('principal')!.client_id,
       data.marketplace_controls_list.content_hash,
     );
     return ok(c, data);
@@ -60,33 +60,40 @@ export function partnershipApi() {
   api.openapi(
     { ...routes.putControls, middleware: pipeline('controls.put', { ...accountWrite, propagation: true }) },
     (c) => {
-      const { sandbox, principal } = c.var;
+      const sandbox = c.get('sandbox');
+      const principal = c.get('principal');
       const body = c.req.valid('json');
       const unseen = sandbox.diagnostics.hashSent(principal!.client_id, body.contentHash);
-      if (unseen) c.var.warnings.push(unseen);
-      const data = writeControls(sandbox, c.var.scenarios, c.var.account!, body, c.var.dryRun);
-      if (!c.var.dryRun)
+      if (unseen) c.get('warnings').push(unseen);
+      const data = writeControls(sandbox, c.get('scenarios'), c.get('account')!, body, c.get('dryRun'));
+      if (!c.get('dryRun'))
         sandbox.diagnostics.hashShown(principal!.client_id, data.marketplace_controls_list.content_hash);
       return ok(c, data);
     },
   );
 
   api.openapi({ ...routes.getStatus, middleware: pipeline('status.get', accountRead) }, (c) =>
-    ok(c, readStatus(c.var.sandbox, c.var.account!)),
+    ok(c, readStatus(c.get('sandbox'), c.get('account')!)),
   );
 
   api.openapi(
     { ...routes.putStatus, middleware: pipeline('status.put', { ...accountWrite, propagation: true }) },
     (c) => {
       const requested = c.req.valid('json').status;
-      const result = writeStatus(c.var.sandbox, c.var.scenarios, c.var.account!, requested, c.var.dryRun);
+      const result = writeStatus(
+        c.get('sandbox'),
+        c.get('scenarios'),
+        c.get('account')!,
+        requested,
+        c.get('dryRun'),
+      );
       if (result.failed === 0) return ok(c, result.data);
       const message = partialFailureMessage(
         result.failed,
         result.total,
         requested,
         result.data.status,
-        c.var.requestId,
+        c.get('requestId'),
       );
       const body = {
         ...envelope(c, result.data, message),
@@ -99,7 +106,7 @@ export function partnershipApi() {
           },
         },
       };
-      return c.json(body, 200);
+      return json(c, body, 200);
     },
   );
 
@@ -107,11 +114,11 @@ export function partnershipApi() {
     ok(
       c,
       editLayout(
-        c.var.sandbox,
-        c.var.account!,
+        c.get('sandbox'),
+        c.get('account')!,
         c.req.valid('param').layout_id,
         c.req.valid('json'),
-        c.var.dryRun,
+        c.get('dryRun'),
       ),
     ),
   );

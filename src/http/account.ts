@@ -9,8 +9,8 @@ import type { AppEnv } from './env.js';
 
 export const loadAccount: MiddlewareHandler<AppEnv> = async function loadAccount(c, next) {
   const id = c.req.param('account_id') ?? '';
-  const account = c.var.sandbox.store.accounts.byId(id);
-  if (!account || account.parent_account_id !== c.var.principal!.parent_account_id) {
+  const account = c.get('sandbox').store.accounts.byId(id);
+  if (!account || account.parent_account_id !== c.get('principal')!.parent_account_id) {
     throw new ApiError('account_not_found', accountNotFoundMessage(id), { details: { account_id: id } });
   }
   c.set('account', account);
@@ -23,12 +23,12 @@ export const loadAccount: MiddlewareHandler<AppEnv> = async function loadAccount
  * call itself answers the 401 now.
  */
 export const propagation: MiddlewareHandler<AppEnv> = async function propagation(c, next) {
-  const s = c.var.sandbox;
-  const account = c.var.account!;
-  const now = c.var.scenarios.take('auth-propagation') !== undefined;
+  const s = c.get('sandbox');
+  const account = c.get('account')!;
+  const now = c.get('scenarios').take('auth-propagation') !== undefined;
   if (now || account.auth_ready_at > s.clock.now()) {
     const { ordinal, warning } = s.diagnostics.propagationAnswer(account.account_id, s.clock.now());
-    if (warning) c.var.warnings.push(warning);
+    if (warning) c.get('warnings').push(warning);
     const status = now || ordinal % 2 === 0 ? 401 : 403;
     throw new ApiError('auth_propagation_pending', PROPAGATION_MESSAGE, {
       status,

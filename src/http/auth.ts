@@ -21,7 +21,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async function authentica
       headers: { 'WWW-Authenticate': `Bearer ${REALM}` },
     });
   }
-  const check = verifyToken(c.var.sandbox, match[1]!);
+  const check = verifyToken(c.get('sandbox'), match[1]!);
   if (!check.ok) {
     if (check.reason === 'expired') throw expired();
     throw new ApiError('unauthorized', INVALID_TOKEN_MESSAGE, {
@@ -31,7 +31,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async function authentica
     });
   }
   c.set('principal', check.principal);
-  c.var.scenarios.parentId = check.principal.parent_account_id;
-  if (c.var.scenarios.take('token-expired')) throw expired();
+  c.get('scenarios').parentId = check.principal.parent_account_id;
+  if (c.get('scenarios').take('token-expired')) throw expired();
   await next();
 };

@@ -17,6 +17,14 @@ export interface AppVariables {
   /** The raw request body, read once (journal, idempotency fingerprint, JSON parse). */
   rawBody: string | null;
   dryRun: boolean;
+  /** The parsed JSON body of a write (parsed once, by jsonBody). */
+  jsonBody: unknown;
+  /**
+   * What the answer's JSON body is (object or text), recorded by the one writer that
+   * produced it: the journal and the idempotency store read it instead of copying the
+   * response stream.
+   */
+  responseBody: unknown;
   /** Set when a response is a replay of a stored one (the journal shows it). */
   replayed: boolean;
   /** Whether this request is a partnership or token call the journal records. */

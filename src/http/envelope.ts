@@ -12,15 +12,21 @@ export function envelope<T>(c: Context<AppEnv>, data: T, message = 'ok') {
     status: 200,
     error: null,
     message,
-    request_id: c.var.requestId,
+    request_id: c.get('requestId'),
     data,
   };
-  return c.var.dryRun ? { ...body, dry_run: true as const } : body;
+  return c.get('dryRun') ? { ...body, dry_run: true as const } : body;
 }
 
 /** A 200 in the envelope. */
 export function ok<T>(c: Context<AppEnv>, data: T) {
-  return c.json(envelope(c, data), 200);
+  return json(c, envelope(c, data), 200);
+}
+
+/** c.json, recording the body for the journal and the idempotency store. */
+export function json<T, S extends ContentfulStatusCode>(c: Context<AppEnv>, body: T, status: S) {
+  c.set('responseBody', body);
+  return c.json(body, status);
 }
 
 export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
@@ -29,11 +35,11 @@ export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
     status: err.status,
     error: err.body,
     message: err.message,
-    request_id: c.var.requestId,
+    request_id: c.get('requestId'),
     data: null,
   };
   // Spec §1: "when dry_run=true was sent, the envelope carries dry_run: true" (errors too).
-  return c.json(c.var.dryRun ? { ...body, dry_run: true } : body, err.status as ContentfulStatusCode);
+  return json(c, c.get('dryRun') ? { ...body, dry_run: true } : body, err.status as ContentfulStatusCode);
 }
 
 export { ApiError };

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ApiError, validationError } from '../contract/errors.js';
 import {
   IDEMPOTENCY_IN_PROGRESS_MESSAGE,
@@ -23,19 +24,26 @@ export const DRY_RUN_KEY_WARNING =
 export const DIFFERENT_PAYLOAD_WARNING =
   'Idempotency-Key was already used with a different payload: the stored response of the first request was replayed and this payload was not executed. Use a fresh key for a new request.';
 
-function fingerprint(method: string, path: string, dryRun: boolean, rawBody: string | null): string {
-  let body = rawBody ?? '';
+/** What makes two requests "the same": method, path, dry_run and the JSON body (whitespace aside). */
+function fingerprint(
+  method: string,
+  path: string,
+  dryRun: boolean,
+  body: unknown,
+  raw: string | null,
+): string {
+  let payload: string;
   try {
-    body = JSON.stringify(JSON.parse(body));
+    payload = JSON.stringify(body ?? null);
   } catch {
-    // not JSON: the raw text is the payload
+    payload = raw ?? ''; // nested too deep to re-serialise: the bytes as sent
   }
-  return createHash('sha256').update(`${method} ${path} dry_run=${dryRun}\n${body}`).digest('hex');
+  return createHash('sha256').update(`${method} ${path} dry_run=${dryRun}\n${payload}`).digest('hex');
 }
 
 export const idempotency: MiddlewareHandler<AppEnv> = async function idempotency(c, next) {
-  const s = c.var.sandbox;
-  const parent = c.var.principal!.parent_account_id;
+  const s = c.get('sandbox');
+  const parent = c.get('principal')!.parent_account_id;
   const key = c.req.header(IDEMPOTENCY_HEADER)?.trim();
   if (!key) {
     throw new ApiError('missing_idempotency_key', MISSING_IDEMPOTENCY_KEY_MESSAGE, {
@@ -47,8 +55,8 @@ export const idempotency: MiddlewareHandler<AppEnv> = async function idempotency
       { field: IDEMPOTENCY_HEADER, message: 'must be 1 to 255 visible ASCII characters (a UUID)' },
     ]);
   }
-  const dryRun = c.var.dryRun;
-  const print = fingerprint(c.req.method, c.req.path, dryRun, c.var.rawBody);
+  const dryRun = c.get('dryRun');
+  const print = fingerprint(c.req.method, c.req.path, dryRun, c.get('jsonBody'), c.get('rawBody'));
   const now = s.clock.now();
 
   const stored = s.store.idempotency.get(parent, key, now);
@@ -64,12 +72,13 @@ export const idempotency: MiddlewareHandler<AppEnv> = async function idempotency
         details: { header: IDEMPOTENCY_HEADER },
       });
     }
-    if (stored.dry_run === 1 && !dryRun) c.var.warnings.push(DRY_RUN_KEY_WARNING);
-    else if (!same) c.var.warnings.push(DIFFERENT_PAYLOAD_WARNING);
+    if (stored.dry_run === 1 && !dryRun) c.get('warnings').push(DRY_RUN_KEY_WARNING);
+    else if (!same) c.get('warnings').push(DIFFERENT_PAYLOAD_WARNING);
     c.set('replayed', true);
-    return new Response(stored.body, {
-      status: stored.status ?? 200,
-      headers: { 'Content-Type': 'application/json', [REPLAYED_HEADER]: 'true' },
+    c.set('responseBody', stored.body);
+    return c.body(stored.body ?? '', (stored.status ?? 200) as ContentfulStatusCode, {
+      'Content-Type': 'application/json',
+      [REPLAYED_HEADER]: 'true',
     });
   }
 
@@ -94,7 +103,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async function idempotency
   try {
     await next();
     if (c.res.status >= 200 && c.res.status < 300) {
-      s.store.idempotency.complete(parent, key, c.res.status, await c.res.clone().text());
+      s.store.idempotency.complete(parent, key, c.res.status, JSON.stringify(c.get('responseBody')));
       kept = true;
     }
   } finally {

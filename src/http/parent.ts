@@ -12,14 +12,14 @@ export const PARENT_HEADER = 'X-Platform-Parent-Account-Id';
 export function parentHeader(kind: 'write' | 'read'): MiddlewareHandler<AppEnv> {
   return async function parentHeader(c, next) {
     const sent = c.req.header(PARENT_HEADER)?.trim();
-    const parent = c.var.principal!.parent_account_id;
+    const parent = c.get('principal')!.parent_account_id;
     if (!sent) {
       if (kind === 'write') {
         throw new ApiError('missing_parent_account_header', MISSING_PARENT_HEADER_MESSAGE, {
           details: { header: PARENT_HEADER },
         });
       }
-      c.var.warnings.push(
+      c.get('warnings').push(
         `read without the recommended ${PARENT_HEADER} header; the real service recommends it on reads`,
       );
     } else if (sent !== parent) {

@@ -23,8 +23,8 @@ export interface PipelineOptions {
 
 function forEndpoint(endpoint: Endpoint): MiddlewareHandler<AppEnv> {
   return async function forEndpoint(c, next) {
-    c.var.scenarios.endpoint = endpoint;
-    c.var.scenarios.accountId = c.req.param('account_id');
+    c.get('scenarios').endpoint = endpoint;
+    c.get('scenarios').accountId = c.req.param('account_id');
     c.set('dryRun', c.req.query('dry_run') === 'true');
     await next();
   };

@@ -24,29 +24,35 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     c.set('replayed', false);
     c.set('journaled', path.startsWith('/v1/') || path === '/oauth/token');
     c.set('scenarios', new ScenarioContext([], sandbox.armed));
+    c.set('responseBody', undefined);
+    // Headers known now go in before the response exists (no copy of it later).
+    for (const [name, value] of Object.entries(commonHeaders(requestId))) c.header(name, value);
 
     await next();
 
+    // Headers known only now (scenarios applied, warnings) are added to the response.
     const res = c.res;
-    // @hono/node-server's lightweight Response forgets header changes made before it is
-    // first materialised (clone(), body, text()); materialise it first. The journal
-    // needs the body anyway.
-    let responseBody: string | null = null;
-    if (c.var.journaled) responseBody = await jsonText(res);
-    else void res.body;
-    res.headers.set('X-Request-Id', requestId);
-    res.headers.set('X-Content-Type-Options', 'nosniff');
-    res.headers.set('Referrer-Policy', 'no-referrer');
-    if (!res.headers.has('Cache-Control')) res.headers.set('Cache-Control', 'no-store');
-    const applied = c.var.scenarios.applied;
+    const applied = c.get('scenarios').applied;
     if (applied.length) res.headers.set(APPLIED_HEADER, applied.join(', '));
-    for (const w of c.var.warnings) res.headers.append(WARNING_HEADER, sanitizeHeader(w));
-    if (c.var.journaled) journal(sandbox, c, res, responseBody);
+    for (const w of c.get('warnings')) res.headers.append(WARNING_HEADER, sanitizeHeader(w));
+    if (c.get('journaled')) journal(sandbox, c, res);
   };
 }
 
-async function jsonText(res: Response): Promise<string | null> {
-  return (res.headers.get('content-type') ?? '').includes('json') ? await res.clone().text() : null;
+/** Sent on every answer; a handler may override Cache-Control (static assets). */
+export function commonHeaders(requestId: string): Record<string, string> {
+  return {
+    'X-Request-Id': requestId,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+  };
+}
+
+/** The JSON text of the answer, from what the writer recorded (no copy of the stream). */
+function responseText(body: unknown): string | null {
+  if (body === undefined || body === null) return null;
+  return typeof body === 'string' ? body : JSON.stringify(body);
 }
 
 /** Header values must be one line of visible ASCII. */
@@ -54,12 +60,8 @@ function sanitizeHeader(value: string): string {
   return value.replace(/[^\x20-\x7e]/g, '?');
 }
 
-function journal(
-  sandbox: Sandbox,
-  c: Parameters<MiddlewareHandler<AppEnv>>[0],
-  res: Response,
-  responseBody: string | null,
-) {
+function journal(sandbox: Sandbox, c: Parameters<MiddlewareHandler<AppEnv>>[0], res: Response) {
+  const responseBody = responseText(c.get('responseBody'));
   const url = new URL(c.req.url);
   sandbox.journal.add({
     time: sandbox.clock.iso(),
@@ -67,14 +69,14 @@ function journal(
     path: url.pathname,
     query: Object.fromEntries(url.searchParams),
     request_headers: redactHeaders(c.req.raw.headers),
-    request_body: redactBody(c.var.rawBody),
+    request_body: redactBody(c.get('rawBody')),
     status: res.status,
     response_body: redactBody(responseBody),
-    request_id: c.var.requestId,
-    parent_account_id: c.var.principal?.parent_account_id ?? null,
-    account_id: c.var.account?.account_id ?? c.var.scenarios.accountId ?? null,
-    scenarios_applied: [...c.var.scenarios.applied],
-    warnings: [...c.var.warnings],
-    duration_ms: Math.round((performance.now() - c.var.startedAt) * 100) / 100,
+    request_id: c.get('requestId'),
+    parent_account_id: c.get('principal')?.parent_account_id ?? null,
+    account_id: c.get('account')?.account_id ?? c.get('scenarios').accountId ?? null,
+    scenarios_applied: [...c.get('scenarios').applied],
+    warnings: [...c.get('warnings')],
+    duration_ms: Math.round((performance.now() - c.get('startedAt')) * 100) / 100,
   });
 }

@@ -28,7 +28,7 @@ const serverErrors: Record<number, { code: ErrorCode; message: string }> = {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const injectFaults: MiddlewareHandler<AppEnv> = async function injectFaults(c, next) {
-  const scenarios = c.var.scenarios;
+  const scenarios = c.get('scenarios');
   if (scenarios.take('connection-reset')) {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     incoming?.socket.destroy();

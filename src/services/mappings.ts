@@ -3,7 +3,7 @@ import type { Sandbox } from '../sandbox.js';
 import type { ScenarioContext } from '../scenarios/context.js';
 import type { MappingRow } from '../store/partners.js';
 
-export function mappingFor(s: Sandbox, scenarios: ScenarioContext, parent: string): MappingRow[] {
+export function mappingFor(s: Sandbox, scenarios: ScenarioContext, parent: string): readonly MappingRow[] {
   if (scenarios.take('unseeded-mappings')) return [];
   return s.store.partners.mappings(parent);
 }

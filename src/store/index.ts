@@ -11,10 +11,11 @@ export function createStore(path: string) {
   const setMeta = db.prepare<[string, string]>(
     'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
   );
+  const partners = partnerStore(db);
   return {
     db,
     path,
-    partners: partnerStore(db),
+    partners,
     accounts: accountStore(db),
     controls: controlsStore(db),
     idempotency: idempotencyStore(db),
@@ -44,6 +45,7 @@ export function createStore(path: string) {
           db.exec(`DELETE FROM ${table}`);
         }
       })();
+      partners.clearCaches();
     },
     close(): void {
       if (db.open) db.close();

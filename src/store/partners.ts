@@ -55,7 +55,14 @@ export function partnerStore(db: Db) {
     pruneTokens: db.prepare<[number]>('DELETE FROM tokens WHERE expires_at < ?'),
   };
 
+  // Read-through caches of the two lookups on every partnership call. The mapping changes
+  // only through replaceMappings (and wipe); a token row never changes once written.
+  const mappingCache = new Map<string, readonly MappingRow[]>();
+  const tokenCache = new Map<string, TokenRow>();
+  const TOKEN_CACHE_MAX = 10_000;
+
   const replaceMappings = db.transaction((parent: string, rows: MappingRow[]) => {
+    mappingCache.delete(parent);
     s.deleteMappings.run(parent);
     for (const row of rows) s.insertMapping.run({ ...row, parent_account_id: parent });
   });
@@ -65,12 +72,33 @@ export function partnerStore(db: Db) {
     byParent: (parent: string) => s.byParent.get(parent),
     byClient: (clientId: string) => s.byClient.get(clientId),
     all: () => s.all.all(),
-    mappings: (parent: string) => s.mappings.all(parent),
+    mappings(parent: string): readonly MappingRow[] {
+      let rows = mappingCache.get(parent);
+      if (!rows) {
+        rows = Object.freeze(s.mappings.all(parent).map((r) => Object.freeze(r)));
+        mappingCache.set(parent, rows);
+      }
+      return rows;
+    },
     /** Replaces the whole mapping in one transaction ([] un-seeds). */
     replaceMappings: (parent: string, rows: MappingRow[]) => replaceMappings(parent, rows),
     insertToken: (tokenHash: string, parent: string, clientId: string, expiresAt: number) =>
       void s.insertToken.run(tokenHash, parent, clientId, expiresAt),
-    token: (tokenHash: string) => s.token.get(tokenHash),
+    token(tokenHash: string): TokenRow | undefined {
+      let row = tokenCache.get(tokenHash);
+      if (!row) {
+        row = s.token.get(tokenHash);
+        if (!row) return undefined;
+        if (tokenCache.size >= TOKEN_CACHE_MAX) tokenCache.clear();
+        tokenCache.set(tokenHash, row);
+      }
+      return row;
+    },
+    /** Forgets cached rows (after the tables were emptied). */
+    clearCaches(): void {
+      mappingCache.clear();
+      tokenCache.clear();
+    },
     /** Drops tokens that expired before `before` (kept a while so "expired" can be told from "invalid"). */
     pruneTokens: (before: number) => s.pruneTokens.run(before).changes,
   };
