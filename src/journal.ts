@@ -1,6 +1,6 @@
 /**
  * The request journal: every partnership and token call, newest first, bounded (oldest
- * dropped past `max`), with secrets redacted before anything is stored.
+ * dropped past `max`), with secrets redacted in everything it shows.
  */
 
 import type { z } from 'zod';
@@ -68,47 +68,110 @@ export function redactBody(body: string | null): string | null {
       redacted = body.replace(SECRET_FIELDS, `$1"${REDACTED}"`).replace(SECRET_FORM_FIELDS, `$1${REDACTED}`);
     }
   }
-  return redacted.length > MAX_BODY_CHARS ? `${redacted.slice(0, MAX_BODY_CHARS)}…[truncated]` : redacted;
+  return clip(redacted);
 }
 
+function clip(text: string): string {
+  return text.length > MAX_BODY_CHARS ? `${text.slice(0, MAX_BODY_CHARS)}…[truncated]` : text;
+}
+
+/**
+ * What the request path records: references, cheap to keep. The journal turns a record
+ * into a redacted JournalEntry only when someone reads it (once, then cached), so the
+ * request path pays for neither redaction nor serialisation.
+ */
+export interface JournalRecord {
+  at: number;
+  method: string;
+  url: string;
+  headers: Headers;
+  requestBody: string | null;
+  status: number;
+  /** The answer's JSON body as the writer produced it (object or text), or undefined. */
+  responseBody: unknown;
+  request_id: string;
+  parent_account_id: string | null;
+  account_id: string | null;
+  scenarios_applied: string[];
+  warnings: string[];
+  duration_ms: number;
+}
+
+interface Slot {
+  id: number;
+  record: JournalRecord;
+  entry?: JournalEntry;
+}
+
+function materialize(slot: Slot): JournalEntry {
+  const r = slot.record;
+  const url = new URL(r.url);
+  let response: string | null = null;
+  if (typeof r.responseBody === 'string') response = redactBody(r.responseBody);
+  else if (r.responseBody !== undefined && r.responseBody !== null) {
+    response = clip(JSON.stringify(redactJson(r.responseBody)));
+  }
+  return {
+    id: slot.id,
+    time: new Date(r.at).toISOString(),
+    method: r.method,
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    request_headers: redactHeaders(r.headers),
+    request_body: redactBody(r.requestBody),
+    status: r.status,
+    response_body: response,
+    request_id: r.request_id,
+    parent_account_id: r.parent_account_id,
+    account_id: r.account_id,
+    scenarios_applied: r.scenarios_applied,
+    warnings: r.warnings,
+    duration_ms: r.duration_ms,
+  };
+}
+
+/** A ring of the last `max` records, newest first on read. */
 export class Journal {
-  #entries: JournalEntry[] = [];
-  #nextId = 1;
+  #ring: (Slot | undefined)[];
+  #count = 0;
   readonly max: number;
 
   constructor(max: number) {
     this.max = max;
+    this.#ring = new Array(max);
   }
 
-  add(entry: Omit<JournalEntry, 'id'>): JournalEntry {
-    const full = { ...entry, id: this.#nextId++ };
-    this.#entries.push(full);
-    if (this.#entries.length > this.max) this.#entries.splice(0, this.#entries.length - this.max);
-    return full;
+  add(record: JournalRecord): void {
+    const id = ++this.#count;
+    this.#ring[(id - 1) % this.max] = { id, record };
   }
 
   get size(): number {
-    return this.#entries.length;
+    return Math.min(this.#count, this.max);
   }
 
   /** Newest first. */
   list(filter: JournalFilter = {}): JournalEntry[] {
     const out: JournalEntry[] = [];
     const limit = filter.limit ?? this.max;
-    for (let i = this.#entries.length - 1; i >= 0 && out.length < limit; i--) {
-      const e = this.#entries[i]!;
-      if (filter.account_id && e.account_id !== filter.account_id) continue;
-      if (filter.parent_account_id && e.parent_account_id !== filter.parent_account_id) continue;
-      if (filter.method && e.method !== filter.method.toUpperCase()) continue;
-      if (filter.path && !e.path.includes(filter.path)) continue;
-      if (filter.status !== undefined && e.status !== filter.status) continue;
-      if (filter.since && e.time < filter.since) continue;
-      out.push(e);
+    const oldest = Math.max(1, this.#count - this.max + 1);
+    for (let id = this.#count; id >= oldest && out.length < limit; id--) {
+      const slot = this.#ring[(id - 1) % this.max]!;
+      const r = slot.record;
+      if (filter.account_id && r.account_id !== filter.account_id) continue;
+      if (filter.parent_account_id && r.parent_account_id !== filter.parent_account_id) continue;
+      if (filter.method && r.method !== filter.method.toUpperCase()) continue;
+      if (filter.status !== undefined && r.status !== filter.status) continue;
+      slot.entry ??= materialize(slot);
+      if (filter.path && !slot.entry.path.includes(filter.path)) continue;
+      if (filter.since && slot.entry.time < filter.since) continue;
+      out.push(slot.entry);
     }
     return out;
   }
 
   clear(): void {
-    this.#entries = [];
+    this.#ring = new Array(this.max);
+    this.#count = 0;
   }
 }

@@ -4,7 +4,6 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { ids } from '../domain/ids.js';
-import { redactBody, redactHeaders } from '../journal.js';
 import type { Sandbox } from '../sandbox.js';
 import { APPLIED_HEADER, ScenarioContext } from '../scenarios/context.js';
 import type { AppEnv } from './env.js';
@@ -49,34 +48,25 @@ export function commonHeaders(requestId: string): Record<string, string> {
   };
 }
 
-/** The JSON text of the answer, from what the writer recorded (no copy of the stream). */
-function responseText(body: unknown): string | null {
-  if (body === undefined || body === null) return null;
-  return typeof body === 'string' ? body : JSON.stringify(body);
+function journal(sandbox: Sandbox, c: Parameters<MiddlewareHandler<AppEnv>>[0], res: Response) {
+  sandbox.journal.add({
+    at: sandbox.clock.now(),
+    method: c.req.method,
+    url: c.req.url,
+    headers: c.req.raw.headers,
+    requestBody: c.get('rawBody'),
+    status: res.status,
+    responseBody: c.get('responseBody'),
+    request_id: c.get('requestId'),
+    parent_account_id: c.get('principal')?.parent_account_id ?? null,
+    account_id: c.get('account')?.account_id ?? c.get('scenarios').accountId ?? null,
+    scenarios_applied: c.get('scenarios').applied,
+    warnings: c.get('warnings'),
+    duration_ms: Math.round((performance.now() - c.get('startedAt')) * 100) / 100,
+  });
 }
 
 /** Header values must be one line of visible ASCII. */
 function sanitizeHeader(value: string): string {
   return value.replace(/[^\x20-\x7e]/g, '?');
-}
-
-function journal(sandbox: Sandbox, c: Parameters<MiddlewareHandler<AppEnv>>[0], res: Response) {
-  const responseBody = responseText(c.get('responseBody'));
-  const url = new URL(c.req.url);
-  sandbox.journal.add({
-    time: sandbox.clock.iso(),
-    method: c.req.method,
-    path: url.pathname,
-    query: Object.fromEntries(url.searchParams),
-    request_headers: redactHeaders(c.req.raw.headers),
-    request_body: redactBody(c.get('rawBody')),
-    status: res.status,
-    response_body: redactBody(responseBody),
-    request_id: c.get('requestId'),
-    parent_account_id: c.get('principal')?.parent_account_id ?? null,
-    account_id: c.get('account')?.account_id ?? c.get('scenarios').accountId ?? null,
-    scenarios_applied: [...c.get('scenarios').applied],
-    warnings: [...c.get('warnings')],
-    duration_ms: Math.round((performance.now() - c.get('startedAt')) * 100) / 100,
-  });
 }

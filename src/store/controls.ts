@@ -40,13 +40,27 @@ export function controlsStore(db: Db) {
          updated_at = excluded.updated_at`,
     ),
   };
+  // Parsed rows of recently read lists. A write only invalidates (a rolled-back
+  // transaction must not leave its row here); the next read parses the stored one.
+  const cache = new Map<string, ControlsListRow>();
+  const CACHE_MAX = 10_000;
   return {
     get(accountId: string): ControlsListRow | undefined {
+      const hit = cache.get(accountId);
+      if (hit) return hit;
       const raw = s.get.get(accountId);
-      return raw && { ...raw, blocked: JSON.parse(raw.blocked), domains: JSON.parse(raw.domains) };
+      if (!raw) return undefined;
+      const row = { ...raw, blocked: JSON.parse(raw.blocked), domains: JSON.parse(raw.domains) };
+      if (cache.size >= CACHE_MAX) cache.clear();
+      cache.set(accountId, row);
+      return row;
     },
     put(row: ControlsListRow): void {
+      cache.delete(row.account_id);
       s.upsert.run({ ...row, blocked: JSON.stringify(row.blocked), domains: JSON.stringify(row.domains) });
+    },
+    clearCache(): void {
+      cache.clear();
     },
   };
 }

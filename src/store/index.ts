@@ -12,12 +12,13 @@ export function createStore(path: string) {
     'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
   );
   const partners = partnerStore(db);
+  const controls = controlsStore(db);
   return {
     db,
     path,
     partners,
     accounts: accountStore(db),
-    controls: controlsStore(db),
+    controls,
     idempotency: idempotencyStore(db),
     meta: {
       get: (key: string) => getMeta.get(key)?.value,
@@ -46,6 +47,7 @@ export function createStore(path: string) {
         }
       })();
       partners.clearCaches();
+      controls.clearCache();
     },
     close(): void {
       if (db.open) db.close();
