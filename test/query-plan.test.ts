@@ -127,7 +127,7 @@ function newAccount(id: string): NewAccount {
 
 /** Store operations on request paths (token grant and check, register, controls, status, layout, idempotency). */
 const hot: Record<string, (s: Store) => unknown> = {
-  'token lookup (every partnership call)': (s) => s.partners.token('0'.repeat(64)),
+  'token lookup (every partnership call)': (s) => s.partners.token('sbx_no-such-token', () => '0'.repeat(64)),
   'client lookup (token grant)': (s) => s.partners.byClient(DEMO.clientId),
   'token insert (token grant)': (s) => s.partners.insertToken('1'.repeat(64), PARENT, DEMO.clientId, NOW),
   'token prune (token grant)': (s) => s.partners.pruneTokens(NOW),

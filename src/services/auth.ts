@@ -95,7 +95,7 @@ export function grantToken(s: Sandbox, req: TokenRequest): TokenGrant {
 export type TokenCheck = { ok: true; principal: Principal } | { ok: false; reason: 'invalid' | 'expired' };
 
 export function verifyToken(s: Sandbox, token: string): TokenCheck {
-  const row = s.store.partners.token(sha256(token).toString('hex'));
+  const row = s.store.partners.token(token, (t) => sha256(t).toString('hex'));
   if (!row) return { ok: false, reason: 'invalid' };
   if (row.expires_at <= s.clock.now()) return { ok: false, reason: 'expired' };
   return { ok: true, principal: { parent_account_id: row.parent_account_id, client_id: row.client_id } };

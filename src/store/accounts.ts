@@ -90,6 +90,10 @@ export function accountStore(db: Db) {
     ),
   };
 
+  // Account rows never change once written: recently read ones are kept parsed.
+  const accountCache = new Map<string, AccountRow>();
+  const CACHE_MAX = 10_000;
+
   const insert = db.transaction((n: NewAccount) => {
     s.insertAccount.run(n.account);
     for (const p of n.pages) s.insertPage.run(p);
@@ -106,7 +110,19 @@ export function accountStore(db: Db) {
   return {
     /** Inserts an account with its pages, layouts and variants in one transaction. */
     insert: (n: NewAccount) => insert(n),
-    byId: (id: string) => s.byId.get(id),
+    byId(id: string): AccountRow | undefined {
+      let row = accountCache.get(id);
+      if (!row) {
+        row = s.byId.get(id);
+        if (!row) return undefined;
+        if (accountCache.size >= CACHE_MAX) accountCache.clear();
+        accountCache.set(id, row);
+      }
+      return row;
+    },
+    clearCache(): void {
+      accountCache.clear();
+    },
     byExternal: (parent: string, external: string) => s.byExternal.get(parent, external),
     byParent: (parent: string, limit: number) => s.byParent.all(parent, limit),
     pages: (accountId: string) => s.pages.all(accountId),

@@ -13,11 +13,12 @@ export function createStore(path: string) {
   );
   const partners = partnerStore(db);
   const controls = controlsStore(db);
+  const accounts = accountStore(db);
   return {
     db,
     path,
     partners,
-    accounts: accountStore(db),
+    accounts,
     controls,
     idempotency: idempotencyStore(db),
     meta: {
@@ -48,6 +49,7 @@ export function createStore(path: string) {
       })();
       partners.clearCaches();
       controls.clearCache();
+      accounts.clearCache();
     },
     close(): void {
       if (db.open) db.close();

@@ -84,13 +84,14 @@ export function partnerStore(db: Db) {
     replaceMappings: (parent: string, rows: MappingRow[]) => replaceMappings(parent, rows),
     insertToken: (tokenHash: string, parent: string, clientId: string, expiresAt: number) =>
       void s.insertToken.run(tokenHash, parent, clientId, expiresAt),
-    token(tokenHash: string): TokenRow | undefined {
-      let row = tokenCache.get(tokenHash);
+    /** The row of a token, looked up by the token itself (hashed only on a cache miss). */
+    token(token: string, hash: (token: string) => string): TokenRow | undefined {
+      let row = tokenCache.get(token);
       if (!row) {
-        row = s.token.get(tokenHash);
+        row = s.token.get(hash(token));
         if (!row) return undefined;
         if (tokenCache.size >= TOKEN_CACHE_MAX) tokenCache.clear();
-        tokenCache.set(tokenHash, row);
+        tokenCache.set(token, row);
       }
       return row;
     },
