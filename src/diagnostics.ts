@@ -21,8 +21,8 @@ export const tokenBurstWarning = (count: number) =>
 export class Diagnostics {
   /** account -> {answers, last} of propagation 401/403s (sandbox clock ms). */
   readonly #propagation = new Map<string, { answers: number; last: number }>();
-  /** client -> content hashes it was shown (most recent last). */
-  readonly #hashes = new Map<string, string[]>();
+  /** client -> content hashes it was shown (insertion-ordered: the oldest is dropped first). */
+  readonly #hashes = new Map<string, Set<string>>();
   /** client -> grant times within the burst window. */
   readonly #grants = new Map<string, number[]>();
 
@@ -39,16 +39,20 @@ export class Diagnostics {
 
   /** The content hash a client was shown (GET or PUT answer of the controls list). */
   hashShown(clientId: string, hash: string): void {
-    const list = this.#hashes.get(clientId) ?? [];
-    list.push(hash);
-    if (list.length > HASHES_REMEMBERED) list.shift();
-    this.#hashes.set(clientId, list);
+    let seen = this.#hashes.get(clientId);
+    if (!seen) {
+      seen = new Set();
+      this.#hashes.set(clientId, seen);
+    }
+    seen.delete(hash);
+    seen.add(hash);
+    if (seen.size > HASHES_REMEMBERED) seen.delete(seen.values().next().value!);
   }
 
   /** A warning when a PUT sends a hash this client was never shown (null is the documented first write). */
   hashSent(clientId: string, hash: string | null): string | undefined {
     if (hash === null) return undefined;
-    return this.#hashes.get(clientId)?.includes(hash) ? undefined : UNSEEN_HASH_WARNING;
+    return this.#hashes.get(clientId)?.has(hash) ? undefined : UNSEEN_HASH_WARNING;
   }
 
   /** A warning when a client requests tokens in a burst instead of reusing one. */
