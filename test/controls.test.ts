@@ -10,11 +10,13 @@ import {
   unmappedPairsMessage,
 } from '../src/contract/messages.js';
 import {
+  blockedSubs,
   CONTROLS,
   createHarness,
   expectErrorEnvelope,
   expectOk,
   MAPPINGS,
+  pair,
   type Reply,
   UNSEEDED,
 } from './harness.js';
@@ -29,19 +31,6 @@ const ALL_SUBS = [
 
 // biome-ignore lint/suspicious/noExplicitAny: response data is asserted field by field
 type Data = any;
-
-/** The sorted partner sub-vertical IDs whose effective policy is Block. */
-function blockedSubs(data: Data): number[] {
-  return data.translated_verticals
-    .filter((t: Data) => t.policy === 'Block')
-    .map((t: Data) => t.vertical_id as number)
-    .sort((a: number, b: number) => a - b);
-}
-
-const pair = (partnerVerticalId: number, partnerSubVerticalId: number) => ({
-  partnerVerticalId,
-  partnerSubVerticalId,
-});
 
 async function setup() {
   const h = createHarness();

@@ -186,3 +186,19 @@ export function expectOk(res: Reply) {
   if (!ok) throw new Error(`expected 200 ok in the envelope, got ${res.status}: ${res.text}`);
   return res.body.data;
 }
+
+/** The sorted partner sub-vertical IDs whose effective policy is Block, in a controls read. */
+export function blockedSubs(data: {
+  translated_verticals: { vertical_id: number; policy: string }[];
+}): number[] {
+  return data.translated_verticals
+    .filter((t) => t.policy === 'Block')
+    .map((t) => t.vertical_id)
+    .sort((a, b) => a - b);
+}
+
+/** One blockedVerticals entry of the controls write shape. */
+export const pair = (partnerVerticalId: number, partnerSubVerticalId: number) => ({
+  partnerVerticalId,
+  partnerSubVerticalId,
+});

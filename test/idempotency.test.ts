@@ -10,6 +10,7 @@ import {
 } from '../src/contract/messages.js';
 import { DIFFERENT_PAYLOAD_WARNING, DRY_RUN_KEY_WARNING } from '../src/http/idempotency.js';
 import {
+  blockedSubs,
   CONTROLS,
   createHarness,
   DEMO,
@@ -17,6 +18,7 @@ import {
   expectOk,
   LAYOUT,
   MAPPINGS,
+  pair,
   type Reply,
   STATUS,
 } from './harness.js';
@@ -25,18 +27,6 @@ import {
 type Data = any;
 
 const PRESET_BLOCKED = [4002, 4003, 5003];
-
-function blockedSubs(data: Data): number[] {
-  return data.translated_verticals
-    .filter((t: Data) => t.policy === 'Block')
-    .map((t: Data) => t.vertical_id as number)
-    .sort((a: number, b: number) => a - b);
-}
-
-const pair = (partnerVerticalId: number, partnerSubVerticalId: number) => ({
-  partnerVerticalId,
-  partnerSubVerticalId,
-});
 
 const BODY_A = {
   blockedVerticals: [pair(10, 1001)],
