@@ -84,10 +84,9 @@ export function oauthApi() {
         c.req.header('authorization'),
       );
       const s = c.get('sandbox');
-      const grant = grantToken(s, request);
-      const partner = s.store.partners.byClient(request.client_id!)!;
-      c.set('principal', { parent_account_id: partner.parent_account_id, client_id: partner.client_id });
-      const burst = s.diagnostics.tokenGranted(partner.client_id, s.clock.now());
+      const { grant, principal } = grantToken(s, request);
+      c.set('principal', principal);
+      const burst = s.diagnostics.tokenGranted(principal.client_id, s.clock.now());
       if (burst) c.get('warnings').push(burst);
       c.set('responseBody', grant);
       return c.json(grant, 200, NO_STORE);

@@ -53,12 +53,3 @@ export const ErrorEnvelope = z
     dry_run: z.literal(true).optional().openapi({ description: 'Present when dry_run=true was sent.' }),
   })
   .openapi('ErrorEnvelope');
-
-export interface SuccessBody<T> {
-  status: number;
-  error: null;
-  message: string;
-  request_id: string;
-  data: T;
-  dry_run?: true;
-}

@@ -25,8 +25,6 @@ export interface AppVariables {
    * response stream.
    */
   responseBody: unknown;
-  /** Set when a response is a replay of a stored one (the journal shows it). */
-  replayed: boolean;
   /** Whether this request is a partnership or token call the journal records. */
   journaled: boolean;
 }

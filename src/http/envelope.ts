@@ -4,7 +4,7 @@
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ApiError } from '../contract/errors.js';
+import type { ApiError } from '../contract/errors.js';
 import type { AppEnv } from './env.js';
 
 export function envelope<T>(c: Context<AppEnv>, data: T, message = 'ok') {
@@ -41,5 +41,3 @@ export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
   // Spec §1: "when dry_run=true was sent, the envelope carries dry_run: true" (errors too).
   return json(c, c.get('dryRun') ? { ...body, dry_run: true } : body, err.status as ContentfulStatusCode);
 }
-
-export { ApiError };

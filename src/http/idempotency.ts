@@ -74,7 +74,6 @@ export const idempotency: MiddlewareHandler<AppEnv> = async function idempotency
     }
     if (stored.dry_run === 1 && !dryRun) c.get('warnings').push(DRY_RUN_KEY_WARNING);
     else if (!same) c.get('warnings').push(DIFFERENT_PAYLOAD_WARNING);
-    c.set('replayed', true);
     c.set('responseBody', stored.body);
     return c.body(stored.body ?? '', (stored.status ?? 200) as ContentfulStatusCode, {
       'Content-Type': 'application/json',

@@ -20,7 +20,6 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     c.set('warnings', []);
     c.set('rawBody', null);
     c.set('dryRun', false);
-    c.set('replayed', false);
     c.set('journaled', path.startsWith('/v1/') || path === '/oauth/token');
     c.set('scenarios', new ScenarioContext([], sandbox.armed));
     c.set('responseBody', undefined);

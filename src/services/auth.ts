@@ -52,7 +52,7 @@ export interface TokenRequest {
   basic: boolean;
 }
 
-export function grantToken(s: Sandbox, req: TokenRequest): TokenGrant {
+export function grantToken(s: Sandbox, req: TokenRequest): { grant: TokenGrant; principal: Principal } {
   if (!req.grant_type) throw new OAuthError('invalid_request', 'grant_type is required', 400);
   if (req.grant_type !== 'client_credentials') {
     throw new OAuthError(
@@ -89,7 +89,10 @@ export function grantToken(s: Sandbox, req: TokenRequest): TokenGrant {
   );
   // Expired tokens are kept a day, so that "expired" can be told apart from "invalid"; then pruned.
   s.store.partners.pruneTokens(now - 86_400_000);
-  return { access_token: token, token_type: 'Bearer', expires_in: ttl, scope: TOKEN_SCOPE };
+  return {
+    grant: { access_token: token, token_type: 'Bearer', expires_in: ttl, scope: TOKEN_SCOPE },
+    principal: { parent_account_id: partner.parent_account_id, client_id: partner.client_id },
+  };
 }
 
 export type TokenCheck = { ok: true; principal: Principal } | { ok: false; reason: 'invalid' | 'expired' };
