@@ -13,6 +13,7 @@ import { ApiError } from './contract/errors.js';
 import { registerPartnershipExtras } from './contract/openapi.js';
 import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/envelope.js';
+import { requestHeader } from './http/headers.js';
 import { requestContext } from './http/request-context.js';
 import { validationHook } from './http/validation.js';
 import type { Sandbox } from './sandbox.js';
@@ -23,7 +24,7 @@ export function createApp(sandbox: Sandbox) {
 
   app.use('*', requestContext(sandbox));
   app.use('/v1/*', async function scenarioHeader(c, next) {
-    const effects = parseScenarioHeader(c.req.header(SCENARIO_HEADER), sandbox.presets);
+    const effects = parseScenarioHeader(requestHeader(c, SCENARIO_HEADER), sandbox.presets);
     if (effects.length) c.set('scenarios', new ScenarioContext(effects, sandbox.armed));
     await next();
   });

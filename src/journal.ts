@@ -25,14 +25,34 @@ const SECRET_FIELDS = /("(?:client_secret|access_token|refresh_token|password)"\
 const SECRET_FORM_FIELDS = /((?:^|&)(?:client_secret|access_token|password)=)[^&]*/g;
 export const REDACTED = '[REDACTED]';
 
-export function redactHeaders(headers: Headers): Record<string, string> {
+/**
+ * A request's headers as the HTTP layer kept them, uncopied: Node's raw name/value list
+ * when served over a socket, Fetch Headers in process.
+ */
+export type RequestHeaders = readonly string[] | Headers;
+
+/**
+ * Lower-case name -> value, repeated names joined with ", ", sorted by name (the view
+ * Fetch Headers gives, from either form), secrets redacted.
+ */
+export function redactHeaders(headers: RequestHeaders): Record<string, string> {
+  const joined = new Map<string, string>();
+  if (headers instanceof Headers) headers.forEach((value, name) => joined.set(name, value));
+  else {
+    for (let i = 0; i + 1 < headers.length; i += 2) {
+      const name = headers[i]!.toLowerCase();
+      const prev = joined.get(name);
+      joined.set(name, prev === undefined ? headers[i + 1]! : `${prev}, ${headers[i + 1]!}`);
+    }
+  }
   const out: Record<string, string> = {};
-  headers.forEach((value, name) => {
+  for (const name of [...joined.keys()].sort()) {
+    const value = joined.get(name)!;
     if (SECRET_HEADERS.has(name)) {
       const scheme = value.split(' ')[0];
       out[name] = scheme && scheme !== value ? `${scheme} ${REDACTED}` : REDACTED;
     } else out[name] = value;
-  });
+  }
   return out;
 }
 
@@ -84,7 +104,7 @@ export interface JournalRecord {
   at: number;
   method: string;
   url: string;
-  headers: Headers;
+  headers: RequestHeaders;
   requestBody: string | null;
   status: number;
   /** The answer's JSON body as the writer produced it (object or text), or undefined. */

@@ -10,6 +10,7 @@ import { accountNotFoundMessage } from '../contract/messages.js';
 import { ids } from '../domain/ids.js';
 import { mappingProblems } from '../domain/taxonomy.js';
 import type { AppEnv } from '../http/env.js';
+import { requestHeader } from '../http/headers.js';
 import { buildReport, reportToJUnit } from '../report.js';
 import { type Sandbox, saveClock } from '../sandbox.js';
 import { secretsEqual } from '../services/auth.js';
@@ -23,7 +24,7 @@ function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
   return async function adminAuth(c, next) {
     // The dashboard shell (/__sandbox/ui and its JS and CSS) holds no data: served without the token.
     if (token && c.req.path !== '/__sandbox/health' && !isUiShellPath(c.req.path)) {
-      const sent = /^Bearer[ ]+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '')?.[1];
+      const sent = /^Bearer[ ]+(\S+)\s*$/i.exec(requestHeader(c, 'authorization') ?? '')?.[1];
       if (!sent || !secretsEqual(sent, token)) {
         throw new ApiError(
           'unauthorized',

@@ -5,6 +5,8 @@
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../http/env.js';
+import { json } from '../http/envelope.js';
+import { requestHeader } from '../http/headers.js';
 import { readBody } from '../http/read-body.js';
 import { grantToken, OAuthError, type TokenRequest } from '../services/auth.js';
 
@@ -80,23 +82,21 @@ export function oauthApi() {
     try {
       const request = await readTokenRequest(
         raw,
-        c.req.header('content-type') ?? '',
-        c.req.header('authorization'),
+        requestHeader(c, 'content-type') ?? '',
+        requestHeader(c, 'authorization'),
       );
       const s = c.get('sandbox');
       const { grant, principal } = grantToken(s, request);
       c.set('principal', principal);
       const burst = s.diagnostics.tokenGranted(principal.client_id, s.clock.now());
       if (burst) c.get('warnings').push(burst);
-      c.set('responseBody', grant);
-      return c.json(grant, 200, NO_STORE);
+      return json(c, grant, 200, NO_STORE);
     } catch (e) {
       if (!(e instanceof OAuthError)) throw e;
       const headers: Record<string, string> = { ...NO_STORE };
       if (e.status === 401) headers['WWW-Authenticate'] = 'Basic realm="partnership-sandbox"';
       const body = { error: e.code, error_description: e.description };
-      c.set('responseBody', body);
-      return c.json(body, e.status, headers);
+      return json(c, body, e.status, headers);
     }
   });
   return api;

@@ -4,6 +4,7 @@ import { ApiError } from '../contract/errors.js';
 import { EXPIRED_TOKEN_MESSAGE, INVALID_TOKEN_MESSAGE, MISSING_TOKEN_MESSAGE } from '../contract/messages.js';
 import { verifyToken } from '../services/auth.js';
 import type { AppEnv } from './env.js';
+import { requestHeader } from './headers.js';
 
 const REALM = 'realm="partnership-sandbox"';
 const expired = () =>
@@ -14,7 +15,7 @@ const expired = () =>
   });
 
 export const authenticate: MiddlewareHandler<AppEnv> = async function authenticate(c, next) {
-  const header = c.req.header('authorization');
+  const header = requestHeader(c, 'authorization');
   const match = header ? /^Bearer[ ]+([^\s]+)\s*$/i.exec(header) : null;
   if (!match) {
     throw new ApiError('unauthorized', MISSING_TOKEN_MESSAGE, {

@@ -2,12 +2,13 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../contract/errors.js';
 import type { AppEnv } from './env.js';
+import { requestHeader } from './headers.js';
 import { readBody } from './read-body.js';
 
 const JSON_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;.*)?$/i;
 
 export const jsonBody: MiddlewareHandler<AppEnv> = async function jsonBody(c, next) {
-  const type = c.req.header('content-type');
+  const type = requestHeader(c, 'content-type');
   if (!type || !JSON_TYPE.test(type)) {
     throw new ApiError(
       'unsupported_media_type',

@@ -3,9 +3,12 @@
  * with `request_id` also sent as `X-Request-Id`.
  */
 import type { Context } from 'hono';
+import type { TypedResponse } from 'hono/types';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { JSONParsed } from 'hono/utils/types';
 import type { ApiError } from '../contract/errors.js';
 import type { AppEnv } from './env.js';
+import { commonHeaders, outcomeHeaders } from './request-context.js';
 
 export function envelope<T>(c: Context<AppEnv>, data: T, message = 'ok') {
   const body = {
@@ -23,14 +26,41 @@ export function ok<T>(c: Context<AppEnv>, data: T) {
   return json(c, envelope(c, data), 200);
 }
 
-/** c.json, recording the body for the journal and the idempotency store. */
-export function json<T, S extends ContentfulStatusCode>(c: Context<AppEnv>, body: T, status: S) {
+/** What c.json would return, so handlers keep their typed responses. */
+type JsonResponse<T, S extends ContentfulStatusCode> = Response & TypedResponse<JSONParsed<T>, S, 'json'>;
+
+/** A JSON answer, recording the body for the journal and the idempotency store. */
+export function json<T, S extends ContentfulStatusCode>(
+  c: Context<AppEnv>,
+  body: T,
+  status: S,
+  headers?: Record<string, string>,
+): JsonResponse<T, S> {
   c.set('responseBody', body);
-  return c.json(body, status);
+  return send(c, status, JSON.stringify(body), headers) as JsonResponse<T, S>;
+}
+
+/**
+ * Every answer of the partnership API and the token endpoint leaves through here, with
+ * all its headers in one plain object: the common ones, the content type, the caller's
+ * extras, and what the request applied or warned about. @hono/node-server writes such a
+ * response without building a Fetch Headers, and requestContext has nothing to add.
+ */
+export function send(
+  c: Context<AppEnv>,
+  status: number,
+  text: string,
+  extra?: Record<string, string>,
+): Response {
+  const headers: Record<string, string> = commonHeaders(c.get('requestId'));
+  headers['content-type'] = 'application/json';
+  if (extra) for (const name in extra) headers[name.toLowerCase()] = extra[name]!;
+  Object.assign(headers, outcomeHeaders(c));
+  c.set('headersSent', true);
+  return new Response(text, { status, headers });
 }
 
 export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
-  for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
   const body = {
     status: err.status,
     error: err.body,
@@ -39,5 +69,10 @@ export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
     data: null,
   };
   // Spec §1: "when dry_run=true was sent, the envelope carries dry_run: true" (errors too).
-  return json(c, c.get('dryRun') ? { ...body, dry_run: true } : body, err.status as ContentfulStatusCode);
+  return json(
+    c,
+    c.get('dryRun') ? { ...body, dry_run: true } : body,
+    err.status as ContentfulStatusCode,
+    err.headers,
+  );
 }

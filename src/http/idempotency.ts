@@ -7,7 +7,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ApiError, validationError } from '../contract/errors.js';
 import {
   IDEMPOTENCY_IN_PROGRESS_MESSAGE,
@@ -15,6 +14,8 @@ import {
   MISSING_IDEMPOTENCY_KEY_MESSAGE,
 } from '../contract/messages.js';
 import type { AppEnv } from './env.js';
+import { send } from './envelope.js';
+import { requestHeader } from './headers.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -44,7 +45,7 @@ function fingerprint(
 export const idempotency: MiddlewareHandler<AppEnv> = async function idempotency(c, next) {
   const s = c.get('sandbox');
   const parent = c.get('principal')!.parent_account_id;
-  const key = c.req.header(IDEMPOTENCY_HEADER)?.trim();
+  const key = requestHeader(c, IDEMPOTENCY_HEADER)?.trim();
   if (!key) {
     throw new ApiError('missing_idempotency_key', MISSING_IDEMPOTENCY_KEY_MESSAGE, {
       details: { header: IDEMPOTENCY_HEADER },
@@ -75,10 +76,7 @@ export const idempotency: MiddlewareHandler<AppEnv> = async function idempotency
     if (stored.dry_run === 1 && !dryRun) c.get('warnings').push(DRY_RUN_KEY_WARNING);
     else if (!same) c.get('warnings').push(DIFFERENT_PAYLOAD_WARNING);
     c.set('responseBody', stored.body);
-    return c.body(stored.body ?? '', (stored.status ?? 200) as ContentfulStatusCode, {
-      'Content-Type': 'application/json',
-      [REPLAYED_HEADER]: 'true',
-    });
+    return send(c, stored.status ?? 200, stored.body ?? '', { [REPLAYED_HEADER]: 'true' });
   }
 
   // Expired keys go as new ones come (an indexed range delete), so the table stays bounded.

@@ -6,12 +6,13 @@ import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../contract/errors.js';
 import { MISSING_PARENT_HEADER_MESSAGE, PARENT_MISMATCH_MESSAGE } from '../contract/messages.js';
 import type { AppEnv } from './env.js';
+import { requestHeader } from './headers.js';
 
 export const PARENT_HEADER = 'X-Platform-Parent-Account-Id';
 
 export function parentHeader(kind: 'write' | 'read'): MiddlewareHandler<AppEnv> {
   return async function parentHeader(c, next) {
-    const sent = c.req.header(PARENT_HEADER)?.trim();
+    const sent = requestHeader(c, PARENT_HEADER)?.trim();
     const parent = c.get('principal')!.parent_account_id;
     if (!sent) {
       if (kind === 'write') {

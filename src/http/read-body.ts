@@ -5,10 +5,10 @@
  * `app.request()` (tests) the Fetch body is read. Either way the text is handed to Hono's
  * body cache, so c.req.text()/json() later do not read the stream again.
  */
-import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { ApiError } from '../contract/errors.js';
 import type { AppEnv } from './env.js';
+import { incoming as nodeRequest, requestHeader } from './headers.js';
 
 const tooLarge = (limit: number) =>
   new ApiError('payload_too_large', `Request body is larger than ${limit} bytes.`, {
@@ -17,9 +17,9 @@ const tooLarge = (limit: number) =>
 
 export async function readBody(c: Context<AppEnv>): Promise<string> {
   const limit = c.get('sandbox').config.bodyLimitBytes;
-  const declared = Number(c.req.header('content-length'));
+  const declared = Number(requestHeader(c, 'content-length'));
   if (declared > limit) throw tooLarge(limit);
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const incoming = nodeRequest(c);
   let text: string;
   if (incoming && !incoming.readableEnded) {
     const chunks: Buffer[] = [];

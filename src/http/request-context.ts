@@ -1,12 +1,15 @@
 /**
  * The outermost middleware: gives every request its request_id and scenario context,
- * and on the way out sets the common headers and writes the journal entry.
+ * and on the way out writes the journal entry. Answers written by `send` (envelope.ts)
+ * already carry every header; any other answer (control plane, docs, UI) gets the
+ * common and outcome headers here, without overriding one its handler chose.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { ids } from '../domain/ids.js';
 import type { Sandbox } from '../sandbox.js';
 import { APPLIED_HEADER, ScenarioContext } from '../scenarios/context.js';
 import type { AppEnv } from './env.js';
+import { requestHeaders } from './headers.js';
 
 export const WARNING_HEADER = 'X-Sandbox-Warning';
 
@@ -23,36 +26,47 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     c.set('journaled', path.startsWith('/v1/') || path === '/oauth/token');
     c.set('scenarios', new ScenarioContext([], sandbox.armed));
     c.set('responseBody', undefined);
-    // Headers known now go in before the response exists (no copy of it later).
-    for (const [name, value] of Object.entries(commonHeaders(requestId))) c.header(name, value);
+    c.set('headersSent', false);
 
     await next();
 
-    // Headers known only now (scenarios applied, warnings) are added to the response.
-    const res = c.res;
-    const applied = c.get('scenarios').applied;
-    if (applied.length) res.headers.set(APPLIED_HEADER, applied.join(', '));
-    for (const w of c.get('warnings')) res.headers.append(WARNING_HEADER, sanitizeHeader(w));
-    if (c.get('journaled')) journal(sandbox, c, res);
+    if (!c.get('headersSent')) {
+      const headers = { ...commonHeaders(requestId), ...outcomeHeaders(c) };
+      for (const name in headers) if (!c.res.headers.has(name)) c.header(name, headers[name]);
+    }
+    if (c.get('journaled')) journal(sandbox, c, c.res);
   };
 }
 
-/** Sent on every answer; a handler may override Cache-Control (static assets). */
+/** Sent on every answer (lower-case names); a handler may override Cache-Control (static assets). */
 export function commonHeaders(requestId: string): Record<string, string> {
   return {
-    'X-Request-Id': requestId,
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-    'Cache-Control': 'no-store',
+    'x-request-id': requestId,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
   };
 }
 
-function journal(sandbox: Sandbox, c: Parameters<MiddlewareHandler<AppEnv>>[0], res: Response) {
+/** What this request did that the client should see: scenarios applied, warnings. */
+export function outcomeHeaders(c: Context<AppEnv>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const applied = c.get('scenarios').applied;
+  if (applied.length) out[APPLIED] = applied.join(', ');
+  const warnings = c.get('warnings');
+  if (warnings.length) out[WARNING] = warnings.map(sanitizeHeader).join(', ');
+  return out;
+}
+
+const APPLIED = APPLIED_HEADER.toLowerCase();
+const WARNING = WARNING_HEADER.toLowerCase();
+
+function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
   sandbox.journal.add({
     at: sandbox.clock.now(),
     method: c.req.method,
     url: c.req.url,
-    headers: c.req.raw.headers,
+    headers: requestHeaders(c),
     requestBody: c.get('rawBody'),
     status: res.status,
     responseBody: c.get('responseBody'),

@@ -5,10 +5,10 @@
  * registration, stale-content-hash, status-partial-failure and unseeded-mappings in
  * their services. Injected errors use the same envelope and error shape as real ones.
  */
-import type { IncomingMessage } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import { ApiError, type ErrorCode } from '../contract/errors.js';
 import type { AppEnv } from '../http/env.js';
+import { incoming } from '../http/headers.js';
 
 const serverErrors: Record<number, { code: ErrorCode; message: string }> = {
   500: {
@@ -30,8 +30,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export const injectFaults: MiddlewareHandler<AppEnv> = async function injectFaults(c, next) {
   const scenarios = c.get('scenarios');
   if (scenarios.take('connection-reset')) {
-    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    incoming?.socket.destroy();
+    incoming(c)?.socket.destroy();
     return Response.error();
   }
   const latency = scenarios.take('latency');

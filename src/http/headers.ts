@@ -1,0 +1,36 @@
+/**
+ * Request headers read straight from Node's IncomingMessage when the app is served by
+ * @hono/node-server, so a request never builds a Fetch `Headers` it does not need (the
+ * largest avoidable cost of a read, per the profile in bench/RESULTS.md). In-process
+ * (`app.request()`), the Fetch request's headers are used. Both give the same answer:
+ * names match case-insensitively and repeated headers are joined with ", ", as `Headers`
+ * joins them (Node's own `incoming.headers` would keep only the first Authorization).
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Context } from 'hono';
+import type { RequestHeaders } from '../journal.js';
+
+/** Node's request, when the app is served by @hono/node-server. */
+export function incoming(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
+/** One request header by name (any case); undefined when absent. */
+export function requestHeader(c: Context, name: string): string | undefined {
+  const raw = incoming(c)?.rawHeaders;
+  if (!raw) return c.req.header(name);
+  const lower = name.toLowerCase();
+  let value: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = raw[i]!;
+    if (key.length === lower.length && key.toLowerCase() === lower) {
+      value = value === undefined ? raw[i + 1]! : `${value}, ${raw[i + 1]!}`;
+    }
+  }
+  return value;
+}
+
+/** The request's headers as they arrived, without copying them (the journal normalises on read). */
+export function requestHeaders(c: Context): RequestHeaders {
+  return incoming(c)?.rawHeaders ?? c.req.raw.headers;
+}
