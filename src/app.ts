@@ -15,12 +15,11 @@ import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/envelope.js';
 import { requestHeader } from './http/headers.js';
 import { requestContext } from './http/request-context.js';
-import { validationHook } from './http/validation.js';
 import type { Sandbox } from './sandbox.js';
 import { parseScenarioHeader, SCENARIO_HEADER, ScenarioContext } from './scenarios/context.js';
 
 export function createApp(sandbox: Sandbox) {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const app = new OpenAPIHono<AppEnv>();
 
   app.use('*', requestContext(sandbox));
   app.use('/v1/*', async function scenarioHeader(c, next) {

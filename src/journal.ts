@@ -37,8 +37,9 @@ export type RequestHeaders = readonly string[] | Headers;
  */
 export function redactHeaders(headers: RequestHeaders): Record<string, string> {
   const joined = new Map<string, string>();
-  if (headers instanceof Headers) headers.forEach((value, name) => joined.set(name, value));
-  else {
+  if (headers instanceof Headers) {
+    for (const [name, value] of headers) joined.set(name, value);
+  } else {
     for (let i = 0; i + 1 < headers.length; i += 2) {
       const name = headers[i]!.toLowerCase();
       const prev = joined.get(name);

@@ -8,8 +8,7 @@ import { partialFailureMessage } from '../contract/messages.js';
 import { routes } from '../contract/routes.js';
 import type { AppEnv } from '../http/env.js';
 import { envelope, json, ok } from '../http/envelope.js';
-import { pipeline } from '../http/pipeline.js';
-import { validationHook } from '../http/validation.js';
+import { serve } from '../http/pipeline.js';
 import { readControls, writeControls } from '../services/controls.js';
 import { editLayout } from '../services/layouts.js';
 import { mappingFor } from '../services/mappings.js';
@@ -17,9 +16,9 @@ import { register } from '../services/register.js';
 import { readStatus, writeStatus } from '../services/status.js';
 
 export function partnershipApi() {
-  const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const api = new OpenAPIHono<AppEnv>();
 
-  api.openapi({ ...routes.listVerticalMappings, middleware: pipeline('mappings.get') }, (c) => {
+  serve(api, routes.listVerticalMappings, 'mappings.get', {}, (c) => {
     const parent = c.get('principal')!.parent_account_id;
     const asked = c.req.valid('query').parent_account_id;
     if (asked !== undefined && asked !== parent) {
@@ -34,7 +33,7 @@ export function partnershipApi() {
     return ok(c, { vertical_mappings: [...mappingFor(c.get('sandbox'), c.get('scenarios'), parent)] });
   });
 
-  api.openapi({ ...routes.registerAccount, middleware: pipeline('register', { write: true }) }, (c) => {
+  serve(api, routes.registerAccount, 'register', { write: true }, (c) => {
     const result = register(
       c.get('sandbox'),
       c.get('scenarios'),
@@ -48,7 +47,7 @@ export function partnershipApi() {
   const accountRead = { account: true, propagation: true };
   const accountWrite = { write: true, account: true, idempotent: true };
 
-  api.openapi({ ...routes.getControls, middleware: pipeline('controls.get', accountRead) }, (c) => {
+  serve(api, routes.getControls, 'controls.get', accountRead, (c) => {
     const data = readControls(c.get('sandbox'), c.get('account')!);
     c.get('sandbox').diagnostics.hashShown(
       c.get('principal')!.client_id,
@@ -57,60 +56,54 @@ export function partnershipApi() {
     return ok(c, data);
   });
 
-  api.openapi(
-    { ...routes.putControls, middleware: pipeline('controls.put', { ...accountWrite, propagation: true }) },
-    (c) => {
-      const sandbox = c.get('sandbox');
-      const principal = c.get('principal');
-      const body = c.req.valid('json');
-      const unseen = sandbox.diagnostics.hashSent(principal!.client_id, body.contentHash);
-      if (unseen) c.get('warnings').push(unseen);
-      const data = writeControls(sandbox, c.get('scenarios'), c.get('account')!, body, c.get('dryRun'));
-      if (!c.get('dryRun'))
-        sandbox.diagnostics.hashShown(principal!.client_id, data.marketplace_controls_list.content_hash);
-      return ok(c, data);
-    },
-  );
+  serve(api, routes.putControls, 'controls.put', { ...accountWrite, propagation: true }, (c) => {
+    const sandbox = c.get('sandbox');
+    const principal = c.get('principal');
+    const body = c.req.valid('json');
+    const unseen = sandbox.diagnostics.hashSent(principal!.client_id, body.contentHash);
+    if (unseen) c.get('warnings').push(unseen);
+    const data = writeControls(sandbox, c.get('scenarios'), c.get('account')!, body, c.get('dryRun'));
+    if (!c.get('dryRun'))
+      sandbox.diagnostics.hashShown(principal!.client_id, data.marketplace_controls_list.content_hash);
+    return ok(c, data);
+  });
 
-  api.openapi({ ...routes.getStatus, middleware: pipeline('status.get', accountRead) }, (c) =>
+  serve(api, routes.getStatus, 'status.get', accountRead, (c) =>
     ok(c, readStatus(c.get('sandbox'), c.get('account')!)),
   );
 
-  api.openapi(
-    { ...routes.putStatus, middleware: pipeline('status.put', { ...accountWrite, propagation: true }) },
-    (c) => {
-      const requested = c.req.valid('json').status;
-      const result = writeStatus(
-        c.get('sandbox'),
-        c.get('scenarios'),
-        c.get('account')!,
-        requested,
-        c.get('dryRun'),
-      );
-      if (result.failed === 0) return ok(c, result.data);
-      const message = partialFailureMessage(
-        result.failed,
-        result.total,
-        requested,
-        result.data.status,
-        c.get('requestId'),
-      );
-      const body = {
-        ...envelope(c, result.data, message),
-        error: {
-          code: 'partial_failure' as const,
-          details: {
-            failed_variant_ids: result.data.variants
-              .filter((v) => v.result === 'failed')
-              .map((v) => v.variant_id),
-          },
+  serve(api, routes.putStatus, 'status.put', { ...accountWrite, propagation: true }, (c) => {
+    const requested = c.req.valid('json').status;
+    const result = writeStatus(
+      c.get('sandbox'),
+      c.get('scenarios'),
+      c.get('account')!,
+      requested,
+      c.get('dryRun'),
+    );
+    if (result.failed === 0) return ok(c, result.data);
+    const message = partialFailureMessage(
+      result.failed,
+      result.total,
+      requested,
+      result.data.status,
+      c.get('requestId'),
+    );
+    const body = {
+      ...envelope(c, result.data, message),
+      error: {
+        code: 'partial_failure' as const,
+        details: {
+          failed_variant_ids: result.data.variants
+            .filter((v) => v.result === 'failed')
+            .map((v) => v.variant_id),
         },
-      };
-      return json(c, body, 200);
-    },
-  );
+      },
+    };
+    return json(c, body, 200);
+  });
 
-  api.openapi({ ...routes.patchLayout, middleware: pipeline('layout.patch', accountWrite) }, (c) =>
+  serve(api, routes.patchLayout, 'layout.patch', accountWrite, (c) =>
     ok(
       c,
       editLayout(

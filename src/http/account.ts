@@ -2,27 +2,26 @@
  * Account resolution for `/accounts/{account_id}/...` routes: another parent's account is
  * answered as if it did not exist (404). Then the auth-propagation race (spec §5.5).
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { ApiError } from '../contract/errors.js';
 import { accountNotFoundMessage, PROPAGATION_MESSAGE } from '../contract/messages.js';
 import type { AppEnv } from './env.js';
 
-export const loadAccount: MiddlewareHandler<AppEnv> = async function loadAccount(c, next) {
+export function loadAccount(c: Context<AppEnv>): void {
   const id = c.req.param('account_id') ?? '';
   const account = c.get('sandbox').store.accounts.byId(id);
   if (!account || account.parent_account_id !== c.get('principal')!.parent_account_id) {
     throw new ApiError('account_not_found', accountNotFoundMessage(id), { details: { account_id: id } });
   }
   c.set('account', account);
-  await next();
-};
+}
 
 /**
  * Controls and status calls on a new account answer 401 or 403 (alternating) until its
  * propagation deadline passes on the sandbox clock; the auth-propagation scenario on the
  * call itself answers the 401 now.
  */
-export const propagation: MiddlewareHandler<AppEnv> = async function propagation(c, next) {
+export function propagation(c: Context<AppEnv>): void {
   const s = c.get('sandbox');
   const account = c.get('account')!;
   const now = c.get('scenarios').take('auth-propagation') !== undefined;
@@ -41,5 +40,4 @@ export const propagation: MiddlewareHandler<AppEnv> = async function propagation
           : {},
     });
   }
-  await next();
-};
+}

@@ -1,5 +1,5 @@
 /** Bearer authentication for partnership calls (SANDBOX.md §3), with the token-expired hook. */
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { ApiError } from '../contract/errors.js';
 import { EXPIRED_TOKEN_MESSAGE, INVALID_TOKEN_MESSAGE, MISSING_TOKEN_MESSAGE } from '../contract/messages.js';
 import { verifyToken } from '../services/auth.js';
@@ -14,7 +14,7 @@ const expired = () =>
     },
   });
 
-export const authenticate: MiddlewareHandler<AppEnv> = async function authenticate(c, next) {
+export function authenticate(c: Context<AppEnv>): void {
   const header = requestHeader(c, 'authorization');
   const match = header ? /^Bearer[ ]+([^\s]+)\s*$/i.exec(header) : null;
   if (!match) {
@@ -34,5 +34,4 @@ export const authenticate: MiddlewareHandler<AppEnv> = async function authentica
   c.set('principal', check.principal);
   c.get('scenarios').parentId = check.principal.parent_account_id;
   if (c.get('scenarios').take('token-expired')) throw expired();
-  await next();
-};
+}

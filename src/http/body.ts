@@ -1,5 +1,5 @@
 /** Reading a write's JSON body: 415 for another media type, 400 for malformed JSON. */
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { ApiError } from '../contract/errors.js';
 import type { AppEnv } from './env.js';
 import { requestHeader } from './headers.js';
@@ -7,7 +7,7 @@ import { readBody } from './read-body.js';
 
 const JSON_TYPE = /^application\/(?:[a-z0-9.+-]*\+)?json\s*(?:;.*)?$/i;
 
-export const jsonBody: MiddlewareHandler<AppEnv> = async function jsonBody(c, next) {
+export async function jsonBody(c: Context<AppEnv>): Promise<void> {
   const type = requestHeader(c, 'content-type');
   if (!type || !JSON_TYPE.test(type)) {
     throw new ApiError(
@@ -28,7 +28,4 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async function jsonBody(c, ne
     );
   }
   c.set('jsonBody', parsed);
-  // The route's validator reads c.req.json(): hand it this parse instead of a second one.
-  (c.req.bodyCache as Record<string, unknown>).json = Promise.resolve(parsed);
-  await next();
-};
+}

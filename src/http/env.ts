@@ -25,6 +25,8 @@ export interface AppVariables {
    * response stream.
    */
   responseBody: unknown;
+  /** The Idempotency-Key this request reserved, until settled. */
+  idempotencyKey: string | undefined;
   /** Whether `send` wrote the answer with all its headers (requestContext adds none). */
   headersSent: boolean;
   /** Whether this request is a partnership or token call the journal records. */

@@ -6,7 +6,7 @@
  * and injected faults leave the key free.
  */
 import { createHash } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { ApiError, validationError } from '../contract/errors.js';
 import {
   IDEMPOTENCY_IN_PROGRESS_MESSAGE,
@@ -42,7 +42,11 @@ function fingerprint(
   return createHash('sha256').update(`${method} ${path} dry_run=${dryRun}\n${payload}`).digest('hex');
 }
 
-export const idempotency: MiddlewareHandler<AppEnv> = async function idempotency(c, next) {
+/**
+ * Before the handler: a stored key answers with its stored response; a new key is
+ * reserved (in progress) for this request, and `settleKey` completes or frees it.
+ */
+export function claimKey(c: Context<AppEnv>): Response | undefined {
   const s = c.get('sandbox');
   const parent = c.get('principal')!.parent_account_id;
   const key = requestHeader(c, IDEMPOTENCY_HEADER)?.trim();
@@ -96,14 +100,21 @@ export const idempotency: MiddlewareHandler<AppEnv> = async function idempotency
       details: { header: IDEMPOTENCY_HEADER },
     });
   }
-  let kept = false;
-  try {
-    await next();
-    if (c.res.status >= 200 && c.res.status < 300) {
-      s.store.idempotency.complete(parent, key, c.res.status, JSON.stringify(c.get('responseBody')));
-      kept = true;
-    }
-  } finally {
-    if (!kept) s.store.idempotency.release(parent, key);
-  }
-};
+  c.set('idempotencyKey', key);
+  return undefined;
+}
+
+/**
+ * After the handler (or its failure): a 2xx answer is stored under the reserved key;
+ * anything else (an error thrown, a non-2xx, a reset connection) frees the key.
+ */
+export function settleKey(c: Context<AppEnv>, answer: Response | undefined): void {
+  const key = c.get('idempotencyKey');
+  if (key === undefined) return;
+  c.set('idempotencyKey', undefined);
+  const store = c.get('sandbox').store.idempotency;
+  const parent = c.get('principal')!.parent_account_id;
+  if (answer && answer.status >= 200 && answer.status < 300) {
+    store.complete(parent, key, answer.status, JSON.stringify(c.get('responseBody')));
+  } else store.release(parent, key);
+}

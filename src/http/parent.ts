@@ -2,7 +2,7 @@
  * The parent account header (spec §1, §5): required on writes (422 without it), optional
  * but recommended on reads; it must name the token's parent (403 otherwise).
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { ApiError } from '../contract/errors.js';
 import { MISSING_PARENT_HEADER_MESSAGE, PARENT_MISMATCH_MESSAGE } from '../contract/messages.js';
 import type { AppEnv } from './env.js';
@@ -10,8 +10,8 @@ import { requestHeader } from './headers.js';
 
 export const PARENT_HEADER = 'X-Platform-Parent-Account-Id';
 
-export function parentHeader(kind: 'write' | 'read'): MiddlewareHandler<AppEnv> {
-  return async function parentHeader(c, next) {
+export function parentHeader(kind: 'write' | 'read') {
+  return function parentHeader(c: Context<AppEnv>): void {
     const sent = requestHeader(c, PARENT_HEADER)?.trim();
     const parent = c.get('principal')!.parent_account_id;
     if (!sent) {
@@ -28,6 +28,5 @@ export function parentHeader(kind: 'write' | 'read'): MiddlewareHandler<AppEnv> 
         details: { header: PARENT_HEADER },
       });
     }
-    await next();
   };
 }

@@ -2,17 +2,23 @@
  * The request path of each partnership route, in one place. Order:
  * endpoint → authenticate (401, token-expired) → parent header (422/403) → account (404)
  * → propagation (401/403) → JSON body (415/400) → idempotency (400/409/422, replay)
- * → injected faults → the route's zod validation (400) → handler.
+ * → injected faults → the route's zod validation (400) → handler → idempotency settled.
+ *
+ * The stages are plain functions run in turn by one middleware per route (not one Hono
+ * middleware each): a stage throws an ApiError to answer with an error, or returns a
+ * Response to answer itself (an idempotent replay, a reset connection).
  */
-import type { MiddlewareHandler } from 'hono';
+import type { OpenAPIHono, RouteConfig, RouteHandler } from '@hono/zod-openapi';
+import type { Context, Handler, MiddlewareHandler } from 'hono';
 import type { Endpoint } from '../scenarios/catalogue.js';
 import { injectFaults } from '../scenarios/inject.js';
 import { loadAccount, propagation } from './account.js';
 import { authenticate } from './auth.js';
 import { jsonBody } from './body.js';
 import type { AppEnv } from './env.js';
-import { idempotency } from './idempotency.js';
+import { claimKey, settleKey } from './idempotency.js';
 import { parentHeader } from './parent.js';
+import { validateRequest } from './validation.js';
 
 export interface PipelineOptions {
   write?: boolean;
@@ -21,25 +27,70 @@ export interface PipelineOptions {
   idempotent?: boolean;
 }
 
-function forEndpoint(endpoint: Endpoint): MiddlewareHandler<AppEnv> {
-  return async function forEndpoint(c, next) {
-    c.get('scenarios').endpoint = endpoint;
-    c.get('scenarios').accountId = c.req.param('account_id');
+type Stage = (c: Context<AppEnv>) => Response | undefined | void | Promise<Response | undefined | void>;
+
+function begin(endpoint: Endpoint): Stage {
+  return function begin(c) {
+    const scenarios = c.get('scenarios');
+    scenarios.endpoint = endpoint;
+    scenarios.accountId = c.req.param('account_id');
     c.set('dryRun', c.req.query('dry_run') === 'true');
-    await next();
   };
 }
 
-export function pipeline(endpoint: Endpoint, o: PipelineOptions = {}): MiddlewareHandler<AppEnv>[] {
-  const chain: MiddlewareHandler<AppEnv>[] = [
-    forEndpoint(endpoint),
-    authenticate,
-    parentHeader(o.write ? 'write' : 'read'),
-  ];
-  if (o.account) chain.push(loadAccount);
-  if (o.propagation) chain.push(propagation);
-  if (o.write) chain.push(jsonBody);
-  if (o.idempotent) chain.push(idempotency);
-  chain.push(injectFaults);
-  return chain;
+function stages(endpoint: Endpoint, route: RouteConfig, o: PipelineOptions): Stage[] {
+  const list: Stage[] = [begin(endpoint), authenticate, parentHeader(o.write ? 'write' : 'read')];
+  if (o.account) list.push(loadAccount);
+  if (o.propagation) list.push(propagation);
+  if (o.write) list.push(jsonBody);
+  if (o.idempotent) list.push(claimKey);
+  list.push(injectFaults, validateRequest(route.request));
+  return list;
+}
+
+/** The one middleware that runs a route's stages, then its handler. */
+export function pipeline(
+  endpoint: Endpoint,
+  route: RouteConfig,
+  o: PipelineOptions = {},
+): MiddlewareHandler<AppEnv> {
+  const list = stages(endpoint, route, o);
+  return async function pipeline(c, next) {
+    let answer: Response | undefined;
+    try {
+      for (const stage of list) {
+        let out = stage(c);
+        if (out instanceof Promise) out = await out;
+        if (out) {
+          answer = out;
+          return out;
+        }
+      }
+      await next();
+      answer = c.res;
+    } finally {
+      if (o.idempotent) settleKey(c, answer);
+    }
+  };
+}
+
+/**
+ * Serves a route contract: documents it (the OpenAPI document is generated from the
+ * same zod schemas that validate the request) and binds its pipeline and handler.
+ */
+export function serve<R extends RouteConfig>(
+  api: OpenAPIHono<AppEnv>,
+  route: R,
+  endpoint: Endpoint,
+  o: PipelineOptions,
+  handler: RouteHandler<R, AppEnv>,
+): void {
+  api.openAPIRegistry.registerPath(route);
+  const path = route.path.replaceAll(/\/{(.+?)}/g, '/:$1');
+  api.on(
+    route.method.toUpperCase(),
+    path,
+    pipeline(endpoint, route, o),
+    handler as unknown as Handler<AppEnv>,
+  );
 }

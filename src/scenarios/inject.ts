@@ -5,10 +5,11 @@
  * registration, stale-content-hash, status-partial-failure and unseeded-mappings in
  * their services. Injected errors use the same envelope and error shape as real ones.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { ApiError, type ErrorCode } from '../contract/errors.js';
 import type { AppEnv } from '../http/env.js';
 import { incoming } from '../http/headers.js';
+import type { ScenarioContext } from './context.js';
 
 const serverErrors: Record<number, { code: ErrorCode; message: string }> = {
   500: {
@@ -27,14 +28,20 @@ const serverErrors: Record<number, { code: ErrorCode; message: string }> = {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export const injectFaults: MiddlewareHandler<AppEnv> = async function injectFaults(c, next) {
+export function injectFaults(c: Context<AppEnv>): Response | Promise<void> | undefined {
   const scenarios = c.get('scenarios');
   if (scenarios.take('connection-reset')) {
     incoming(c)?.socket.destroy();
     return Response.error();
   }
   const latency = scenarios.take('latency');
-  if (latency?.value) await sleep(latency.value);
+  if (latency?.value) return sleep(latency.value).then(() => answerFaults(scenarios));
+  answerFaults(scenarios);
+  return undefined;
+}
+
+/** rate-limited and server-error: thrown as the envelope the real service would send. */
+function answerFaults(scenarios: ScenarioContext): void {
   const limited = scenarios.take('rate-limited');
   if (limited) {
     const seconds = limited.value ?? 1;
@@ -48,5 +55,4 @@ export const injectFaults: MiddlewareHandler<AppEnv> = async function injectFaul
     const { code, message } = serverErrors[failure.value ?? 500]!;
     throw new ApiError(code, message);
   }
-  await next();
-};
+}

@@ -1,0 +1,190 @@
+/**
+ * Over a real socket, the sandbox reads request headers from Node's raw header list and
+ * writes every partnership answer with its headers in one plain object (the fast path
+ * of @hono/node-server). These tests pin that this path answers exactly as the
+ * in-process one does: repeated headers joined as Fetch `Headers` joins them, one line
+ * per response header, the journal's view of request headers, the warning and
+ * scenario headers. They use node:http so that repeated header lines really are sent
+ * as separate lines (fetch would merge them before sending).
+ */
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../src/server.js';
+import { CONTROLS, createHarness, DEMO, REGISTER, registerBody, testConfig } from './harness.js';
+
+interface Raw {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** Header names as sent, one entry per line, lower-cased. */
+  lines: string[];
+  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
+  body: any;
+}
+
+let running: Awaited<ReturnType<typeof startServer>>;
+let token: string;
+
+/** One request over the socket; a header given as an array is sent as repeated lines. */
+function call(
+  method: string,
+  path: string,
+  headers: Record<string, string | string[]> = {},
+  body?: string,
+): Promise<Raw> {
+  const url = new URL(path, running.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          lines: res.rawHeaders.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase()),
+          body: text ? JSON.parse(text) : null,
+        });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const auth = () => ({ Authorization: `Bearer ${token}`, 'X-Platform-Parent-Account-Id': DEMO.parent });
+
+beforeAll(async () => {
+  running = await startServer(testConfig({ port: 0, authPropagationSeconds: 0 }));
+  const grant = await call(
+    'POST',
+    '/oauth/token',
+    { 'Content-Type': 'application/x-www-form-urlencoded' },
+    `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`,
+  );
+  token = grant.body.access_token;
+});
+afterAll(() => running.close());
+
+describe('request headers read from the socket', () => {
+  it('a repeated X-Platform-Parent-Account-Id is joined with ", " (as Fetch Headers join it) and so does not match: 403', async () => {
+    const res = await call('GET', '/v1/partnership/vertical-mappings', {
+      Authorization: `Bearer ${token}`,
+      'X-Platform-Parent-Account-Id': [DEMO.parent, DEMO.parent],
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('parent_account_mismatch');
+
+    // In process, the same two values reach the app already joined: the same answer.
+    const h = createHarness();
+    const bearer = await h.token();
+    const inProcess = await h.request('GET', '/v1/partnership/vertical-mappings', {
+      headers: {
+        Authorization: `Bearer ${bearer}`,
+        'X-Platform-Parent-Account-Id': `${DEMO.parent}, ${DEMO.parent}`,
+      },
+    });
+    expect(inProcess.status).toBe(403);
+    expect(inProcess.body.error.code).toBe('parent_account_mismatch');
+  });
+
+  it('two Authorization lines are not one bearer token: 401 (Node alone would keep the first and let it through)', async () => {
+    const res = await call('GET', '/v1/partnership/vertical-mappings', {
+      Authorization: [`Bearer ${token}`, `Bearer ${token}`],
+      'X-Platform-Parent-Account-Id': DEMO.parent,
+    });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('unauthorized');
+    expect(res.headers['www-authenticate']).toMatch(/^Bearer /);
+  });
+
+  it('header names match in any case, and the route schema sees them (Idempotency-Key in capitals and lower case)', async () => {
+    const created = await call(
+      'POST',
+      REGISTER,
+      { ...auth(), 'content-type': 'application/json' },
+      JSON.stringify(registerBody()),
+    );
+    expect(created.status).toBe(200);
+    const id = created.body.data.account_id;
+    const read = await call('GET', CONTROLS(id), {
+      AUTHORIZATION: `Bearer ${token}`,
+      'x-platform-parent-account-id': DEMO.parent,
+    });
+    expect(read.status).toBe(200);
+    const hash = read.body.data.marketplace_controls_list.content_hash;
+    const body = JSON.stringify({ blockedVerticals: [], domains: [], contentHash: hash });
+    const put = await call(
+      'PUT',
+      CONTROLS(id),
+      { ...auth(), 'IDEMPOTENCY-KEY': 'socket-key-1', 'Content-Type': 'application/json' },
+      body,
+    );
+    expect(put.status).toBe(200);
+    const replay = await call(
+      'PUT',
+      CONTROLS(id),
+      { ...auth(), 'idempotency-key': 'socket-key-1', 'Content-Type': 'application/json' },
+      body,
+    );
+    expect(replay.status).toBe(200);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toEqual(put.body);
+  });
+
+  it('the journal shows the request headers lower-cased, repeated ones joined, secrets redacted', async () => {
+    await call('GET', '/v1/partnership/vertical-mappings', {
+      Authorization: `Bearer ${token}`,
+      'X-Platform-Parent-Account-Id': DEMO.parent,
+      'X-Trace': ['one', 'two'],
+    });
+    const journal = await call('GET', '/__sandbox/requests?limit=1');
+    const entry = journal.body.requests[0];
+    expect(entry.path).toBe('/v1/partnership/vertical-mappings');
+    expect(entry.request_headers.authorization).toBe('Bearer [REDACTED]');
+    expect(entry.request_headers['x-platform-parent-account-id']).toBe(DEMO.parent);
+    expect(entry.request_headers['x-trace']).toBe('one, two');
+    expect(Object.keys(entry.request_headers)).toEqual(Object.keys(entry.request_headers).sort());
+    expect(JSON.stringify(entry)).not.toContain(token);
+  });
+});
+
+describe('response headers written in one object', () => {
+  it('every header is sent once, content-type and the common headers included, on success and error answers', async () => {
+    for (const res of [
+      await call('GET', '/v1/partnership/vertical-mappings', auth()),
+      await call('GET', '/v1/partnership/vertical-mappings'),
+      await call('GET', '/v1/partnership/accounts/acct_missing/status', auth()),
+      await call('DELETE', '/v1/partnership/vertical-mappings', auth()),
+    ]) {
+      const counts = new Map<string, number>();
+      for (const name of res.lines) counts.set(name, (counts.get(name) ?? 0) + 1);
+      expect(
+        [...counts].filter(([, n]) => n > 1),
+        `status ${res.status}`,
+      ).toEqual([]);
+      expect(res.headers['content-type']).toBe('application/json');
+      expect(res.headers['x-request-id']).toBe(res.body.request_id);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['referrer-policy']).toBe('no-referrer');
+    }
+  });
+
+  it('warnings and applied scenarios are in the answer: a read without the parent header, with latency=0', async () => {
+    const res = await call('GET', '/v1/partnership/vertical-mappings', {
+      Authorization: `Bearer ${token}`,
+      'X-Sandbox-Scenario': 'latency=0',
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers['x-sandbox-warning']).toMatch(/X-Platform-Parent-Account-Id/);
+    expect(res.headers['x-sandbox-scenario-applied']).toBe('latency=0');
+  });
+
+  it('control-plane answers still get the common headers (added after their handler)', async () => {
+    const res = await call('GET', '/__sandbox/health');
+    expect(res.status).toBe(200);
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+});
