@@ -1,26 +1,29 @@
 #!/usr/bin/env node
-// Ceiling for reads: a plain Hono route on @hono/node-server returning constant JSON of
-// about the size of a controls GET answer. PORT env; GET /json and GET /health.
+// Ceiling for reads: a plain Hono route on @hono/node-server returning constant JSON, the
+// same bytes as a controls GET answer. PORT env; GET /json and GET /health.
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 
+// The same shape and size (1,528 bytes) as a real controls GET answer with the default
+// fixtures: 18 translated verticals, three of them blocked by the default preset.
+const subs = [1001, 1002, 1003, 1004, 2001, 2002, 2003, 2004, 3001, 3002, 3003, 4001, 4002, 4003, 4004, 5001, 5002, 5003];
+const blocked = new Set([4002, 4003, 5003]);
 const body = {
-  status: 'success',
+  status: 200,
   error: null,
-  message: 'OK',
-  request_id: '6f1c1a2e-5b7d-4c1e-9a57-0d4b2f9c8e11',
+  message: 'ok',
+  request_id: '0003a6f9-a966-4c7d-9f8e-07b1744855a0',
   data: {
-    account_id: 'acct_0123456789abcdefghij',
+    account_id: 'acct_0mwrl6w0m14j3mrs7ai5',
     marketplace_controls_list: {
-      marketplace_controls_list_id: '0b9d6a4e-2f51-4e2c-8d3a-6c7e1f2a9b40',
+      marketplace_controls_list_id: '01a20269-e896-72e6-a2b4-f88e5fc278a0',
       domains: [],
-      content_hash: '3f0c8e1d2b4a5968778695a4b3c2d1e0f9a8b7c6',
+      content_hash: 'f9db1d76c07b47668e97c46e2859d34541bc5fe1',
     },
-    translated_verticals: [
-      { partnerVerticalId: 40, partnerSubVerticalId: 4002, policy: 'Block', position1Policy: 'Block' },
-      { partnerVerticalId: 40, partnerSubVerticalId: 4003, policy: 'Block', position1Policy: 'Block' },
-      { partnerVerticalId: 50, partnerSubVerticalId: 5003, policy: 'Block', position1Policy: 'Block' },
-    ],
+    translated_verticals: subs.map((id) => {
+      const policy = blocked.has(id) ? 'Block' : 'Allow';
+      return { vertical_id: id, policy, position_1_policy: policy };
+    }),
   },
 };
 
