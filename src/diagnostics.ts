@@ -23,8 +23,8 @@ export class Diagnostics {
   readonly #propagation = new Map<string, { answers: number; last: number }>();
   /** client -> content hashes it was shown (insertion-ordered: the oldest is dropped first). */
   readonly #hashes = new Map<string, Set<string>>();
-  /** client -> grant times within the burst window. */
-  readonly #grants = new Map<string, number[]>();
+  /** client -> grant times (oldest first) from `head` on; older ones are dropped as time passes. */
+  readonly #grants = new Map<string, { times: number[]; head: number }>();
 
   /** Records a propagation answer; returns its ordinal (0, 1, …) and a warning if the retry came too soon. */
   propagationAnswer(accountId: string, now: number): { ordinal: number; warning?: string } {
@@ -57,10 +57,22 @@ export class Diagnostics {
 
   /** A warning when a client requests tokens in a burst instead of reusing one. */
   tokenGranted(clientId: string, now: number): string | undefined {
-    const recent = (this.#grants.get(clientId) ?? []).filter((t) => now - t < TOKEN_BURST_WINDOW_MS);
-    recent.push(now);
-    this.#grants.set(clientId, recent);
-    return recent.length >= TOKEN_BURST_THRESHOLD ? tokenBurstWarning(recent.length) : undefined;
+    let grants = this.#grants.get(clientId);
+    if (!grants) {
+      grants = { times: [], head: 0 };
+      this.#grants.set(clientId, grants);
+    }
+    const { times } = grants;
+    // The sandbox clock can be set back: then the window starts again from this grant.
+    if (times.length > grants.head && times[times.length - 1]! > now) grants.head = times.length;
+    while (grants.head < times.length && now - times[grants.head]! >= TOKEN_BURST_WINDOW_MS) grants.head++;
+    if (grants.head > 1024 && grants.head * 2 > times.length) {
+      times.splice(0, grants.head);
+      grants.head = 0;
+    }
+    times.push(now);
+    const count = times.length - grants.head;
+    return count >= TOKEN_BURST_THRESHOLD ? tokenBurstWarning(count) : undefined;
   }
 
   clear(): void {
