@@ -56,6 +56,38 @@ function expectValidation(res: Reply, field: string, message?: RegExp) {
 }
 
 describe('controls GET (spec §2.4)', () => {
+  it('repeated reads send the same data, each in its own envelope; a mapping replaced between reads is reflected at once', async () => {
+    const { h, read, partner, accountId } = await setup();
+    const first = await partner.get(CONTROLS(accountId));
+    const second = await partner.get(CONTROLS(accountId));
+    expect(second.body.data).toEqual(first.body.data);
+    expect(second.body.request_id).not.toBe(first.body.request_id);
+    expect(second.headers.get('x-request-id')).toBe(second.body.request_id);
+    expect(second.text).toBe(first.text.replace(first.body.request_id, second.body.request_id));
+    expect(blockedSubs(first.body.data)).toEqual(PRESET_BLOCKED);
+
+    // The partner's taxonomy changes: Casino is now their sub-vertical 9001.
+    const replaced = await h.request('PUT', '/__sandbox/partners/pa_demo_platform/vertical-mappings', {
+      body: {
+        vertical_mappings: [
+          {
+            partner_vertical_id: 90,
+            partner_vertical_name: 'Games of chance',
+            partner_sub_vertical_id: 9001,
+            partner_sub_vertical_name: 'Casino',
+            vertical_name: 'Gambling > Casino',
+          },
+        ],
+      },
+    });
+    expect(replaced.status).toBe(200);
+    const after = await read();
+    expect(after.translated_verticals).toEqual([
+      { vertical_id: 9001, policy: 'Block', position_1_policy: 'Block' },
+    ]);
+    expect(after.marketplace_controls_list).toEqual(first.body.data.marketplace_controls_list);
+  });
+
   it('GET: data has account_id, marketplace_controls_list{UUID-like id, domains, string content_hash} and translated_verticals', async () => {
     const { accountId, read } = await setup();
     const data = await read();

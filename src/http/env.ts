@@ -25,6 +25,8 @@ export interface AppVariables {
    * response stream.
    */
   responseBody: unknown;
+  /** The answer's body text as `send` wrote it (what the idempotency store keeps). */
+  responseText: string | undefined;
   /** The Idempotency-Key this request reserved, until settled. */
   idempotencyKey: string | undefined;
   /** Whether `send` wrote the answer with all its headers (requestContext adds none). */

@@ -23,8 +23,22 @@ export function envelope<T>(c: Context<AppEnv>, data: T, message = 'ok') {
 
 /** A 200 in the envelope. */
 export function ok<T>(c: Context<AppEnv>, data: T) {
-  return json(c, envelope(c, data), 200);
+  const body = envelope(c, data);
+  if (data === null || typeof data !== 'object' || !Object.isFrozen(data)) return json(c, body, 200);
+  // Frozen data is a shared, immutable view (a cached controls read): serialised once,
+  // then spliced into each envelope. Strings in the envelope are JSON-escaped, so the
+  // first `"data":0` in its text is the data key itself.
+  let text = serialized.get(data);
+  if (text === undefined) {
+    text = JSON.stringify(data);
+    serialized.set(data, text);
+  }
+  c.set('responseBody', body);
+  const envelopeText = JSON.stringify({ ...body, data: 0 }).replace('"data":0', () => `"data":${text}`);
+  return send(c, 200, envelopeText) as JsonResponse<typeof body, 200>;
 }
+
+const serialized = new WeakMap<object, string>();
 
 /** What c.json would return, so handlers keep their typed responses. */
 type JsonResponse<T, S extends ContentfulStatusCode> = Response & TypedResponse<JSONParsed<T>, S, 'json'>;
@@ -57,6 +71,7 @@ export function send(
   if (extra) for (const name in extra) headers[name.toLowerCase()] = extra[name]!;
   Object.assign(headers, outcomeHeaders(c));
   c.set('headersSent', true);
+  c.set('responseText', text);
   return new Response(text, { status, headers });
 }
 

@@ -115,6 +115,11 @@ export function settleKey(c: Context<AppEnv>, answer: Response | undefined): voi
   const store = c.get('sandbox').store.idempotency;
   const parent = c.get('principal')!.parent_account_id;
   if (answer && answer.status >= 200 && answer.status < 300) {
-    store.complete(parent, key, answer.status, JSON.stringify(c.get('responseBody')));
+    store.complete(
+      parent,
+      key,
+      answer.status,
+      c.get('responseText') ?? JSON.stringify(c.get('responseBody')),
+    );
   } else store.release(parent, key);
 }

@@ -26,6 +26,7 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     c.set('journaled', path.startsWith('/v1/') || path === '/oauth/token');
     c.set('scenarios', new ScenarioContext([], sandbox.armed));
     c.set('responseBody', undefined);
+    c.set('responseText', undefined);
     c.set('headersSent', false);
 
     await next();

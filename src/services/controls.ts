@@ -15,11 +15,21 @@ import type { Sandbox } from '../sandbox.js';
 import type { ScenarioContext } from '../scenarios/context.js';
 import type { AccountRow } from '../store/accounts.js';
 import type { ControlsListRow } from '../store/controls.js';
+import type { MappingRow } from '../store/partners.js';
 import { mappingFor } from './mappings.js';
+
+/**
+ * Read views already translated, by list row. A stored list and a parent's mapping are
+ * replaced, never changed in place, so a view is reused only while both are the same
+ * objects; views are frozen, as they are shared by every read of that list.
+ */
+const views = new WeakMap<ControlsListRow, { mapping: readonly MappingRow[]; data: ControlsData }>();
 
 function view(s: Sandbox, account: AccountRow, list: ControlsListRow): ControlsData {
   const mapping = s.store.partners.mappings(account.parent_account_id);
-  return {
+  const hit = views.get(list);
+  if (hit && hit.mapping === mapping) return hit.data;
+  const data: ControlsData = deepFreeze({
     account_id: account.account_id,
     marketplace_controls_list: {
       marketplace_controls_list_id: list.list_id,
@@ -27,7 +37,17 @@ function view(s: Sandbox, account: AccountRow, list: ControlsListRow): ControlsD
       content_hash: list.content_hash,
     },
     translated_verticals: translateBlocks(mapping, list.blocked),
-  };
+  });
+  views.set(list, { mapping, data });
+  return data;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
 }
 
 function storedList(s: Sandbox, account: AccountRow): ControlsListRow {
