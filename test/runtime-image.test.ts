@@ -101,6 +101,30 @@ describe('runtime stage: production dependencies only', () => {
     const res = await fetch(`${url}/__sandbox/health`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'ok' });
+    // The bundle keeps zod's English messages (scripts/build.mjs drops the other locales).
+    const grant = await fetch(`${url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&client_id=sandbox-demo-client&client_secret=sandbox-demo-secret',
+    });
+    const { access_token } = (await grant.json()) as { access_token: string };
+    const invalid = await fetch(`${url}/v1/accounts/register/partnership`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${access_token}`,
+        'X-Platform-Parent-Account-Id': 'pa_demo_platform',
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({ brand: 5 }),
+    });
+    expect(invalid.status).toBe(400);
+    const body = (await invalid.json()) as {
+      error: { details: { fields: { field: string; message: string }[] } };
+    };
+    expect(body.error.details.fields[0]).toEqual({
+      field: 'brand',
+      message: 'expected string, received number',
+    });
     child.kill('SIGTERM');
     const code = await new Promise((resolve) => child!.once('exit', resolve));
     expect(code).toBe(0);
