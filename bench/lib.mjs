@@ -71,6 +71,18 @@ export function cpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, USER_HZ = 100
 }
 
+/**
+ * The machine's CPU counters from /proc/stat (all cores, USER_HZ ticks): `steal` is time
+ * the hypervisor gave to other guests. stealShare(a, b) is the share of CPU time stolen
+ * between two readings: on a shared VM it says how much a run was disturbed.
+ */
+export function cpuCounters() {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+  const t = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  return { total: t.reduce((a, b) => a + b, 0), steal: t[7] ?? 0 };
+}
+export const stealShare = (a, b) => (b.total > a.total ? (b.steal - a.steal) / (b.total - a.total) : 0);
+
 /** VmRSS of a pid in MiB, from /proc/<pid>/status. */
 export function rssMiB(pid) {
   const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

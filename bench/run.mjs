@@ -6,7 +6,9 @@
 // Env: BENCH_SECONDS (default 10) seconds per measured run, BENCH_WARMUP (default 2),
 //      BENCH_CONNECTIONS (default "1,50"), BENCH_ONLY (substring filter on workload names),
 //      BENCH_CPU_PROF=<dir> (run the sandbox under node --cpu-prof, profiles into <dir>),
-//      BENCH_SKIP_STARTUP=1 (skip the start-up and idle-RSS measurements).
+//      BENCH_SKIP_STARTUP=1 (skip the start-up and idle-RSS measurements),
+//      BENCH_ROUNDS (default 1): run the whole sequence (ceilings and workloads) this many
+//      times and report each row's median round (by req/s), for machines whose speed drifts.
 // Every workload gets a fresh server process, a warm-up at the same concurrency, then the
 // measured run. Reads are compared with the constant-JSON ceiling, writes (every request
 // with a body) with the zod + SQLite insert ceiling, at the same concurrency. The server's
@@ -23,6 +25,7 @@ import {
   cannon,
   controlsBody,
   controlsPutRequest,
+  cpuCounters,
   cpuMs,
   getToken,
   makeAccounts,
@@ -39,6 +42,7 @@ import {
   startSandbox,
   startServer,
   statusPutRequest,
+  stealShare,
   tokenRequest,
 } from './lib.mjs';
 import { startupMedian } from './startup.mjs';
@@ -47,6 +51,7 @@ const seconds = benchSeconds(10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
 const connectionLevels = (process.env.BENCH_CONNECTIONS ?? '1,50').split(',').map(Number);
 const only = process.env.BENCH_ONLY;
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const cpuProfDir = process.env.BENCH_CPU_PROF;
 const sandboxNodeArgs = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
 
@@ -193,13 +198,16 @@ async function measure(w, c) {
     if (warmup > 0) await cannon(server.url, { requests: prep.requests(), connections: c, duration: warmup });
     if (prep.between) await prep.between();
     const cpu0 = cpuMs(server.pid);
+    const machine0 = cpuCounters();
     const r = await cannon(server.url, { requests: prep.requests(), connections: c, duration: seconds });
     const cpu = cpuMs(server.pid) - cpu0;
+    const steal = stealShare(machine0, cpuCounters());
     // Server CPU per request: robust to other load on the machine, unlike req/s.
     return {
       ...r,
       server_cpu_ms: cpu,
       cpu_us_per_req: (cpu * 1000) / r.total,
+      steal_pct: +(steal * 100).toFixed(1),
       rss_after_mib: +rssMiB(server.pid).toFixed(1),
     };
   } finally {
@@ -207,22 +215,34 @@ async function measure(w, c) {
   }
 }
 
-const rows = [];
-for (const c of connectionLevels) {
-  for (const w of workloads) {
-    process.stderr.write(`  ${w.name} c=${c} ...`);
-    const r = await measure(w, c);
-    process.stderr.write(` ${fmt(r.rps)} req/s\n`);
-    rows.push({
-      workload: w.name,
-      kind: w.kind,
-      injected: !!w.injected,
-      target: w.target,
-      connections: c,
-      ...r,
-    });
+const byRound = []; // [round][i]
+for (let round = 0; round < rounds; round++) {
+  const results = [];
+  for (const c of connectionLevels) {
+    for (const w of workloads) {
+      process.stderr.write(`  ${rounds > 1 ? `[round ${round + 1}/${rounds}] ` : ''}${w.name} c=${c} ...`);
+      const r = await measure(w, c);
+      process.stderr.write(` ${fmt(r.rps)} req/s (steal ${fmt(r.steal_pct, 1)}%)\n`);
+      results.push({
+        workload: w.name,
+        kind: w.kind,
+        injected: !!w.injected,
+        target: w.target,
+        connections: c,
+        ...r,
+      });
+    }
   }
+  byRound.push(results);
 }
+// Each row: its median round by req/s (with one round, that round).
+const rows = byRound[0].map((_, i) => {
+  const runs = byRound.map((results) => results[i]).sort((a, b) => a.rps - b.rps);
+  const median = runs[Math.floor(runs.length / 2)];
+  return rounds > 1
+    ? { ...median, rounds_rps: byRound.map((results) => Math.round(results[i].rps)) }
+    : median;
+});
 
 // Ratios and targets.
 for (const row of rows) {
@@ -231,6 +251,7 @@ for (const row of rows) {
   row.ratio = ceiling ? row.rps / ceiling.rps : null;
   // The same comparison in server CPU per request (less sensitive to other load on the machine).
   row.cpu_ratio = ceiling ? ceiling.cpu_us_per_req / row.cpu_us_per_req : null;
+  row.p99_vs_ceiling = ceiling ? row.p99 / ceiling.p99 : null;
   row.checks = [];
   if (row.connections === 50 && row.target === 'controlsGet')
     row.checks.push({
@@ -249,8 +270,10 @@ for (const row of rows) {
 let startup = null;
 let idle = null;
 if (process.env.BENCH_SKIP_STARTUP !== '1') {
+  const machine0 = cpuCounters();
   const s = await startupMedian(10, {});
-  startup = { ...s, pass: s.median < TARGETS.startupMs };
+  const steal = stealShare(machine0, cpuCounters());
+  startup = { ...s, steal_pct: +(steal * 100).toFixed(1), pass: s.median < TARGETS.startupMs };
   const readings = [];
   for (let i = 0; i < 3; i++) {
     const sb = await startSandbox();
@@ -274,6 +297,8 @@ const header = [
   'ratio',
   'CPU µs/req',
   'CPU ratio',
+  'p99 / ceiling p99',
+  'steal',
   'targets',
 ];
 const lines = rows.map((r) => [
@@ -286,14 +311,17 @@ const lines = rows.map((r) => [
   r.ratio === null ? '(ceiling)' : `${fmt(r.ratio, 2)} vs ${r.kind === 'read' ? 'JSON' : 'insert'}`,
   fmt(r.cpu_us_per_req),
   r.cpu_ratio === null ? '' : fmt(r.cpu_ratio, 2),
+  r.p99_vs_ceiling === null ? '' : fmt(r.p99_vs_ceiling, 2),
+  `${fmt(r.steal_pct, 0)}%`,
   r.checks.map((k) => `${k.what}: ${k.pass ? 'PASS' : 'FAIL'}`).join('; ') ||
     (r.injected && r.connections === 50 ? '(injected latency: exempt)' : ''),
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
 const out = (cols) =>
-  `| ${cols.map((c, i) => (i === 0 || i === 9 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+  `| ${cols.map((c, i) => (i === 0 || i === header.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
 console.log(
-  `\nnode ${process.version}, ${cpus().length} CPUs, ${seconds} s per run after ${warmup} s warm-up\n`,
+  `\nnode ${process.version}, ${cpus().length} CPUs, ${seconds} s per run after ${warmup} s warm-up` +
+    `${rounds > 1 ? `, median of ${rounds} rounds` : ''}; steal = CPU time the hypervisor gave to other guests during the run\n`,
 );
 console.log(out(header));
 console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
@@ -301,7 +329,7 @@ for (const l of lines) console.log(out(l));
 if (startup)
   console.log(
     `\nstart-up to first healthy response (default fixtures): median ${fmt(startup.median)} ms ` +
-      `(min ${fmt(startup.min)}, max ${fmt(startup.max)}, ${startup.runs} runs) — target < ${TARGETS.startupMs} ms: ${startup.pass ? 'PASS' : 'FAIL'}`,
+      `(min ${fmt(startup.min)}, max ${fmt(startup.max)}, ${startup.runs} runs, steal ${fmt(startup.steal_pct, 0)}%) — target < ${TARGETS.startupMs} ms: ${startup.pass ? 'PASS' : 'FAIL'}`,
   );
 if (idle)
   console.log(
@@ -320,6 +348,7 @@ writeFileSync(
       cpus: cpus().length,
       seconds,
       warmup,
+      rounds,
       targets: TARGETS,
       rows,
       startup,

@@ -6,7 +6,9 @@ import { Hono } from 'hono';
 
 // The same shape and size (1,528 bytes) as a real controls GET answer with the default
 // fixtures: 18 translated verticals, three of them blocked by the default preset.
-const subs = [1001, 1002, 1003, 1004, 2001, 2002, 2003, 2004, 3001, 3002, 3003, 4001, 4002, 4003, 4004, 5001, 5002, 5003];
+const subs = [
+  1001, 1002, 1003, 1004, 2001, 2002, 2003, 2004, 3001, 3002, 3003, 4001, 4002, 4003, 4004, 5001, 5002, 5003,
+];
 const blocked = new Set([4002, 4003, 5003]);
 const body = {
   status: 200,
