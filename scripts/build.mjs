@@ -16,7 +16,10 @@ const zodEnglishOnly = {
   setup(b) {
     b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
       /[\\/]zod[\\/]/.test(args.importer)
-        ? { path: new URL('../node_modules/zod/v4/locales/index.js', import.meta.url).pathname, namespace: 'zod-locales' }
+        ? {
+            path: new URL('../node_modules/zod/v4/locales/index.js', import.meta.url).pathname,
+            namespace: 'zod-locales',
+          }
         : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, () => ({
