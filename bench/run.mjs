@@ -6,6 +6,7 @@
 // Env: BENCH_SECONDS (default 10) seconds per measured run, BENCH_WARMUP (default 2),
 //      BENCH_CONNECTIONS (default "1,50"), BENCH_ONLY (substring filter on workload names),
 //      BENCH_CPU_PROF=<dir> (run the sandbox under node --cpu-prof, profiles into <dir>),
+//      BENCH_NODE_ARGS (extra node flags for the sandbox process, e.g. V8 GC settings),
 //      BENCH_SKIP_STARTUP=1 (skip the start-up and idle-RSS measurements),
 //      BENCH_ROUNDS (default 1): run the whole sequence (ceilings and workloads) this many
 //      times and report each row's median round (by req/s), for machines whose speed drifts.
@@ -53,7 +54,10 @@ const connectionLevels = (process.env.BENCH_CONNECTIONS ?? '1,50').split(',').ma
 const only = process.env.BENCH_ONLY;
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 const cpuProfDir = process.env.BENCH_CPU_PROF;
-const sandboxNodeArgs = cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [];
+const sandboxNodeArgs = [
+  ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []),
+  ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+];
 
 const TARGETS = {
   controlsGetRatio: 0.35,
