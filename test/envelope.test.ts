@@ -107,6 +107,33 @@ describe('envelope: request body errors', () => {
     expect(await demoAccounts(h)).toEqual([]);
   });
 
+  it('envelope: application/*+json and parameters are JSON too (README "JSON media types on writes")', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    for (const type of ['application/json; charset=utf-8', 'application/vnd.partner.v2+json']) {
+      const res = await partner.call('POST', REGISTER, {
+        raw: JSON.stringify(registerBody()),
+        headers: { 'Content-Type': type },
+      });
+      expect(res.status, type).toBe(200);
+    }
+    expect(await demoAccounts(h)).toHaveLength(2);
+  });
+
+  it('envelope: the body limit is checked after authentication and the media type (README "Order of checks")', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const raw = JSON.stringify(registerBody({ brand: 'x'.repeat(256 * 1024 + 1) }));
+    const anonymous = await h.request('POST', REGISTER, {
+      raw,
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expectErrorEnvelope(anonymous, 401, 'unauthorized');
+    const text = await partner.call('POST', REGISTER, { raw, headers: { 'Content-Type': 'text/plain' } });
+    expectErrorEnvelope(text, 415, 'unsupported_media_type');
+    expect(await demoAccounts(h)).toEqual([]);
+  });
+
   it('envelope: a body over 256 KiB is 413 payload_too_large', async () => {
     const h = createHarness();
     const partner = await h.client();

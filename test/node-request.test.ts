@@ -188,3 +188,51 @@ describe('response headers written in one object', () => {
     expect(res.headers['cache-control']).toBe('no-store');
   });
 });
+
+describe('connection-reset over a socket', () => {
+  it('the socket closes without an answer, and the journal records the call with status 0 and the scenario applied', async () => {
+    await expect(
+      call('GET', '/v1/partnership/vertical-mappings', {
+        ...auth(),
+        'X-Sandbox-Scenario': 'connection-reset',
+      }),
+    ).rejects.toThrow();
+    const journal = await call('GET', '/__sandbox/requests?limit=1');
+    const entry = journal.body.requests[0];
+    expect(entry).toMatchObject({
+      method: 'GET',
+      path: '/v1/partnership/vertical-mappings',
+      status: 0,
+      scenarios_applied: ['connection-reset'],
+      response_body: null,
+      parent_account_id: DEMO.parent,
+    });
+    const filtered = await call('GET', '/__sandbox/requests?status=0');
+    expect(filtered.body.requests.map((r: { request_id: string }) => r.request_id)).toContain(
+      entry.request_id,
+    );
+    // The server keeps serving.
+    expect((await call('GET', '/v1/partnership/vertical-mappings', auth())).status).toBe(200);
+  });
+});
+
+describe('connection-reset on a write with an Idempotency-Key', () => {
+  it('frees the key: the same key without the scenario executes (200, not a replay)', async () => {
+    const created = await call(
+      'POST',
+      REGISTER,
+      { ...auth(), 'Content-Type': 'application/json' },
+      JSON.stringify(registerBody()),
+    );
+    const status = `/v1/partnership/accounts/${created.body.data.account_id}/status`;
+    const headers = { ...auth(), 'Content-Type': 'application/json', 'Idempotency-Key': 'reset-then-retry' };
+    const body = JSON.stringify({ status: 'paused' });
+    await expect(
+      call('PUT', status, { ...headers, 'X-Sandbox-Scenario': 'connection-reset' }, body),
+    ).rejects.toThrow();
+    const retry = await call('PUT', status, headers, body);
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    expect(retry.body.data.status).toBe('paused');
+  });
+});

@@ -29,6 +29,8 @@ export interface AppVariables {
   responseText: string | undefined;
   /** The Idempotency-Key this request reserved, until settled. */
   idempotencyKey: string | undefined;
+  /** Whether the connection-reset scenario closed the socket (no answer; journaled as 0). */
+  connectionReset: boolean;
   /** Whether `send` wrote the answer with all its headers (requestContext adds none). */
   headersSent: boolean;
   /** Whether this request is a partnership or token call the journal records. */

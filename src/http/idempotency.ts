@@ -105,8 +105,9 @@ export function claimKey(c: Context<AppEnv>): Response | undefined {
 }
 
 /**
- * After the handler (or its failure): a 2xx answer is stored under the reserved key;
- * anything else (an error thrown, a non-2xx, a reset connection) frees the key.
+ * After the handler (or its failure): a 2xx answer written by `send` is stored under the
+ * reserved key; anything else (an error thrown, a non-2xx, a reset connection, which
+ * answers nothing) frees the key.
  */
 export function settleKey(c: Context<AppEnv>, answer: Response | undefined): void {
   const key = c.get('idempotencyKey');
@@ -114,12 +115,8 @@ export function settleKey(c: Context<AppEnv>, answer: Response | undefined): voi
   c.set('idempotencyKey', undefined);
   const store = c.get('sandbox').store.idempotency;
   const parent = c.get('principal')!.parent_account_id;
-  if (answer && answer.status >= 200 && answer.status < 300) {
-    store.complete(
-      parent,
-      key,
-      answer.status,
-      c.get('responseText') ?? JSON.stringify(c.get('responseBody')),
-    );
+  const text = c.get('responseText');
+  if (answer && text !== undefined && answer.status >= 200 && answer.status < 300) {
+    store.complete(parent, key, answer.status, text);
   } else store.release(parent, key);
 }

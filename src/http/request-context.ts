@@ -28,10 +28,13 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     c.set('responseBody', undefined);
     c.set('responseText', undefined);
     c.set('headersSent', false);
+    c.set('connectionReset', false);
 
     await next();
 
-    if (!c.get('headersSent')) {
+    // A reset connection (the connection-reset scenario) has no answer to add headers
+    // to; it is journaled with status 0.
+    if (!c.get('connectionReset') && !c.get('headersSent')) {
       const headers = { ...commonHeaders(requestId), ...outcomeHeaders(c) };
       for (const name in headers) if (!c.res.headers.has(name)) c.header(name, headers[name]);
     }
@@ -69,7 +72,7 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     url: c.req.url,
     headers: requestHeaders(c),
     requestBody: c.get('rawBody'),
-    status: res.status,
+    status: c.get('connectionReset') ? 0 : res.status,
     responseBody: c.get('responseBody'),
     request_id: c.get('requestId'),
     parent_account_id: c.get('principal')?.parent_account_id ?? null,

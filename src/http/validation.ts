@@ -87,8 +87,11 @@ export function validateRequest(request: RouteConfig['request']): (c: Context<Ap
     checks.push(['header', request.headers, (c) => headerValues(c, names)]);
   }
   const media = request?.body?.content?.['application/json'];
-  const body = media && 'schema' in media && media.schema instanceof ZodType ? media.schema : undefined;
-  if (body) checks.push(['json', body, (c) => c.get('jsonBody')]);
+  if (media && 'schema' in media) {
+    const body = media.schema;
+    if (!(body instanceof ZodType)) throw new Error('route JSON body schema must be a zod schema');
+    checks.push(['json', body, (c) => c.get('jsonBody')]);
+  }
   return function validate(c) {
     for (const [target, schema, read] of checks) {
       const result = schema.safeParse(read(c));

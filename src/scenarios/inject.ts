@@ -1,10 +1,11 @@
 /**
- * The one fault-injection middleware for partnership calls: connection-reset, latency,
+ * The one fault-injection stage for partnership calls: connection-reset, latency,
  * rate-limited and server-error. The other scenarios hook where the rule they bend
  * lives: token-expired in authentication, auth-propagation in account resolution and
  * registration, stale-content-hash, status-partial-failure and unseeded-mappings in
  * their services. Injected errors use the same envelope and error shape as real ones.
  */
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { ApiError, type ErrorCode } from '../contract/errors.js';
 import type { AppEnv } from '../http/env.js';
@@ -31,8 +32,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function injectFaults(c: Context<AppEnv>): Response | Promise<void> | undefined {
   const scenarios = c.get('scenarios');
   if (scenarios.take('connection-reset')) {
-    incoming(c)?.socket.destroy();
-    return Response.error();
+    c.set('connectionReset', true);
+    const socket = incoming(c)?.socket;
+    if (!socket) return Response.error(); // in process (app.request): a network error
+    socket.destroy();
+    return RESPONSE_ALREADY_SENT; // tells @hono/node-server there is nothing to write
   }
   const latency = scenarios.take('latency');
   if (latency?.value) return sleep(latency.value).then(() => answerFaults(scenarios));
