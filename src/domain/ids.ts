@@ -13,7 +13,7 @@ const lowerAlnum = customAlphabet('0123456789abcdefghijklmnopqrstuvwxyz', 20);
  * bits are already RFC 9562's.
  */
 export function uuidv7(now = Date.now()): string {
-  const random = randomUUID(); // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx
+  const random = randomUUID(); // 8-4-4-4-12 hex digits; the version digit (4) at index 14
   const time = now.toString(16).padStart(12, '0');
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
 }
