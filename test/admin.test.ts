@@ -8,9 +8,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { accountNotFoundMessage, mappingNotSeededMessage } from '../src/contract/messages.js';
 import { BUILT_IN_NAMES } from './fixed-names.js';
-import { createHarness, DEMO, expectErrorEnvelope, expectOk, MAPPINGS, REGISTER, STATUS } from './harness.js';
-
-type Harness = ReturnType<typeof createHarness>;
+import {
+  createHarness,
+  DEMO,
+  expectErrorEnvelope,
+  expectOk,
+  type Harness,
+  MAPPINGS,
+  REGISTER,
+  STATUS,
+} from './harness.js';
 
 const PRESETS_DIR = join(import.meta.dirname, '..', 'scenarios');
 const presetNames = () =>

@@ -18,6 +18,7 @@ import {
   DEMO,
   expectErrorEnvelope,
   expectOk,
+  type Harness,
   LAYOUT,
   MAPPINGS,
   REGISTER,
@@ -26,8 +27,6 @@ import {
   STATUS,
   UNSEEDED,
 } from './harness.js';
-
-type Harness = ReturnType<typeof createHarness>;
 
 const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;

@@ -12,6 +12,7 @@ import {
   DEMO,
   expectErrorEnvelope,
   expectOk,
+  type Harness,
   LAYOUT,
   MAPPINGS,
   REGISTER,
@@ -21,8 +22,6 @@ import {
 } from './harness.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-type Harness = ReturnType<typeof createHarness>;
 
 /** Every registered account of the demo parent, from the control plane. */
 async function demoAccounts(h: Harness): Promise<unknown[]> {

@@ -20,6 +20,7 @@ import {
   CONTROLS,
   createHarness,
   DEMO,
+  type Harness,
   LAYOUT,
   MAPPINGS,
   REGISTER,
@@ -38,8 +39,6 @@ const timeout = (fallback: number) =>
   LONG ? Math.max(60_000, Number(process.env.FUZZ_RUNS) * 20) : fallback;
 
 // ---- the world one property works in -------------------------------------------------
-
-type Harness = ReturnType<typeof createHarness>;
 
 interface World {
   h: Harness;

@@ -46,6 +46,8 @@ export interface RequestOptions {
   raw?: string;
 }
 
+export type Harness = ReturnType<typeof createHarness>;
+
 export function createHarness(overrides: Partial<Config> = {}) {
   const sandbox: Sandbox = createSandbox(testConfig(overrides));
   const app = createApp(sandbox);

@@ -13,6 +13,7 @@ import {
   DEMO,
   expectErrorEnvelope,
   expectOk,
+  type Harness,
   MAPPINGS,
   REGISTER,
   type Reply,
@@ -20,8 +21,6 @@ import {
   STATUS,
   UNSEEDED,
 } from './harness.js';
-
-type Harness = ReturnType<typeof createHarness>;
 
 type Entry = JournalEntry;
 

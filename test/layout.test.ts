@@ -5,9 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { layoutNotFoundMessage, MISSING_PARENT_HEADER_MESSAGE } from '../src/contract/messages.js';
 import { DIFFERENT_PAYLOAD_WARNING } from '../src/http/idempotency.js';
-import { CONTROLS, createHarness, expectErrorEnvelope, expectOk, LAYOUT } from './harness.js';
+import { CONTROLS, createHarness, expectErrorEnvelope, expectOk, type Harness, LAYOUT } from './harness.js';
 
-type Harness = ReturnType<typeof createHarness>;
 type Partner = Awaited<ReturnType<Harness['client']>>;
 
 interface AdminLayout {

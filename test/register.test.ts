@@ -11,6 +11,7 @@ import {
   DEMO,
   expectErrorEnvelope,
   expectOk,
+  type Harness,
   MAPPINGS,
   REGISTER,
   type RegisterBody,
@@ -22,8 +23,6 @@ import {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-
-type Harness = ReturnType<typeof createHarness>;
 
 interface FieldIssue {
   field: string;

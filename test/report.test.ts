@@ -10,6 +10,7 @@ import {
   DEMO,
   expectErrorEnvelope,
   expectOk,
+  type Harness,
   LAYOUT,
   MAPPINGS,
   REGISTER,
@@ -18,8 +19,6 @@ import {
   STATUS,
   UNSEEDED,
 } from './harness.js';
-
-type Harness = ReturnType<typeof createHarness>;
 
 const SCENARIO = 'X-Sandbox-Scenario';
 const CHECK_IDS = [

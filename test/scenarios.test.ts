@@ -19,6 +19,7 @@ import {
   DEMO,
   expectErrorEnvelope,
   expectOk,
+  type Harness,
   MAPPINGS,
   REGISTER,
   type Reply,
@@ -34,7 +35,6 @@ import {
   scenarioCases,
 } from './scenarios.case.js';
 
-type Harness = ReturnType<typeof createHarness>;
 type Partner = Awaited<ReturnType<Harness['client']>>;
 
 /** SANDBOX.md §5: the fixed built-in names. */

@@ -5,9 +5,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { partialFailureMessage } from '../src/contract/messages.js';
-import { createHarness, DEMO, expectErrorEnvelope, expectOk, type Reply, STATUS } from './harness.js';
+import {
+  createHarness,
+  DEMO,
+  expectErrorEnvelope,
+  expectOk,
+  type Harness,
+  type Reply,
+  STATUS,
+} from './harness.js';
 
-type Harness = ReturnType<typeof createHarness>;
 type Partner = Awaited<ReturnType<Harness['client']>>;
 
 interface AdminVariant {
