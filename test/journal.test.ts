@@ -231,7 +231,7 @@ describe('journal: filters, order, bound, clearing', () => {
     expect(entries.at(-1)!.path).toBe('/oauth/token');
   });
 
-  it('account_id, parent_account_id, method, path, status filters', async () => {
+  it('account_id, parent_account_id, method, path, status filters (the registration that created the account is filed under it)', async () => {
     const h = createHarness();
     const { accountId } = await traffic(h);
 
@@ -239,6 +239,7 @@ describe('journal: filters, order, bound, clearing', () => {
     expect(byAccount.map((e) => `${e.method} ${e.path}`)).toEqual([
       `PUT ${STATUS(accountId)}`,
       `GET ${STATUS(accountId)}`,
+      `POST ${REGISTER}`,
     ]);
 
     const byParent = await journal(h, `?parent_account_id=${UNSEEDED.parent}`);

@@ -11,11 +11,11 @@
 import type { OpenAPIHono, RouteConfig, RouteHandler } from '@hono/zod-openapi';
 import type { Context, Handler, MiddlewareHandler } from 'hono';
 import type { Endpoint } from '../scenarios/catalogue.js';
-import { injectFaults } from '../scenarios/inject.js';
 import { loadAccount, propagation } from './account.js';
 import { authenticate } from './auth.js';
 import { jsonBody } from './body.js';
 import type { AppEnv } from './env.js';
+import { injectFaults } from './faults.js';
 import { claimKey, settleKey } from './idempotency.js';
 import { parentHeader } from './parent.js';
 import { validateRequest } from './validation.js';
@@ -33,7 +33,6 @@ function begin(endpoint: Endpoint): Stage {
   return function begin(c) {
     const scenarios = c.get('scenarios');
     scenarios.endpoint = endpoint;
-    scenarios.accountId = c.req.param('account_id');
     c.set('dryRun', c.req.query('dry_run') === 'true');
   };
 }
