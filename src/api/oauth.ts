@@ -144,13 +144,16 @@ export function oauthApi() {
         if (basic && !basic.decoded) {
           throw new OAuthError('invalid_request', MALFORMED_BASIC, 400);
         }
-        const principal = authenticateClient(s, request);
+        let principal = authenticateClient(s, request);
         c.set('principal', principal);
         // Faults apply once the client is known: the header's, and those armed for its parent.
         scenarios.parentId = principal.parent_account_id;
+        const epoch = s.epoch;
         const fault = injectFaults(c);
         if (fault instanceof Response) return fault;
         await fault;
+        // A reset during the latency drill: the client is authenticated again, against the new state.
+        if (s.epoch !== epoch) principal = authenticateClient(s, request);
         const grant = issueToken(s, principal);
         const burst = s.diagnostics.tokenGranted(principal.client_id, s.clock.now());
         if (burst) c.get('warnings').push(burst);

@@ -73,6 +73,13 @@ export class ScenarioContext {
     this.#armed = armed;
   }
 
+  /** The same header's effects, nothing taken yet (a request that starts over). */
+  fresh(): ScenarioContext {
+    const next = new ScenarioContext(this.#header, this.#armed);
+    next.endpoint = this.endpoint;
+    return next;
+  }
+
   /** The effect, if one is requested for this request and applies to its endpoint. */
   take(name: ScenarioName): Effect | undefined {
     const def = builtIn(name);
