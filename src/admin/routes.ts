@@ -216,6 +216,14 @@ export function adminApi(sandbox: Sandbox) {
   api.get('/__sandbox/clock', (c) => c.json(clockView(s)));
   api.post('/__sandbox/clock/advance', async (c) => {
     const { seconds } = await adminBody(c, ClockAdvance);
+    if (seconds > s.clock.headroomSeconds) {
+      throw validationError([
+        {
+          field: 'seconds',
+          message: `would move the sandbox clock more than 100 years ahead in all; it can move ${s.clock.headroomSeconds} more seconds (POST /__sandbox/reset sets it back)`,
+        },
+      ]);
+    }
     s.clock.advance(seconds);
     saveClock(s);
     return c.json(clockView(s));
