@@ -18,6 +18,7 @@ import { readControls } from '../services/controls.js';
 import { readStatus } from '../services/status.js';
 import { isUiShellPath, uiApi } from '../ui/index.js';
 import { adminBody } from './body.js';
+import { sameSiteOnly } from './cross-site.js';
 import { scenarioRoutes } from './scenarios.js';
 
 function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
@@ -90,7 +91,7 @@ export function accountDetail(s: Sandbox, accountId: string) {
 export function adminApi(sandbox: Sandbox) {
   const api = new Hono<AppEnv>();
   const s = sandbox;
-  api.use('/__sandbox/*', adminAuth(s.config.adminToken));
+  api.use('/__sandbox/*', sameSiteOnly(), adminAuth(s.config.adminToken));
 
   api.get('/__sandbox/health', (c) => c.json({ status: 'ok' }));
 
