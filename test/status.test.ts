@@ -367,62 +367,111 @@ describe('status PUT (endpoint 5, rule 6)', () => {
 });
 
 describe('status-partial-failure scenario (SANDBOX.md §5)', () => {
-  it('status-partial-failure on 2 variants: 200 with partial_failure, mixed, one failed variant, and GET agrees', async () => {
+  /** The spec fields of a variant (spec §2.6), for comparing answers with the control plane. */
+  const specView = (v: { page_id: string; name: string; status?: string; enabled?: boolean }) => ({
+    page_id: v.page_id,
+    name: v.name,
+    status: v.status ?? (v.enabled ? 'active' : 'paused'),
+  });
+
+  async function pauseAll(h: Harness, accountId: string) {
+    for (const v of await adminVariants(h, accountId))
+      await patchVariant(h, v.variant_id, { enabled: false });
+  }
+
+  it('status-partial-failure activating a paused account (2 variants): 200 partial_failure, the failed variant stays paused, aggregate mixed, GET agrees', async () => {
     const h = createHarness();
     const partner = await h.client();
     const { accountId } = await registerAccount(partner);
+    await pauseAll(h, accountId);
     const variants = await adminVariants(h, accountId);
 
-    const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: PARTIAL });
+    const res = await partner.put(STATUS(accountId), { status: 'active' }, { [SCENARIO]: PARTIAL });
     const body = expectPartialFailure(res);
     expect(res.headers.get(APPLIED)).toBe(PARTIAL);
-    expect(body.message).toBe(partialFailureMessage(1, 2, 'paused', 'mixed', body.request_id));
-    expect(body.data.status).toBe('mixed');
+    expect(body.message).toBe(partialFailureMessage(1, 2, 'active', 'mixed', body.request_id));
+    expect(body.message).toContain('kept their previous state');
     expect(body.data.account_id).toBe(accountId);
-    const results = body.data.variants.map((v: { variant_id: string; status: string; result: string }) => [
-      v.variant_id,
-      v.status,
-      v.result,
+    expect(body.data.status).toBe('mixed');
+    expect(body.data.variants.map(specView)).toEqual([
+      specView({ ...variants[0]!, status: 'paused' }),
+      specView({ ...variants[1]!, status: 'active' }),
     ]);
-    expect(results).toEqual([
-      [variants[0]!.variant_id, 'active', 'failed'],
-      [variants[1]!.variant_id, 'paused', 'updated'],
-    ]);
-    expect(body.error.details.failed_variant_ids).toEqual([variants[0]!.variant_id]);
 
+    const stored = await adminVariants(h, accountId);
+    expect(stored.map((v) => v.enabled)).toEqual([false, true]);
     const read = await readStatus(partner, accountId);
     expect(read.status).toBe('mixed');
-    expect(states(read.variants)).toEqual(
-      body.data.variants.map((v: { variant_id: string; status: string }) => [v.variant_id, v.status]),
-    );
+    expect(read.variants.map(specView)).toEqual(body.data.variants.map(specView));
   });
 
-  it('status-partial-failure=2 on 4 variants fails exactly 2 (the first two in creation order)', async () => {
+  it('status-partial-failure never flips: an all-active account asked to become active stays active (the failed variant unchanged)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    const before = await adminVariants(h, accountId);
+    expect(before.every((v) => v.enabled)).toBe(true);
+
+    const res = await partner.put(STATUS(accountId), { status: 'active' }, { [SCENARIO]: PARTIAL });
+    const body = expectPartialFailure(res);
+    expect(body.message).toBe(partialFailureMessage(1, 2, 'active', 'active', body.request_id));
+    expect(body.data.status).toBe('active');
+    expect(body.data.variants.map((v: { status: string }) => v.status)).toEqual(['active', 'active']);
+    expect(await adminVariants(h, accountId)).toEqual(before);
+    expect((await readStatus(partner, accountId)).status).toBe('active');
+  });
+
+  it('status-partial-failure pausing an active account with 2 variants: the failed one stays active, mixed', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: PARTIAL });
+    const body = expectPartialFailure(res);
+    expect(body.message).toBe(partialFailureMessage(1, 2, 'paused', 'mixed', body.request_id));
+    expect(body.data.status).toBe('mixed');
+    expect(body.data.variants.map((v: { status: string }) => v.status)).toEqual(['active', 'paused']);
+    expect((await adminVariants(h, accountId)).map((v) => v.enabled)).toEqual([true, false]);
+  });
+
+  it('status-partial-failure=2 on 4 paused variants fails exactly 2 (the first two in creation order), which keep paused', async () => {
     const h = createHarness();
     const partner = await h.client();
     const accountId = await fourVariantAccount(h, partner);
-    const variants = await adminVariants(h, accountId);
-    expect(variants).toHaveLength(4);
+    await pauseAll(h, accountId);
+    expect(await adminVariants(h, accountId)).toHaveLength(4);
 
-    const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: `${PARTIAL}=2` });
+    const res = await partner.put(STATUS(accountId), { status: 'active' }, { [SCENARIO]: `${PARTIAL}=2` });
     const body = expectPartialFailure(res);
     expect(res.headers.get(APPLIED)).toBe(`${PARTIAL}=2`);
-    expect(body.message).toBe(partialFailureMessage(2, 4, 'paused', 'mixed', body.request_id));
+    expect(body.message).toBe(partialFailureMessage(2, 4, 'active', 'mixed', body.request_id));
     expect(body.data.status).toBe('mixed');
-    expect(body.data.variants.map((v: { result: string }) => v.result)).toEqual([
-      'failed',
-      'failed',
-      'updated',
-      'updated',
+    expect(body.data.variants.map((v: { status: string }) => v.status)).toEqual([
+      'paused',
+      'paused',
+      'active',
+      'active',
     ]);
-    expect(body.error.details.failed_variant_ids).toEqual([variants[0]!.variant_id, variants[1]!.variant_id]);
-
     const read = await readStatus(partner, accountId);
     expect(read.status).toBe('mixed');
     expect(read.variants.map((v: { status: string }) => v.status)).toEqual([
-      'active',
-      'active',
       'paused',
+      'paused',
+      'active',
+      'active',
+    ]);
+  });
+
+  it('status-partial-failure with a value of all variants still leaves one updated, so a change shows as mixed', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await fourVariantAccount(h, partner);
+    const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: `${PARTIAL}=9` });
+    const body = expectPartialFailure(res);
+    expect(body.message).toBe(partialFailureMessage(3, 4, 'paused', 'mixed', body.request_id));
+    expect(body.data.variants.map((v: { status: string }) => v.status)).toEqual([
+      'active',
+      'active',
+      'active',
       'paused',
     ]);
   });
@@ -435,8 +484,9 @@ describe('status-partial-failure scenario (SANDBOX.md §5)', () => {
       const accountId = await fourVariantAccount(h, partner);
       const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: PARTIAL });
       const body = expectPartialFailure(res);
+      // A failed variant kept its old state (active) while the others were paused.
       positions.push(
-        body.data.variants.flatMap((v: { result: string }, i: number) => (v.result === 'failed' ? [i] : [])),
+        body.data.variants.flatMap((v: { status: string }, i: number) => (v.status === 'active' ? [i] : [])),
       );
     }
     // Default N = half of 4 = 2, the first two in variant order.
@@ -444,25 +494,7 @@ describe('status-partial-failure scenario (SANDBOX.md §5)', () => {
     expect(positions[1]).toEqual(positions[0]);
   });
 
-  it('status-partial-failure on a fresh all-active account with PUT active still yields mixed', async () => {
-    const h = createHarness();
-    const partner = await h.client();
-    const { accountId } = await registerAccount(partner);
-    expect((await readStatus(partner, accountId)).status).toBe('active');
-
-    const res = await partner.put(STATUS(accountId), { status: 'active' }, { [SCENARIO]: PARTIAL });
-    const body = expectPartialFailure(res);
-    expect(body.data.status).toBe('mixed');
-    expect(body.data.variants.map((v: { status: string; result: string }) => [v.status, v.result])).toEqual([
-      ['paused', 'failed'],
-      ['active', 'unchanged'],
-    ]);
-    const read = await readStatus(partner, accountId);
-    expect(read.status).toBe('mixed');
-    expect(read.variants.map((v: { status: string }) => v.status)).toEqual(['paused', 'active']);
-  });
-
-  it('status-partial-failure with a single variant fails that variant', async () => {
+  it('status-partial-failure with a single variant fails that variant: nothing changes', async () => {
     const h = createHarness();
     const partner = await h.client();
     const { accountId } = await registerAccount(partner, [
@@ -473,18 +505,61 @@ describe('status-partial-failure scenario (SANDBOX.md §5)', () => {
     const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: PARTIAL });
     const body = expectPartialFailure(res);
     expect(res.headers.get(APPLIED)).toBe(PARTIAL);
-    expect(body.data.variants).toEqual([
-      {
-        variant_id: only!.variant_id,
-        page_id: only!.page_id,
-        name: only!.name,
-        status: 'active',
-        result: 'failed',
-      },
-    ]);
-    expect(body.error.details.failed_variant_ids).toEqual([only!.variant_id]);
+    expect(body.message).toBe(partialFailureMessage(1, 1, 'paused', 'active', body.request_id));
+    expect(body.data.variants.map(specView)).toEqual([specView(only!)]);
     expect(body.data.status).toBe('active');
+    expect(await adminVariants(h, accountId)).toEqual([only]);
     expect((await readStatus(partner, accountId)).status).toBe('active');
+  });
+
+  it('which variants failed: X-Sandbox-Warning, the journal and the control plane account view (last_status_write) name them', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await fourVariantAccount(h, partner);
+    await pauseAll(h, accountId);
+    const variants = await adminVariants(h, accountId);
+    expect((await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.last_status_write).toBeNull();
+
+    const res = await partner.put(STATUS(accountId), { status: 'active' }, { [SCENARIO]: `${PARTIAL}=2` });
+    const body = expectPartialFailure(res);
+    const failed = variants.slice(0, 2);
+    const warning = res.headers.get('x-sandbox-warning') ?? '';
+    for (const v of failed) expect(warning).toContain(v.variant_id);
+    for (const v of variants.slice(2)) expect(warning).not.toContain(v.variant_id);
+
+    const journal = await h.request('GET', `/__sandbox/requests?account_id=${accountId}&method=PUT`);
+    const entry = journal.body.requests.find((e: { request_id: string }) => e.request_id === body.request_id);
+    expect(entry.status).toBe(200);
+    expect(entry.scenarios_applied).toEqual([`${PARTIAL}=2`]);
+    expect(entry.warnings.join(' ')).toContain(failed[0]!.variant_id);
+    expect(entry.warnings.join(' ')).toContain(failed[1]!.variant_id);
+
+    const view = (await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.last_status_write;
+    expect(view).toMatchObject({ request_id: body.request_id, requested: 'active', status: 'mixed' });
+    expect(
+      view.variants.map((v: { variant_id: string; result: string }) => [v.variant_id, v.result]),
+    ).toEqual([
+      [variants[0]!.variant_id, 'failed'],
+      [variants[1]!.variant_id, 'failed'],
+      [variants[2]!.variant_id, 'updated'],
+      [variants[3]!.variant_id, 'updated'],
+    ]);
+    expect(view.variants.map((v: { status: string }) => v.status)).toEqual([
+      'paused',
+      'paused',
+      'active',
+      'active',
+    ]);
+
+    // A clean write replaces the record.
+    expectOk(await partner.put(STATUS(accountId), { status: 'active' }));
+    const next = (await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.last_status_write;
+    expect(next.variants.map((v: { result: string }) => v.result)).toEqual([
+      'updated',
+      'updated',
+      'unchanged',
+      'unchanged',
+    ]);
   });
 
   it('status-partial-failure on a dry run changes nothing and is not reported as applied', async () => {
@@ -501,9 +576,10 @@ describe('status-partial-failure scenario (SANDBOX.md §5)', () => {
     const data = expectOk(res);
     expect(res.body.dry_run).toBe(true);
     expect(res.headers.get(APPLIED)).toBeNull();
-    expect(data.variants.every((v: { result: string }) => v.result !== 'failed')).toBe(true);
+    expect(data.variants.map((v: { status: string }) => v.status)).toEqual(['paused', 'paused']);
     expect(await adminVariants(h, accountId)).toEqual(before);
     expect((await readStatus(partner, accountId)).status).toBe('active');
+    expect((await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.last_status_write).toBeNull();
   });
 
   it('status-partial-failure does not apply to an account with no non-archived variants', async () => {
