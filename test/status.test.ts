@@ -72,9 +72,13 @@ async function readStatus(partner: Partner, accountId: string) {
   return expectOk(await partner.get(STATUS(accountId)));
 }
 
-/** The per-variant states as {variant_id: status} in list order. */
-const states = (variants: { variant_id: string; status: string }[]) =>
-  variants.map((v) => [v.variant_id, v.status] as const);
+/**
+ * A partner answer's variants carry the spec §2.6 fields only ({page_id, name, status}):
+ * a variant is identified by page and name, and the control plane gives its ID.
+ */
+const states = (variants: { page_id: string; name: string; status: string }[]) =>
+  variants.map((v) => [`${v.page_id}/${v.name}`, v.status] as const);
+const key = (v: AdminVariant) => `${v.page_id}/${v.name}`;
 
 /** Asserts the partial-failure envelope (HTTP 200, error partial_failure) and returns the body. */
 function expectPartialFailure(res: Reply) {
@@ -109,8 +113,8 @@ describe('status aggregate (spec §3, first table)', () => {
     for (const v of data.variants) {
       expect(v.status).toBe('active');
       expect(pageIds).toContain(v.page_id);
-      expect(typeof v.variant_id).toBe('string');
       expect(typeof v.name).toBe('string');
+      expect(Object.keys(v).sort()).toEqual(['name', 'page_id', 'status']);
     }
   });
 
@@ -143,8 +147,8 @@ describe('status aggregate (spec §3, first table)', () => {
     const data = await readStatus(partner, accountId);
     expect(data.status).toBe('mixed');
     expect(states(data.variants)).toEqual([
-      [first!.variant_id, 'active'],
-      [second!.variant_id, 'paused'],
+      [key(first!), 'active'],
+      [key(second!), 'paused'],
     ]);
   });
 
@@ -158,7 +162,7 @@ describe('status aggregate (spec §3, first table)', () => {
     await patchVariant(h, second!.variant_id, { archived: true });
     const data = await readStatus(partner, accountId);
     expect(data.status).toBe('active');
-    expect(states(data.variants)).toEqual([[first!.variant_id, 'active']]);
+    expect(states(data.variants)).toEqual([[key(first!), 'active']]);
   });
 
   it('status: archiving every variant makes the aggregate paused (none non-archived exist)', async () => {
@@ -188,8 +192,9 @@ describe('status PUT (endpoint 5, rule 6)', () => {
     expect(data.variants).toHaveLength(2);
     for (const v of data.variants) {
       expect(v.status).toBe('paused');
-      expect(v.result).toBe('updated');
-      expect(v.variant_id).not.toBe(archived.variant_id);
+      expect(`${v.page_id}/${v.name}`).not.toBe(key(archived));
+      expect(v).not.toHaveProperty('variant_id');
+      expect(v).not.toHaveProperty('result');
     }
 
     const after = await adminVariants(h, accountId);
@@ -210,16 +215,14 @@ describe('status PUT (endpoint 5, rule 6)', () => {
 
     const data = expectOk(await partner.put(STATUS(accountId), { status: 'active' }));
     expect(data.status).toBe('active');
-    expect(data.variants.map((v: { variant_id: string }) => v.variant_id)).toEqual(
-      variants.map((v) => v.variant_id),
-    );
+    expect(states(data.variants)).toEqual(variants.map((v) => [key(v), 'active']));
     expect(data.variants.every((v: { status: string }) => v.status === 'active')).toBe(true);
 
     const stored = (await adminVariants(h, accountId)).find((v) => v.variant_id === archived.variant_id)!;
     expect(stored).toMatchObject({ archived: true, enabled: false });
   });
 
-  it('status PUT has no merge: the body status is applied to all variants of a mixed account (updated vs unchanged)', async () => {
+  it('status PUT has no merge: the body status is applied to all variants of a mixed account', async () => {
     const h = createHarness();
     const partner = await h.client();
     const { accountId } = await registerAccount(partner);
@@ -228,8 +231,14 @@ describe('status PUT (endpoint 5, rule 6)', () => {
 
     const data = expectOk(await partner.put(STATUS(accountId), { status: 'active' }));
     expect(data.status).toBe('active');
+    expect(states(data.variants)).toEqual([
+      [key(first!), 'active'],
+      [key(second!), 'active'],
+    ]);
+    // Per-variant results are sandbox detail: the control plane's last_status_write.
+    const record = (await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.last_status_write;
     expect(
-      data.variants.map((v: { variant_id: string; result: string }) => [v.variant_id, v.result]),
+      record.variants.map((v: { variant_id: string; result: string }) => [v.variant_id, v.result]),
     ).toEqual([
       [first!.variant_id, 'unchanged'],
       [second!.variant_id, 'updated'],
@@ -237,8 +246,8 @@ describe('status PUT (endpoint 5, rule 6)', () => {
     const read = await readStatus(partner, accountId);
     expect(read.status).toBe('active');
     expect(states(read.variants)).toEqual([
-      [first!.variant_id, 'active'],
-      [second!.variant_id, 'active'],
+      [key(first!), 'active'],
+      [key(second!), 'active'],
     ]);
   });
 
@@ -277,10 +286,7 @@ describe('status PUT (endpoint 5, rule 6)', () => {
     const data = expectOk(res);
     expect(res.body.dry_run).toBe(true);
     expect(data.status).toBe('paused');
-    expect(data.variants.map((v: { status: string; result: string }) => [v.status, v.result])).toEqual([
-      ['paused', 'updated'],
-      ['paused', 'updated'],
-    ]);
+    expect(data.variants.map((v: { status: string }) => v.status)).toEqual(['paused', 'paused']);
 
     expect(await readStatus(partner, accountId)).toEqual(before);
   });
@@ -391,6 +397,7 @@ describe('status-partial-failure scenario (SANDBOX.md §5)', () => {
     expect(res.headers.get(APPLIED)).toBe(PARTIAL);
     expect(body.message).toBe(partialFailureMessage(1, 2, 'active', 'mixed', body.request_id));
     expect(body.message).toContain('kept their previous state');
+    expect(body.error).toEqual({ code: 'partial_failure', details: { failed_count: 1, variant_count: 2 } });
     expect(body.data.account_id).toBe(accountId);
     expect(body.data.status).toBe('mixed');
     expect(body.data.variants.map(specView)).toEqual([

@@ -96,9 +96,7 @@ export function partnershipApi() {
       ...envelope(c, result.data, message),
       error: {
         code: 'partial_failure' as const,
-        details: {
-          failed_variant_ids: failed.map((v) => v.variant_id),
-        },
+        details: { failed_count: result.failed, variant_count: result.total },
       },
     };
     return json(c, body, 200);

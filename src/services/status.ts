@@ -14,14 +14,19 @@ import type { AccountRow, VariantRow } from '../store/accounts.js';
 const asState = (v: VariantRow) => ({ ...v, enabled: v.enabled === 1, archived: v.archived === 1 });
 type State = ReturnType<typeof asState>;
 
-function variantView(v: State, result?: VariantOutcome) {
-  const view = {
+/** The control plane's view of a variant (with its ID): sandbox detail. */
+function variantDetail(v: State) {
+  return {
     variant_id: v.variant_id,
     page_id: v.page_id,
     name: v.name,
     status: v.enabled ? ('active' as const) : ('paused' as const),
   };
-  return result ? { ...view, result } : view;
+}
+
+/** A variant in a partner answer: the fields of spec §2.6 and nothing else (SANDBOX.md §8). */
+function variantView(v: State): StatusData['variants'][number] {
+  return { page_id: v.page_id, name: v.name, status: v.enabled ? 'active' : 'paused' };
 }
 
 export function readStatus(s: Sandbox, account: AccountRow): StatusData {
@@ -29,7 +34,7 @@ export function readStatus(s: Sandbox, account: AccountRow): StatusData {
   return {
     account_id: account.account_id,
     status: aggregateStatus(variants),
-    variants: variants.filter((v) => !v.archived).map((v) => variantView(v)),
+    variants: variants.filter((v) => !v.archived).map(variantView),
   };
 }
 
@@ -74,11 +79,11 @@ export function writeStatus(
     const failing = partial ? (partial.value ?? defaultFailingCount(live.length)) : 0;
     const plan = planCascade(variants, requested, failing);
     const after = plan.map((p) => ({ ...p.variant, enabled: p.enabled }));
-    const outcomes = plan.map((p, i) => ({ ...variantView(after[i]!), result: p.result }));
+    const outcomes = plan.map((p, i) => ({ ...variantDetail(after[i]!), result: p.result }));
     const data: StatusData = {
       account_id: account.account_id,
       status: aggregateStatus(after),
-      variants: plan.map((p, i) => variantView(after[i]!, p.result)),
+      variants: after.map(variantView),
     };
     if (!dryRun) {
       s.store.accounts.setVariants(
