@@ -45,6 +45,8 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
   const fixtures = loadFixtures(config.fixtures);
   const presets = loadPresets(config.scenarios ? [builtInPresetsDir, config.scenarios] : [builtInPresetsDir]);
   const store = createStore(config.db);
+  // A reservation left by a process that stopped mid-request (kill -9) never finished.
+  store.idempotency.releaseAbandoned();
   const clock = new Clock(Number(store.meta.get(CLOCK_KEY) ?? 0));
   const sandbox: Sandbox = {
     config,
