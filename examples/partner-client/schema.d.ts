@@ -280,16 +280,10 @@ export interface components {
             variants: components["schemas"]["Variant"][];
         };
         Variant: {
-            variant_id: string;
             page_id: string;
             name: string;
             /** @enum {string} */
             status: "active" | "paused";
-            /**
-             * @description On a status PUT: what happened to this variant.
-             * @enum {string}
-             */
-            result?: "updated" | "unchanged" | "failed";
         };
         StatusWriteEnvelope: {
             /** @example 200 */

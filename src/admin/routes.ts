@@ -15,7 +15,7 @@ import { buildReport, reportToJUnit } from '../report.js';
 import { type Sandbox, saveClock } from '../sandbox.js';
 import { secretsEqual } from '../services/auth.js';
 import { readControls } from '../services/controls.js';
-import { readStatus } from '../services/status.js';
+import { lastStatusWrite, readStatus } from '../services/status.js';
 import { isUiShellPath, uiApi } from '../ui/index.js';
 import { adminBody } from './body.js';
 import { sameSiteOnly } from './cross-site.js';
@@ -75,6 +75,7 @@ export function accountDetail(s: Sandbox, accountId: string) {
     layouts: s.store.accounts.layouts(accountId),
     variants: s.store.accounts.variants(accountId).map(variantView),
     status: readStatus(s, account).status,
+    last_status_write: lastStatusWrite(s, accountId),
     controls: {
       list_id: list.list_id,
       name: list.name,
