@@ -27,11 +27,12 @@ describe('control plane: cross-site browser requests', () => {
 
   it('a cross-site read of the journal is 403 (by Sec-Fetch-Site alone, or by Origin alone)', async () => {
     const h = createHarness();
-    for (const headers of [
+    const cases: Record<string, string>[] = [
       { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'cors' },
       { Origin: 'https://evil.example' },
       { Origin: 'null' },
-    ]) {
+    ];
+    for (const headers of cases) {
       expectErrorEnvelope(await h.request('GET', '/__sandbox/requests', { headers }), 403, 'forbidden');
     }
   });
