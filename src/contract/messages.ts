@@ -69,3 +69,9 @@ export const partialFailureWarning = (failed: { variant_id: string; page_id: str
   `status-partial-failure: these variants failed and kept their previous state: ${failed
     .map((v) => `${v.variant_id} (page ${v.page_id}, ${JSON.stringify(v.name)})`)
     .join('; ')}; GET /__sandbox/accounts/{account_id} shows last_status_write`;
+
+/** X-Sandbox-Warning on an idempotent replay (SANDBOX.md §4). */
+export const DRY_RUN_KEY_WARNING =
+  'Idempotency-Key was used by a dry run: its stored dry-run response was replayed and nothing was written. Use a fresh key for the real write.';
+export const DIFFERENT_PAYLOAD_WARNING =
+  'Idempotency-Key was already used with a different payload: the stored response of the first request was replayed and this payload was not executed. Use a fresh key for a new request.';
