@@ -61,3 +61,12 @@ export const partialFailureMessage = (
   requestId: string,
 ) =>
   `Partial failure: ${failed} of ${total} page variants could not be updated to ${requested}; the account status is now ${aggregate}. Keep request_id ${requestId} and contact support.`;
+
+/**
+ * X-Sandbox-Warning of a dry-run register that would create an account: the register
+ * answer has only the spec's fields, so the layout types it would create are named here.
+ */
+export const dryRunRegisterWarning = (pages: readonly { surface: string; layout_type: string }[]) =>
+  `dry run: nothing was created; would create ${
+    pages.length ? `pages ${pages.map((p) => `${p.surface}/${p.layout_type}`).join(', ')}` : 'no pages'
+  }; the account_id, page_id and layout_id shown are not stored, and the real register will issue new ones`;
