@@ -29,6 +29,13 @@ export const registerUnmappedMessage = (verticalId: number, subVerticalId: numbe
 export const mappingNotSeededMessage = (parentAccountId: string) =>
   `The vertical mapping of parent account ${parentAccountId} is not seeded (it is empty), so no partner vertical can be translated. The operator seeds it once per platform on request; until then registration and controls writes are rejected.`;
 
+/**
+ * A controls PUT of a parent whose mapping is empty: every pair is unmapped, so the spec
+ * §7 message (every pair listed), then the note that the mapping is empty.
+ */
+export const unmappedPairsEmptyMappingMessage = (pairs: PartnerPair[], parentAccountId: string) =>
+  `${unmappedPairsMessage(pairs)} ${mappingNotSeededMessage(parentAccountId)}`;
+
 export const STALE_CONTENT_HASH_MESSAGE =
   'contentHash does not match the stored marketplace controls list: it was changed since you read it. Re-read the list (GET), re-apply your change to what it returns, and retry with its content_hash.';
 
