@@ -3,6 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  EDGE_WHITESPACE_MESSAGE,
   mappingNotSeededMessage,
   STALE_CONTENT_HASH_MESSAGE,
   UNMAPPED_PAIRS_PREFIX,
@@ -651,5 +652,19 @@ describe('controls: the add-one-vertical recipe (spec §4 rule 5)', () => {
     expect(after.marketplace_controls_list.content_hash).not.toBe(
       current.marketplace_controls_list.content_hash,
     );
+  });
+});
+
+describe('controls PUT: name is taken exactly as sent', () => {
+  it('PUT: a name with whitespace at either end is 400 (never trimmed); inner spaces are kept as sent', async () => {
+    const { h, accountId, put } = await setup();
+    for (const name of ['Spring list ', ' Spring list']) {
+      const res = await put({ name, blockedVerticals: [], domains: [], contentHash: null });
+      expectValidation(res, 'name');
+      expect(fields(res)).toEqual([{ field: 'name', message: EDGE_WHITESPACE_MESSAGE }]);
+    }
+    expectOk(await put({ name: 'Spring  list', blockedVerticals: [], domains: [], contentHash: null }));
+    const stored = await h.request('GET', `/__sandbox/accounts/${accountId}`);
+    expect(stored.body.controls.name).toBe('Spring  list');
   });
 });

@@ -5,9 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  BLANK_MESSAGE,
+  controlCharacterMessage,
   dryRunRegisterWarning,
+  EDGE_WHITESPACE_MESSAGE,
   mappingNotSeededMessage,
   registerUnmappedMessage,
+  unpairedSurrogateMessage,
 } from '../src/contract/messages.js';
 import {
   CONTROLS,
@@ -679,5 +683,87 @@ describe('endpoint 2: dry_run=true (spec §1.5)', () => {
       required: false,
       schema: { type: 'string', enum: ['true', 'false'] },
     });
+  });
+});
+
+describe('endpoint 2: identifiers are compared exactly as sent (never trimmed or merged)', () => {
+  it('register: " trim-1" and "trim-1  " are 400 naming external_account_id; "trim-1" is one merchant of its own', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    for (const value of [' trim-1', 'trim-1  ', '\u00a0trim-1', 'trim-1\u3000']) {
+      const issue = expectFieldError(
+        await partner.register({ external_account_id: value }),
+        'external_account_id',
+      );
+      expect(issue.message).toBe(EDGE_WHITESPACE_MESSAGE);
+    }
+    expect(await accountsOf(h)).toEqual([]);
+    const data = expectOk(await partner.register({ external_account_id: 'trim-1' }));
+    expect(await accountsOf(h)).toEqual([
+      expect.objectContaining({ account_id: data.account_id, external_account_id: 'trim-1' }),
+    ]);
+  });
+
+  it('register: distinct values stay distinct merchants (inner space, case, NFC vs NFD, é vs è)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const values = ['m 1', 'm1', 'M1', 'caf\u00e9', 'cafe\u0301', 'caf\u00e8'];
+    const ids = [];
+    for (const value of values)
+      ids.push(expectOk(await partner.register({ external_account_id: value })).account_id);
+    expect(new Set(ids).size).toBe(values.length);
+    const stored = (await accountsOf(h)).map((a) => a.external_account_id).sort();
+    expect(stored).toEqual([...values].sort());
+    // and each matches itself again, exactly
+    for (const [i, value] of values.entries()) {
+      expect(expectOk(await partner.register({ external_account_id: value })).account_id).toBe(ids[i]);
+    }
+    expect(await accountsOf(h)).toHaveLength(values.length);
+  });
+
+  it('register: unpaired surrogates (\\ud800, \\udc00) are 400: stored as UTF-8 they would both be U+FFFD', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    for (const [jsonEscape, ch] of [
+      ['\\ud800', '\ud800'],
+      ['\\udc00', '\udc00'],
+    ] as const) {
+      const raw = JSON.stringify(registerBody({ external_account_id: 'bad@@' })).replace('@@', jsonEscape);
+      const res = await partner.call('POST', REGISTER, {
+        raw,
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(expectFieldError(res, 'external_account_id').message).toBe(unpairedSurrogateMessage(ch, 3));
+    }
+    // a proper pair (an emoji) is fine
+    expectOk(await partner.register({ external_account_id: 'bad\ud83d\ude00' }));
+    expect(await accountsOf(h)).toHaveLength(1);
+  });
+
+  const cases: [keyof RegisterBody, string, string][] = [
+    ['external_account_id', 'm-1\n', controlCharacterMessage('\n', 3)],
+    ['external_account_id', 'm\u0000', controlCharacterMessage('\u0000', 1)],
+    ['external_account_id', '   ', BLANK_MESSAGE],
+    ['brand', ' Acme', EDGE_WHITESPACE_MESSAGE],
+    ['brand', 'Acme\t', controlCharacterMessage('\t', 4)],
+    ['brand', '\u0085Acme', controlCharacterMessage('\u0085', 0)],
+    ['platform_parent_account_id', `${DEMO.parent} `, EDGE_WHITESPACE_MESSAGE],
+  ];
+  for (const [field, value, message] of cases) {
+    it(`register: ${field} ${JSON.stringify(value)} is 400: "${message}"`, async () => {
+      const h = createHarness();
+      const partner = await h.client();
+      const issue = expectFieldError(await partner.register({ [field]: value }), field);
+      expect(issue.message).toBe(message);
+      expect(await accountsOf(h)).toEqual([]);
+    });
+  }
+
+  it('register: brand is stored exactly as sent (inner spaces and Unicode kept)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const brand = 'Acme  Outfitters \u00e9\u0301 \ud83d\ude00';
+    const data = expectOk(await partner.register({ brand }));
+    expect((await accountDetail(h, data.account_id)).account.brand).toBe(brand);
   });
 });

@@ -6,6 +6,13 @@
  * Responses are snake_case; the controls PUT body is camelCase (spec §2.5).
  */
 import { z } from '@hono/zod-openapi';
+import {
+  BLANK_MESSAGE,
+  controlCharacterMessage,
+  EDGE_WHITESPACE_MESSAGE,
+  EMPTY_MESSAGE,
+  unpairedSurrogateMessage,
+} from './messages.js';
 
 // ---- shared enums (spec §2.2, §2.4, §2.6) ----------------------------------------
 
@@ -23,6 +30,44 @@ export const Policy = z.enum(POLICIES).openapi('Policy');
 const enumMessage = (allowed: readonly string[]) => ({
   error: () => `must be one of ${allowed.map((a) => `"${a}"`).join(', ')}`,
 });
+
+// ---- characters in string values ---------------------------------------------------
+
+/** C0 controls, DEL and C1 controls (U+0000-U+001F, U+007F-U+009F). */
+const CONTROL = /\p{Cc}/u;
+/** With the u flag, only a surrogate that is not half of a pair is a Cs code point. */
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+const EDGE_WHITESPACE = /^\s|\s$/;
+
+/**
+ * Characters no string field accepts: control characters (a newline or a NUL is not
+ * whitespace to trim but a character that should not be there), and unpaired surrogates
+ * (the store keeps UTF-8, where they would all become U+FFFD and distinct values equal).
+ */
+export function characterProblem(value: string): string | undefined {
+  const control = CONTROL.exec(value);
+  if (control) return controlCharacterMessage(control[0], control.index);
+  const surrogate = UNPAIRED_SURROGATE.exec(value);
+  if (surrogate) return unpairedSurrogateMessage(surrogate[0], surrogate.index);
+  return undefined;
+}
+
+/**
+ * Identifiers and names are kept and compared exactly as sent, never trimmed (trimming
+ * made " m-1" and "m-1" one merchant): a value with whitespace at either end is 400.
+ */
+export function textProblem(value: string): string | undefined {
+  const bad = characterProblem(value);
+  if (bad) return bad;
+  if (EDGE_WHITESPACE.test(value)) return value.trim() === '' ? BLANK_MESSAGE : EDGE_WHITESPACE_MESSAGE;
+  return undefined;
+}
+
+const problemCheck =
+  (problem: (value: string) => string | undefined) => (value: string, ctx: z.core.$RefinementCtx<string>) => {
+    const message = problem(value);
+    if (message) ctx.addIssue({ code: 'custom', message });
+  };
 
 // ---- limits (README "Limits") -----------------------------------------------------
 
@@ -96,12 +141,13 @@ export const VerticalMappingsData = z
 
 // ---- 2.2 / 2.3 register -----------------------------------------------------------
 
+/** A name or identifier: 1 to `max` characters, taken exactly as sent (textProblem). */
 const nonEmpty = (max: number = limits.stringMax) =>
   z
     .string()
-    .trim()
-    .min(1, { error: 'must not be empty' })
-    .max(max, { error: `must be at most ${max} characters` });
+    .min(1, { error: EMPTY_MESSAGE })
+    .max(max, { error: `must be at most ${max} characters` })
+    .superRefine(problemCheck(textProblem));
 
 /** Spec §2.2: a valid URL including the scheme, 3 to 400 characters; a bare host is 400. */
 export const StoreIdentifier = z
