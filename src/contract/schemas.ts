@@ -9,6 +9,7 @@ import { z } from '@hono/zod-openapi';
 import {
   BLANK_MESSAGE,
   controlCharacterMessage,
+  dryRunValueMessage,
   EDGE_WHITESPACE_MESSAGE,
   EMPTY_MESSAGE,
   unpairedSurrogateMessage,
@@ -102,11 +103,12 @@ export const LayoutParams = AccountParams.extend({
 
 export const DryRunQuery = z.object({
   dry_run: z
-    .enum(['true', 'false'], enumMessage(['true', 'false']))
+    .enum(['true', 'false'], { error: (issue) => dryRunValueMessage(issue.input) })
     .optional()
     .openapi({
       param: { name: 'dry_run', in: 'query' },
-      description: 'Validate the write fully without persisting it.',
+      description:
+        'Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false).',
     }),
 });
 
