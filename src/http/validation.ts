@@ -55,7 +55,11 @@ export function issuesToFields(issues: readonly z.core.$ZodIssue[], prefix = '')
     const p = fieldPath(path);
     return prefix ? (p ? `${prefix}.${p}` : prefix) : p || '(body)';
   };
+  // zod 4 still runs length checks on a value of the wrong type (an array has a length):
+  // once a field's type is wrong, that is its one problem.
+  const wrongType = new Set(issues.filter((i) => i.code === 'invalid_type').map((i) => fieldPath(i.path)));
   for (const issue of issues) {
+    if (issue.code !== 'invalid_type' && wrongType.has(fieldPath(issue.path))) continue;
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const hint = suggestField(key);
