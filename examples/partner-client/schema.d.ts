@@ -466,7 +466,10 @@ export interface operations {
     };
     registerPartnershipAccount: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false). */
+                dry_run?: "true" | "false";
+            };
             header: {
                 /** @description Sandbox only: fault-injection scenarios, comma separated, each name or name=value (GET /__sandbox/scenarios lists them). */
                 "x-sandbox-scenario"?: string;
@@ -685,7 +688,7 @@ export interface operations {
     replaceMarketplaceControlsList: {
         parameters: {
             query?: {
-                /** @description Validate the write fully without persisting it. */
+                /** @description Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false). */
                 dry_run?: "true" | "false";
             };
             header: {
@@ -928,7 +931,7 @@ export interface operations {
     setPartnershipStatus: {
         parameters: {
             query?: {
-                /** @description Validate the write fully without persisting it. */
+                /** @description Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false). */
                 dry_run?: "true" | "false";
             };
             header: {
@@ -1072,7 +1075,7 @@ export interface operations {
     editLayout: {
         parameters: {
             query?: {
-                /** @description Validate the write fully without persisting it. */
+                /** @description Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false). */
                 dry_run?: "true" | "false";
             };
             header: {
