@@ -11,6 +11,7 @@ import {
   PROPAGATION_MESSAGE,
   partialFailureMessage,
   STALE_CONTENT_HASH_MESSAGE,
+  unmappedPairsEmptyMappingMessage,
 } from '../src/contract/messages.js';
 import { BUILT_IN_NAMES } from './fixed-names.js';
 import {
@@ -21,6 +22,7 @@ import {
   expectOk,
   type Harness,
   MAPPINGS,
+  pair,
   REGISTER,
   type Reply,
   registerBody,
@@ -223,7 +225,7 @@ scenarioCases('unseeded-mappings', {
     },
     'controls.put': async (o) => {
       const body = expectErrorEnvelope(o.res!, 400, 'vertical_mapping_not_seeded');
-      expect(body.message).toBe(mappingNotSeededMessage(DEMO.parent));
+      expect(body.message).toBe(unmappedPairsEmptyMappingMessage([pair(10, 1001)], DEMO.parent));
       expect(o.res!.headers.get(APPLIED)).toBe('unseeded-mappings');
       await expectNothingApplied(o);
     },
@@ -425,7 +427,7 @@ describe('unseeded-mappings', () => {
       400,
       'vertical_mapping_not_seeded',
     );
-    expect(put.message).toBe(mappingNotSeededMessage(DEMO.parent));
+    expect(put.message).toBe(unmappedPairsEmptyMappingMessage([pair(20, 2001)], DEMO.parent));
     expect(await adminAccount(h, accountId)).toEqual(before);
 
     expect(expectOk(await partner.get(MAPPINGS)).vertical_mappings).toEqual(real);
