@@ -99,7 +99,8 @@ export function writeControls(
   }
   const domains = body.domains.map((d) => ({ domain: d.domain.toLowerCase(), policy: 'Block' as const }));
 
-  if (scenarios.take('stale-content-hash')) concurrentWrite(s, account);
+  // A dry run shows the clean result: the drill would change stored state, so it is not applied.
+  if (!dryRun && scenarios.take('stale-content-hash')) concurrentWrite(s, account);
 
   return s.store.tx(() => {
     const current = storedList(s, account);

@@ -69,11 +69,11 @@ export function register(
     };
   }
 
-  const propagation = scenarios.take('auth-propagation')?.value ?? s.config.authPropagationSeconds;
-
   return s.store.tx(() => {
     const existing = s.store.accounts.byExternal(parent, body.external_account_id);
+    // A match creates nothing: the propagation drill (of new accounts) is neither applied nor used up.
     if (existing) return matchedResult(s, existing, body);
+    const propagation = scenarios.take('auth-propagation')?.value ?? s.config.authPropagationSeconds;
     const created = newAccount(s, parent, body, propagation);
     s.store.accounts.insert(created);
     const listId = ids.controlsList();
