@@ -460,7 +460,10 @@ export interface operations {
     };
     registerPartnershipAccount: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false). */
+                dry_run?: "true" | "false";
+            };
             header: {
                 /** @description Sandbox only: fault-injection scenarios, comma separated, each name or name=value (GET /__sandbox/scenarios lists them). */
                 "x-sandbox-scenario"?: string;
@@ -679,7 +682,7 @@ export interface operations {
     replaceMarketplaceControlsList: {
         parameters: {
             query?: {
-                /** @description Validate the write fully without persisting it. */
+                /** @description Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false). */
                 dry_run?: "true" | "false";
             };
             header: {
@@ -922,7 +925,7 @@ export interface operations {
     setPartnershipStatus: {
         parameters: {
             query?: {
-                /** @description Validate the write fully without persisting it. */
+                /** @description Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false). */
                 dry_run?: "true" | "false";
             };
             header: {
@@ -1066,7 +1069,7 @@ export interface operations {
     editLayout: {
         parameters: {
             query?: {
-                /** @description Validate the write fully without persisting it. */
+                /** @description Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false). */
                 dry_run?: "true" | "false";
             };
             header: {

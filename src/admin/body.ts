@@ -4,13 +4,13 @@ import type { z } from 'zod';
 import { ApiError, validationError } from '../contract/errors.js';
 import type { AppEnv } from '../http/env.js';
 import { requestHeader } from '../http/headers.js';
-import { readBody } from '../http/read-body.js';
+import { readJsonText } from '../http/read-body.js';
 import { issuesToFields } from '../http/validation.js';
 
 /** Reads and validates a control-plane JSON body. */
 export async function adminBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
   const type = requestHeader(c, 'content-type') ?? '';
-  const text = await readBody(c);
+  const text = await readJsonText(c);
   let json: unknown = {};
   if (text.trim() !== '') {
     if (!/^application\/(?:[a-z0-9.+-]*\+)?json/i.test(type)) {

@@ -6,11 +6,13 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import {
   AccountDetail,
-  Armed,
+  ArmAnswer,
   ArmRequest,
   Catalogue,
+  ClearedAnswer,
   ClockAdvance,
   ClockView,
+  DisarmAnswer,
   Health,
   JournalAnswer,
   MappingSeed,
@@ -19,6 +21,7 @@ import {
   PartnerCredentials,
   PartnerList,
   ReportAnswer,
+  ResetAnswer,
   VariantAdmin,
   VariantCreate,
   VariantPatch,
@@ -139,7 +142,7 @@ export function controlPlaneDocument(origin: string) {
       path: '/__sandbox/reset',
       summary: 'Wipe all state, load fixtures again, reset the clock',
       responses: {
-        200: { description: 'Reset.', ...json(z.object({ reset: z.literal(true), clock: ClockView })) },
+        200: { description: 'Reset.', ...json(ResetAnswer) },
       },
     },
     {
@@ -239,7 +242,7 @@ export function controlPlaneDocument(origin: string) {
       method: 'delete',
       path: '/__sandbox/requests',
       summary: 'Clear the journal',
-      responses: { 200: { description: 'Cleared.', ...json(z.object({ cleared: z.literal(true) })) } },
+      responses: { 200: { description: 'Cleared.', ...json(ClearedAnswer) } },
     },
     {
       method: 'get',
@@ -253,7 +256,7 @@ export function controlPlaneDocument(origin: string) {
       summary: 'Arm a scenario for a parent or an account',
       request: body(ArmRequest),
       responses: {
-        200: { description: 'Armed.', ...json(z.object({ armed: Armed })) },
+        200: { description: 'Armed.', ...json(ArmAnswer) },
         400: err('Unknown scenario or bad value.'),
         404: err('No such partner or account.'),
       },
@@ -262,7 +265,7 @@ export function controlPlaneDocument(origin: string) {
       method: 'delete',
       path: '/__sandbox/scenarios',
       summary: 'Disarm all',
-      responses: { 200: { description: 'Disarmed.', ...json(z.object({ armed: z.array(Armed) })) } },
+      responses: { 200: { description: 'Disarmed.', ...json(DisarmAnswer) } },
     },
     {
       method: 'get',

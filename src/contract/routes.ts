@@ -107,7 +107,11 @@ export const routes = {
     description:
       'Idempotent on external_account_id: a repeated call matches the existing account. No Idempotency-Key is needed.',
     security,
-    request: { headers: writeHeaders(false), body: { required: true, ...json(RegisterRequest) } },
+    request: {
+      query: DryRunQuery,
+      headers: writeHeaders(false),
+      body: { required: true, ...json(RegisterRequest) },
+    },
     responses: {
       200: {
         description: 'The new or matched account.',
