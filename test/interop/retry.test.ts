@@ -162,18 +162,18 @@ describe('ky honours Retry-After', () => {
     const key = randomUUID();
     const url = `${server.url}${STATUS(account)}`;
     const write = { status: 'paused' };
-    // the first request holds the key for 1.2 s
+    // the first request holds the key for 1.5 s
     const first = fetch(url, {
       method: 'PUT',
       headers: {
         ...headers,
         'Content-Type': 'application/json',
         'Idempotency-Key': key,
-        'X-Sandbox-Scenario': 'latency=1200',
+        'X-Sandbox-Scenario': 'latency=1500',
       },
       body: JSON.stringify(write),
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 600));
 
     const { client, attempts, gaps } = recorded({
       limit: 2,
