@@ -142,6 +142,8 @@ describe('control-plane client: every method', () => {
     const { control } = sandbox;
     const catalogue = await control.scenarios.list();
     expect(catalogue.built_ins.map((b) => b.name)).toContain('server-error');
+    // The token first: a drill armed for the parent applies to its token grants too (SANDBOX.md §5).
+    const bearer = await token(sandbox.url, DEMO.clientId, DEMO.clientSecret);
     const { armed } = await control.scenarios.arm({
       scenario: 'server-error',
       value: 503,
@@ -151,7 +153,7 @@ describe('control-plane client: every method', () => {
     expect(armed).toMatchObject({ scenario: 'server-error', remaining: 1, parent_account_id: DEMO.parent });
     expect((await control.scenarios.list()).armed).toHaveLength(1);
     const res = await fetch(`${sandbox.url}/v1/partnership/vertical-mappings`, {
-      headers: { Authorization: `Bearer ${await token(sandbox.url, DEMO.clientId, DEMO.clientSecret)}` },
+      headers: { Authorization: `Bearer ${bearer}` },
     });
     expect(res.status).toBe(503);
     await control.scenarios.arm({

@@ -128,7 +128,11 @@ export const AccountParams = z.object({
     .string()
     .min(1)
     .max(limits.idMax)
-    .openapi({ param: { name: 'account_id', in: 'path' } }),
+    .openapi({
+      param: { name: 'account_id', in: 'path' },
+      description: 'The account ID returned by register.',
+      example: 'acct_01jbx7k2m9q4r8s6t3v5',
+    }),
 });
 
 export const LayoutParams = AccountParams.extend({
@@ -136,7 +140,11 @@ export const LayoutParams = AccountParams.extend({
     .string()
     .min(1)
     .max(limits.idMax)
-    .openapi({ param: { name: 'layout_id', in: 'path' } }),
+    .openapi({
+      param: { name: 'layout_id', in: 'path' },
+      description: 'A layout ID of the account (pages[].layout_id of the register answer).',
+      example: '01936b2e-7c4a-7d21-9f3e-4b5c6d7e8f90',
+    }),
 });
 
 export const DryRunQuery = z.object({
@@ -147,6 +155,7 @@ export const DryRunQuery = z.object({
       param: { name: 'dry_run', in: 'query' },
       description:
         'Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false).',
+      example: 'false',
     }),
 });
 
@@ -159,6 +168,7 @@ export const MappingsQuery = z.object({
     .openapi({
       param: { name: 'parent_account_id', in: 'query' },
       description: "The parent account ID; defaults to the token's parent. Another parent's ID is 403.",
+      example: 'pa_demo_platform',
     }),
 });
 
@@ -307,11 +317,13 @@ export const TranslatedVertical = z
 export const ControlsData = z
   .object({
     account_id: z.string(),
-    marketplace_controls_list: z.object({
-      marketplace_controls_list_id: z.string(),
-      domains: z.array(DomainRule),
-      content_hash: z.string(),
-    }),
+    marketplace_controls_list: z
+      .object({
+        marketplace_controls_list_id: z.string(),
+        domains: z.array(DomainRule),
+        content_hash: z.string(),
+      })
+      .openapi('MarketplaceControlsList'),
     translated_verticals: z.array(TranslatedVertical),
   })
   .openapi('ControlsData');
