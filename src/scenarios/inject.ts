@@ -35,7 +35,7 @@ export function injectFaults(c: Context<AppEnv>): Response | Promise<void> | und
     c.set('connectionReset', true);
     const socket = incoming(c)?.socket;
     if (!socket) return Response.error(); // in process (app.request): a network error
-    socket.destroy();
+    socket.resetAndDestroy(); // a TCP RST: clients see ECONNRESET (SANDBOX.md §5), not a clean close
     return RESPONSE_ALREADY_SENT; // tells @hono/node-server there is nothing to write
   }
   const latency = scenarios.take('latency');
