@@ -92,6 +92,13 @@ export function redactBody(body: string | null): string | null {
   return clip(redacted);
 }
 
+/** Query parameters by the same field rules as bodies: `?access_token=…` is not kept in clear. */
+function redactQuery(params: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of params) out[key] = SECRET_KEYS.has(key) ? REDACTED : value;
+  return out;
+}
+
 function clip(text: string): string {
   return text.length > MAX_BODY_CHARS ? `${text.slice(0, MAX_BODY_CHARS)}…[truncated]` : text;
 }
@@ -137,7 +144,7 @@ function materialize(slot: Slot): JournalEntry {
     time: new Date(r.at).toISOString(),
     method: r.method,
     path: url.pathname,
-    query: Object.fromEntries(url.searchParams),
+    query: redactQuery(url.searchParams),
     request_headers: redactHeaders(r.headers),
     request_body: redactBody(r.requestBody),
     status: r.status,

@@ -27,6 +27,11 @@ export interface Sandbox {
   log: Logger;
   /** Coaching warnings' memory (propagation retries, hashes shown, token grants). */
   diagnostics: Diagnostics;
+  /**
+   * Bumped by every reset (and restore): a request that awaited across one starts over
+   * against the new state, so it never mixes the two (SANDBOX.md §10).
+   */
+  epoch: number;
   reset(): void;
   close(): void;
 }
@@ -45,6 +50,8 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
   const fixtures = loadFixtures(config.fixtures);
   const presets = loadPresets(config.scenarios ? [builtInPresetsDir, config.scenarios] : [builtInPresetsDir]);
   const store = createStore(config.db);
+  // A reservation left by a process that stopped mid-request (kill -9) never finished.
+  store.idempotency.releaseAbandoned();
   const clock = new Clock(Number(store.meta.get(CLOCK_KEY) ?? 0));
   const sandbox: Sandbox = {
     config,
@@ -56,7 +63,9 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     journal: new Journal(config.journalMax),
     log,
     diagnostics: new Diagnostics(),
+    epoch: 0,
     reset() {
+      sandbox.epoch++;
       store.wipe();
       clock.reset();
       sandbox.armed.clear();

@@ -159,7 +159,7 @@ const hot: Record<string, (s: Store) => unknown> = {
   'idempotency get': (s) => s.idempotency.get(PARENT, 'k', NOW),
   'idempotency reserve': (s) =>
     s.idempotency.reserve(
-      { parent_account_id: PARENT, key: 'k2', fingerprint: 'f', dry_run: 0, expires_at: NOW + 1 },
+      { parent_account_id: PARENT, key: 'k2', operation: 'PUT /x', fingerprint: 'f', dry_run: 0, expires_at: NOW + 1 },
       NOW,
     ),
   'idempotency complete': (s) => s.idempotency.complete(PARENT, 'k2', 200, '{}'),
@@ -171,6 +171,7 @@ const hot: Record<string, (s: Store) => unknown> = {
 const cold: Record<string, (s: Store) => unknown> = {
   'partner by parent': (s) => s.partners.byParent(PARENT),
   'partners list': (s) => s.partners.all(),
+  'abandoned idempotency reservations (start-up)': (s) => s.idempotency.releaseAbandoned(),
   'partner insert': (s) =>
     s.partners.insert({
       parent_account_id: 'pa_x',

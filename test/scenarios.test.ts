@@ -567,6 +567,61 @@ describe('armed times', () => {
     expect(third.headers.get(APPLIED)).toBeNull();
   });
 
+  it('a preset armed with times applies all its effects to each matching request and counts it once (flaky-network times 2: 503, 503, then 200 at once)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await partner.account();
+    await arm(h, { scenario: 'flaky-network', account_id: accountId, times: 2 });
+    const timed = async () => {
+      const started = performance.now();
+      const res = await partner.get(CONTROLS(accountId));
+      return { res, ms: performance.now() - started };
+    };
+    for (let i = 0; i < 2; i++) {
+      const { res, ms } = await timed();
+      expectErrorEnvelope(res, 503, 'service_unavailable');
+      expect(ms).toBeGreaterThanOrEqual(790);
+      expect(res.headers.get(APPLIED)).toBe('latency=800, server-error=503');
+    }
+    expect(await armedList(h)).toEqual([]);
+    const { res, ms } = await timed();
+    expectOk(res);
+    expect(ms).toBeLessThan(500);
+  });
+
+  it('flaky-network armed with times 1 fails the next call with its 503 (the latency does not use the entry up alone)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    await arm(h, { scenario: 'flaky-network', parent_account_id: DEMO.parent, times: 1 });
+    expectErrorEnvelope(await partner.get(MAPPINGS), 503, 'service_unavailable');
+    expectOk(await partner.get(MAPPINGS));
+  });
+
+  it("a scenario armed for an account does not fire for another partner's call on it: a plain 404, the drill is not used up, and the journal does not file the probe under the account", async () => {
+    const h = createHarness();
+    const owner = await h.client();
+    const accountId = await owner.account();
+    await arm(h, { scenario: 'token-expired', account_id: accountId, times: 1 });
+    const created = await h.request('POST', '/__sandbox/partners', {
+      body: { parent_account_id: 'pa_prober' },
+    });
+    const prober = await h.client({
+      parent: 'pa_prober',
+      clientId: created.body.client_id,
+      clientSecret: created.body.client_secret,
+    });
+    const probe = await prober.get(CONTROLS(accountId));
+    expectErrorEnvelope(probe, 404, 'account_not_found');
+    expect(probe.headers.get(APPLIED)).toBeNull();
+    expect((await armedList(h)).map((a) => a.remaining)).toEqual([1]);
+    const filed = await h.request('GET', `/__sandbox/requests?account_id=${accountId}`);
+    expect(filed.body.requests.map((e: { parent_account_id: string }) => e.parent_account_id)).not.toContain(
+      'pa_prober',
+    );
+    // The owner's next call gets the drill.
+    expectErrorEnvelope(await owner.get(CONTROLS(accountId)), 401, 'token_expired');
+  });
+
   it('armed without times stays until DELETE /__sandbox/scenarios', async () => {
     const h = createHarness();
     const partner = await h.client();
@@ -644,7 +699,13 @@ describe('presets', () => {
     expect(byName['auth-propagation']!.value).toContain('default 90');
     expect(byName.latency!.value).toContain('milliseconds');
     expect(byName['server-error']!.value).toContain('500, 502, 503');
-    expect(byName.latency!.applies_to).toHaveLength(7);
+    // SANDBOX.md §5: latency, server-error, rate-limited and connection-reset apply to the
+    // token endpoint too; token-expired does not.
+    for (const name of ['latency', 'server-error', 'rate-limited', 'connection-reset']) {
+      expect(byName[name]!.applies_to, name).toHaveLength(8);
+      expect(byName[name]!.applies_to, name).toContain('token');
+    }
+    expect(byName['token-expired']!.applies_to).not.toContain('token');
 
     const presets = res.body.presets as { name: string; description: string; effects: unknown[] }[];
     expect(presets.map((p) => p.name).sort()).toEqual(PRESET_NAMES);

@@ -151,6 +151,7 @@ export function adminApi(sandbox: Sandbox) {
     const parent = c.req.param('parent');
     partnerOr404(parent);
     const { vertical_mappings } = await adminBody(c, MappingSeed);
+    partnerOr404(parent); // again: a reset may have come while the body was read
     const problems = mappingProblems(vertical_mappings);
     if (problems.length) {
       throw validationError(
@@ -175,8 +176,9 @@ export function adminApi(sandbox: Sandbox) {
   api.get('/__sandbox/accounts/:account_id', (c) => c.json(accountDetail(s, c.req.param('account_id'))));
 
   api.post('/__sandbox/accounts/:account_id/variants', async (c) => {
-    const account = accountOr404(s, c.req.param('account_id'));
+    accountOr404(s, c.req.param('account_id'));
     const body = await adminBody(c, VariantCreate);
+    const account = accountOr404(s, c.req.param('account_id')); // again, after the await
     const page = s.store.accounts.page(body.page_id);
     if (!page || page.account_id !== account.account_id) {
       throw validationError([
@@ -214,6 +216,14 @@ export function adminApi(sandbox: Sandbox) {
   api.get('/__sandbox/clock', (c) => c.json(clockView(s)));
   api.post('/__sandbox/clock/advance', async (c) => {
     const { seconds } = await adminBody(c, ClockAdvance);
+    if (seconds > s.clock.headroomSeconds) {
+      throw validationError([
+        {
+          field: 'seconds',
+          message: `would move the sandbox clock more than 100 years ahead in all; it can move ${s.clock.headroomSeconds} more seconds (POST /__sandbox/reset sets it back)`,
+        },
+      ]);
+    }
     s.clock.advance(seconds);
     saveClock(s);
     return c.json(clockView(s));

@@ -41,6 +41,8 @@ export function partnershipApi() {
       c.req.valid('json'),
     );
     c.get('warnings').push(...result.warnings);
+    // The journal files the call that created (or matched) the account under it.
+    if (typeof result.data.account_id === 'string') c.set('accountId', result.data.account_id);
     return ok(c, result.data);
   });
 

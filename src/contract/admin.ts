@@ -5,12 +5,27 @@
 import { z } from '@hono/zod-openapi';
 import { VerticalMapping } from './schemas.js';
 
-export const id = z.string().trim().min(1).max(128);
+/** An identifier as the partner will send it: compared as sent, so nothing to trim. */
+export const id = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[\x21-\x7e]+$/, 'must be visible ASCII characters (no spaces or control characters)');
+
+/**
+ * RFC 6749 appendix A: a client secret is VSCHAR (%x20-7E). OAuth libraries refuse other
+ * characters, so a partner could never use such a secret.
+ */
+const clientSecret = z
+  .string()
+  .min(8)
+  .max(256)
+  .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII (RFC 6749 appendix A: %x20-7E)');
 
 export const PartnerCreate = z.strictObject({
   parent_account_id: id.optional(),
   client_id: id.optional(),
-  client_secret: z.string().min(8).max(256).optional(),
+  client_secret: clientSecret.optional(),
   name: z.string().min(1).max(200).optional(),
 });
 

@@ -39,7 +39,9 @@ export const PARENT_MISMATCH_MESSAGE =
 export const MISSING_IDEMPOTENCY_KEY_MESSAGE =
   'Idempotency-Key header is required on this write: send a fresh UUID per logical retry group.';
 export const IDEMPOTENCY_IN_PROGRESS_MESSAGE =
-  'A request with this Idempotency-Key is still being processed; retry after it completes.';
+  'A request with this Idempotency-Key is still being processed: wait for Retry-After, then send the same request with the same key (its stored answer is replayed once it completes).';
+export const idempotencyKeyOtherOperationMessage = (operation: string) =>
+  `This Idempotency-Key was first used on ${operation}: a key belongs to the operation it was first used on and is never replayed or executed on another endpoint or account. Use a fresh key for this request.`;
 export const IDEMPOTENCY_REUSED_MESSAGE =
   'This Idempotency-Key was already used with a different request (method, path, query or body). Use a fresh key for a new request.';
 

@@ -60,8 +60,22 @@ export function registerPartnershipExtras(app: Pick<OpenAPIHono, 'openAPIRegistr
         description: 'invalid_request, unsupported_grant_type or invalid_scope.',
         ...json(OAuthErrorBody),
       },
-      401: { description: 'invalid_client (with WWW-Authenticate: Basic).', ...json(OAuthErrorBody) },
-      413: { description: 'Body over the size limit.', ...json(ErrorEnvelope) },
+      401: {
+        description:
+          'invalid_client; WWW-Authenticate: Basic when the client used HTTP Basic or sent no credentials.',
+        ...json(OAuthErrorBody),
+      },
+      413: { description: 'Body over the size limit (invalid_request).', ...json(OAuthErrorBody) },
+      429: {
+        description: 'temporarily_unavailable, with Retry-After (sandbox scenario rate-limited).',
+        ...json(OAuthErrorBody),
+      },
+      500: { description: 'server_error (sandbox scenario server-error=500).', ...json(OAuthErrorBody) },
+      502: { description: 'server_error (sandbox scenario server-error=502).', ...json(OAuthErrorBody) },
+      503: {
+        description: 'temporarily_unavailable (sandbox scenario server-error=503).',
+        ...json(OAuthErrorBody),
+      },
     },
   });
 }

@@ -16,7 +16,8 @@ export async function jsonBody(c: Context<AppEnv>): Promise<void> {
       { details: { header: 'Content-Type' } },
     );
   }
-  const text = await readBody(c);
+  // Read once: a request that starts over after a reset keeps the body it read.
+  const text = c.get('rawBody') ?? (await readBody(c));
   if (text.trim() === '') throw new ApiError('malformed_json', 'Request body is empty: send a JSON object.');
   let parsed: unknown;
   try {
