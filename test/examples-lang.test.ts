@@ -99,9 +99,10 @@ describe('examples/python', () => {
     });
     expectLines(result, [
       /^partner: pa_\w+ created and seeded on the control plane$/,
-      // authlib's client_secret_basic sends the secret without RFC 6749 §2.3.1's form-encoding
-      /^basic auth, authlib client_secret_basic, secret 'py\+secret\/42': invalid_client: /,
-      /^basic auth, authlib client_secret_basic, secret 's3cr%t\+\/:x': invalid_request: /,
+      // authlib's client_secret_basic sends the secret without RFC 6749 §2.3.1's form-encoding,
+      // and the sandbox says that the value as sent would have matched
+      /^basic auth, authlib client_secret_basic, secret 'py\+secret\/42': invalid_client: .*not form-encoded before Base64 \(RFC 6749 section 2\.3\.1\), and the value as sent matches this client/,
+      /^basic auth, authlib client_secret_basic, secret 's3cr%t\+\/:x': invalid_request: malformed HTTP Basic credentials: .*the value as sent matches this client/,
       // ... and works once the example form-encodes, or with client_secret_post
       /^basic auth, form-encoded first: 200$/,
       /^client_secret_post: 200$/,
