@@ -199,7 +199,8 @@ scenarioCases('status-partial-failure', {
       // biome-ignore lint/suspicious/noExplicitAny: control-plane view
       const after = o.after as any;
       const [first, second] = after.variants;
-      expect(res.body.error.details.failed_variant_ids).toEqual([first.variant_id]);
+      expect(res.body.error.details).toEqual({ failed_count: 1, variant_count: 2 });
+      expect(res.headers.get('x-sandbox-warning')).toContain(first.variant_id);
       expect(res.body.message).toBe(partialFailureMessage(1, 2, 'paused', 'mixed', res.body.request_id));
       expect(res.body.data.status).toBe('mixed');
       expect([first.enabled, second.enabled]).toEqual([true, false]);

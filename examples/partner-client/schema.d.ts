@@ -280,16 +280,10 @@ export interface components {
             variants: components["schemas"]["Variant"][];
         };
         Variant: {
-            variant_id: string;
             page_id: string;
             name: string;
             /** @enum {string} */
             status: "active" | "paused";
-            /**
-             * @description On a status PUT: what happened to this variant.
-             * @enum {string}
-             */
-            result?: "updated" | "unchanged" | "failed";
         };
         StatusWriteEnvelope: {
             /** @example 200 */
@@ -352,7 +346,7 @@ export interface components {
         };
         OAuthError: {
             /** @enum {string} */
-            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
+            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "server_error" | "temporarily_unavailable";
             error_description: string;
         };
         TokenRequest: {
@@ -1246,7 +1240,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description invalid_client (with WWW-Authenticate: Basic). */
+            /** @description invalid_client; WWW-Authenticate: Basic when the client used HTTP Basic or sent no credentials. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1255,13 +1249,49 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Body over the size limit. */
+            /** @description Body over the size limit (invalid_request). */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description temporarily_unavailable, with Retry-After (sandbox scenario rate-limited). */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description server_error (sandbox scenario server-error=500). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description server_error (sandbox scenario server-error=502). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description temporarily_unavailable (sandbox scenario server-error=503). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
         };

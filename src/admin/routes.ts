@@ -15,9 +15,10 @@ import { buildReport, reportToJUnit } from '../report.js';
 import { type Sandbox, saveClock } from '../sandbox.js';
 import { secretsEqual } from '../services/auth.js';
 import { readControls } from '../services/controls.js';
-import { readStatus } from '../services/status.js';
+import { lastStatusWrite, readStatus } from '../services/status.js';
 import { isUiShellPath, uiApi } from '../ui/index.js';
 import { adminBody } from './body.js';
+import { sameSiteOnly } from './cross-site.js';
 import { scenarioRoutes } from './scenarios.js';
 
 function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
@@ -74,6 +75,7 @@ export function accountDetail(s: Sandbox, accountId: string) {
     layouts: s.store.accounts.layouts(accountId),
     variants: s.store.accounts.variants(accountId).map(variantView),
     status: readStatus(s, account).status,
+    last_status_write: lastStatusWrite(s, accountId),
     controls: {
       list_id: list.list_id,
       name: list.name,
@@ -90,7 +92,7 @@ export function accountDetail(s: Sandbox, accountId: string) {
 export function adminApi(sandbox: Sandbox) {
   const api = new Hono<AppEnv>();
   const s = sandbox;
-  api.use('/__sandbox/*', adminAuth(s.config.adminToken));
+  api.use('/__sandbox/*', sameSiteOnly(), adminAuth(s.config.adminToken));
 
   api.get('/__sandbox/health', (c) => c.json({ status: 'ok' }));
 

@@ -94,6 +94,27 @@ export const VariantAdmin = z
     created_at: z.string(),
   })
   .openapi('VariantAdmin');
+export const StatusWriteRecord = z
+  .object({
+    request_id: z.string(),
+    at: z.string().openapi({ format: 'date-time' }),
+    requested: z.enum(['active', 'paused']),
+    status: z.enum(['active', 'paused', 'mixed']),
+    variants: z.array(
+      z.object({
+        variant_id: z.string(),
+        page_id: z.string(),
+        name: z.string(),
+        status: z.enum(['active', 'paused']),
+        result: z.enum(['updated', 'unchanged', 'failed']).openapi({
+          description: 'failed: the status-partial-failure scenario; the variant kept its previous state.',
+        }),
+      }),
+    ),
+  })
+  .openapi('StatusWriteRecord', {
+    description: 'What the latest real status PUT did to each variant (dry runs and replays leave none).',
+  });
 export const AccountDetail = z
   .object({
     account: z.record(z.string(), z.unknown()),
@@ -102,6 +123,7 @@ export const AccountDetail = z
     layouts: z.array(z.record(z.string(), z.unknown())),
     variants: z.array(VariantAdmin),
     status: z.enum(['active', 'paused', 'mixed']),
+    last_status_write: StatusWriteRecord.nullable(),
     controls: z.record(z.string(), z.unknown()),
   })
   .openapi('AccountDetail');

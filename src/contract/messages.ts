@@ -62,4 +62,10 @@ export const partialFailureMessage = (
   aggregate: string,
   requestId: string,
 ) =>
-  `Partial failure: ${failed} of ${total} page variants could not be updated to ${requested}; the account status is now ${aggregate}. Keep request_id ${requestId} and contact support.`;
+  `Partial failure: ${failed} of ${total} page variants could not be updated to ${requested} and kept their previous state; the account status is now ${aggregate}. Keep request_id ${requestId} and contact support.`;
+
+/** X-Sandbox-Warning (and the journal) on a partial failure: which variants failed, by ID. */
+export const partialFailureWarning = (failed: { variant_id: string; page_id: string; name: string }[]) =>
+  `status-partial-failure: these variants failed and kept their previous state: ${failed
+    .map((v) => `${v.variant_id} (page ${v.page_id}, ${JSON.stringify(v.name)})`)
+    .join('; ')}; GET /__sandbox/accounts/{account_id} shows last_status_write`;

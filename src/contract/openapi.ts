@@ -117,7 +117,10 @@ export function controlPlaneDocument(origin: string) {
   });
   const security = [{ adminToken: [] }];
   const tags = ['Control plane'];
-  const common = { 401: err('SANDBOX_ADMIN_TOKEN is set and was not sent.') };
+  const common = {
+    401: err('SANDBOX_ADMIN_TOKEN is set and was not sent.'),
+    403: err('A cross-site browser request (by its Origin or Sec-Fetch-Site): refused.'),
+  };
   const paths: Parameters<typeof r.registerPath>[0][] = [
     {
       method: 'get',

@@ -293,16 +293,12 @@ export type ControlsWriteRequest = z.infer<typeof ControlsWriteRequest>;
 
 // ---- 2.6 status ---------------------------------------------------------------------
 
+/** Spec §2.6, field for field: variant IDs and per-variant results are sandbox detail (control plane). */
 export const VariantView = z
   .object({
-    variant_id: z.string(),
     page_id: z.string(),
     name: z.string(),
     status: z.enum(REQUESTED_STATUSES),
-    result: z
-      .enum(['updated', 'unchanged', 'failed'])
-      .optional()
-      .openapi({ description: 'On a status PUT: what happened to this variant.' }),
   })
   .openapi('Variant');
 
