@@ -1273,7 +1273,7 @@ export interface components {
          */
         WWWAuthenticate: string;
         /**
-         * @description The HTTP Basic challenge of the token endpoint (RFC 6749 §5.2 invalid_client).
+         * @description The HTTP Basic challenge of the token endpoint (RFC 6749 §5.2 invalid_client): sent when the client used HTTP Basic or sent no credentials, never to a client that authenticated in the body.
          * @example Basic realm="partnership-sandbox"
          */
         WWWAuthenticateBasic: string;
