@@ -23,6 +23,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -35,12 +36,7 @@ import { packageDir } from '../src/config.js';
 
 const NODE_MODULES = join(packageDir, 'node_modules');
 const EXAMPLE = join(packageDir, 'examples', 'node-vitest');
-const pkg = JSON.parse(
-  execFileSync(process.execPath, ['-p', 'JSON.stringify(require("./package.json"))'], {
-    cwd: packageDir,
-    encoding: 'utf8',
-  }),
-) as { version: string };
+const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version: string };
 
 /** The environment without the sandbox's own settings, so each run is configured by its flags only. */
 const cleanEnv = {
@@ -290,6 +286,11 @@ await sandbox.stop();
     expect(`${tsc.stdout}${tsc.stderr}`).toBe('');
     expect(tsc.status).toBe(0);
   }, 120_000);
+
+  it("the README shows the example's global setup as it is", () => {
+    const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
+    expect(readme).toContain(readFileSync(join(EXAMPLE, 'global-setup.ts'), 'utf8').trimEnd());
+  });
 
   it('a vitest project whose globalSetup calls startSandbox() runs the partner test (examples/node-vitest)', () => {
     const vitest = run(process.execPath, [
