@@ -159,7 +159,7 @@ export interface components {
              * @description Stable machine-readable code.
              * @enum {string}
              */
-            code: "partial_failure" | "validation_error" | "malformed_json" | "vertical_not_mapped" | "vertical_mapping_not_seeded" | "missing_idempotency_key" | "unknown_scenario" | "unauthorized" | "token_expired" | "auth_propagation_pending" | "forbidden" | "parent_account_mismatch" | "not_found" | "account_not_found" | "layout_not_found" | "method_not_allowed" | "content_hash_mismatch" | "idempotency_key_in_progress" | "payload_too_large" | "unsupported_media_type" | "missing_parent_account_header" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "bad_gateway" | "service_unavailable";
+            code: "partial_failure" | "validation_error" | "malformed_json" | "malformed_request" | "vertical_not_mapped" | "vertical_mapping_not_seeded" | "missing_idempotency_key" | "unknown_scenario" | "unauthorized" | "token_expired" | "auth_propagation_pending" | "forbidden" | "parent_account_mismatch" | "not_found" | "account_not_found" | "layout_not_found" | "method_not_allowed" | "request_timeout" | "content_hash_mismatch" | "idempotency_key_in_progress" | "payload_too_large" | "unsupported_media_type" | "missing_parent_account_header" | "idempotency_key_reused" | "rate_limited" | "request_headers_too_large" | "internal_error" | "bad_gateway" | "service_unavailable";
             details?: {
                 [key: string]: unknown;
             };
