@@ -92,6 +92,8 @@ function listen(sandbox: Sandbox, config: Config): Promise<ServerType> {
   return new Promise<ServerType>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => {
       s.off('error', failed);
+      // After listening, a server error (accept failing for lack of file descriptors) is logged, not fatal.
+      s.on('error', (err) => sandbox.log.error('server error', { error: `${err.name}: ${err.message}` }));
       s.on('clientError', answerParserError);
       resolve(s);
     });

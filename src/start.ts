@@ -59,17 +59,15 @@ const Options = z.strictObject({
   authPropagationSeconds: z.int().min(0).max(86_400).optional(),
   strictIdempotency: z.boolean().optional(),
   log: z
-    .union([
-      z.boolean(),
-      z.custom<SandboxLogger>(
-        (v) =>
-          typeof v === 'object' &&
+    .custom<boolean | SandboxLogger>(
+      (v) =>
+        typeof v === 'boolean' ||
+        (typeof v === 'object' &&
           v !== null &&
           typeof (v as SandboxLogger).info === 'function' &&
-          typeof (v as SandboxLogger).error === 'function',
-        { error: 'must be a boolean or an object with info() and error()' },
-      ),
-    ])
+          typeof (v as SandboxLogger).error === 'function'),
+      { error: 'must be a boolean or an object with info() and error()' },
+    )
     .optional(),
 });
 
