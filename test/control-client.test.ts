@@ -98,6 +98,23 @@ describe('control-plane client: every method', () => {
     expect(await read()).toEqual([]);
   });
 
+  it('partners.list(): every partner with its accounts, as GET /__sandbox/partners answers', async () => {
+    const { control } = sandbox;
+    const accountId = await register(sandbox.url, `list-${Date.now()}`);
+    const created = await control.partners.create({ name: 'Listed partner' });
+    const { partners } = await control.partners.list();
+    expect({ partners }).toEqual(await (await fetch(`${sandbox.url}/__sandbox/partners`)).json());
+    expect(partners.find((p) => p.parent_account_id === created.parent_account_id)).toMatchObject({
+      name: 'Listed partner',
+      client_id: created.client_id,
+      seeded: false,
+      accounts: [],
+    });
+    const demo = partners.find((p) => p.parent_account_id === DEMO.parent);
+    expect(demo?.seeded).toBe(true);
+    expect(demo?.accounts.map((a) => a.account_id)).toContain(accountId);
+  });
+
   it('accounts.get(), variants.add(), variants.update()', async () => {
     const { control } = sandbox;
     const accountId = await register(sandbox.url, 'client-variants');

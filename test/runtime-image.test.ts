@@ -101,6 +101,13 @@ describe('runtime stage: production dependencies only', () => {
     const res = await fetch(`${url}/__sandbox/health`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'ok' });
+    // The dashboard's assets are in the bundle: served with no dev dependency (esbuild) installed.
+    const js = await fetch(`${url}/__sandbox/ui/app.js`);
+    expect(js.status).toBe(200);
+    expect(await js.text()).toContain('partnership-sandbox.admin-token');
+    const css = await fetch(`${url}/__sandbox/ui/app.css`);
+    expect(css.status).toBe(200);
+    expect(await css.text()).toContain('.scenario-card');
     // The bundle keeps zod's English messages (scripts/build.mjs drops the other locales).
     const grant = await fetch(`${url}/oauth/token`, {
       method: 'POST',

@@ -4,7 +4,8 @@
  * CSP, shows what the API does, arms scenarios with a click, shows attacker-controlled
  * journal bodies as text, and asks for SANDBOX_ADMIN_TOKEN when the control plane wants it.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../src/config.js';
@@ -86,9 +87,20 @@ const admin = (base: string, method: string, path: string, body?: unknown, token
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 
+const HTML_PARSING =
+  /innerHTML|outerHTML|insertAdjacentHTML|document\.write|DOMParser|createContextualFragment/;
+
 describe('the dashboard in headless Chromium', () => {
   it('Chromium is where the tests expect it', () => {
     expect(existsSync(CHROMIUM)).toBe(true);
+  });
+
+  it('its sources (src/ui/client) build DOM from elements and text only: nothing parses HTML', () => {
+    const dir = join(import.meta.dirname, '..', 'src', 'ui', 'client');
+    const sources = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    expect(sources).toEqual(expect.arrayContaining(['main.ts', 'dom.ts', join('views', 'journal.ts')]));
+    const parsing = sources.filter((file) => HTML_PARSING.test(readFileSync(join(dir, file), 'utf8')));
+    expect(parsing).toEqual([]);
   });
 
   it('serves the shell, JS and CSS without data and with a strict CSP; the page loads with no error', async () => {
@@ -107,7 +119,10 @@ describe('the dashboard in headless Chromium', () => {
     expect(html).not.toMatch(/<script>|<style|\sstyle=|\son[a-z]+=/i); // nothing inline
     const js = await fetch(`${base}/__sandbox/ui/app.js`);
     expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
-    expect(await js.text()).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write/);
+    const script = await js.text();
+    expect(script).not.toMatch(HTML_PARSING);
+    // the control-plane client imports only types from zod: no validation library in the page
+    expect(script.length).toBeLessThan(100_000);
     const css = await fetch(`${base}/__sandbox/ui/app.css`);
     expect(css.headers.get('content-type')).toMatch(/^text\/css/);
 
@@ -164,6 +179,7 @@ describe('the dashboard in headless Chromium', () => {
 
   it('arming a scenario from the page applies it to the next API call (X-Sandbox-Scenario-Applied), and the live journal shows it', async () => {
     const base = await start();
+    const api = await partner(base); // the token first: an armed server-error applies to the grant too
     const { page, problems } = await open(`${base}/__sandbox/ui#/scenarios`);
     await page.locator('#arm-scenario option[value="server-error"]').waitFor({ state: 'attached' });
     await page.locator('#arm-scope').selectOption('parent_account_id');
@@ -174,7 +190,6 @@ describe('the dashboard in headless Chromium', () => {
     await page.locator('#arm-submit').click();
     await page.locator('#armed-list tr[data-scenario="server-error"]').waitFor();
 
-    const api = await partner(base);
     const hit = await api.get('/v1/partnership/vertical-mappings');
     expect(hit.status).toBe(503);
     expect(hit.headers.get('x-sandbox-scenario-applied')).toContain('server-error');

@@ -25,6 +25,7 @@ import type {
   MappingsAnswer,
   PartnerCreate,
   PartnerCredentials,
+  PartnerList,
   ReportAnswer,
   ResetAnswer,
   VariantAdmin,
@@ -42,6 +43,7 @@ export type JournalFiltersInput = z.input<typeof JournalFilters>;
 export type HealthView = z.output<typeof Health>;
 export type ResetView = z.output<typeof ResetAnswer>;
 export type PartnerCredentialsView = z.output<typeof PartnerCredentials>;
+export type PartnerListView = z.output<typeof PartnerList>;
 export type MappingsView = z.output<typeof MappingsAnswer>;
 export type AccountView = z.output<typeof AccountDetail>;
 export type VariantView = z.output<typeof VariantAdmin>;
@@ -65,6 +67,8 @@ export interface ControlClient {
   /** Wipes all state, loads the fixtures again, resets the clock. */
   reset(): Promise<ResetView>;
   partners: {
+    /** Every partner with its accounts (at most 200 each, newest first). */
+    list(): Promise<PartnerListView>;
     /** A parent account with client credentials; missing values are generated. */
     create(partner?: PartnerCreateInput): Promise<PartnerCredentialsView>;
     /** Replaces the parent's vertical mapping. */
@@ -165,6 +169,7 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
     health: () => call('GET', '/__sandbox/health'),
     reset: () => call('POST', '/__sandbox/reset'),
     partners: {
+      list: () => call('GET', '/__sandbox/partners'),
       create: (partner = {}) => call('POST', '/__sandbox/partners', partner),
       seedMappings: (parent, mappings) =>
         call('PUT', `/__sandbox/partners/${seg(parent)}/vertical-mappings`, { vertical_mappings: mappings }),

@@ -2,23 +2,23 @@
  * GET /__sandbox/ui: the sandbox dashboard (partners and accounts, one account, the live
  * request journal, scenarios, clock and integration report), served by the sandbox itself.
  *
- * How it is built, on purpose: the HTML shell is rendered with Hono's JSX on the server
- * and holds no data; ONE small hand-written vanilla JS file (app-js.ts) and one CSS file
- * (app-css.ts) do the rest. No build step, no framework, no CDN, no new npm dependency:
- * it works offline and from the esbuild bundle (the JS and CSS are string constants in
- * .ts modules, so nothing is read from disk at run time).
+ * The HTML shell is rendered here with Hono's JSX and holds no data. The page itself is
+ * TypeScript in client/ (one module per view, over the typed control-plane client of
+ * src/client/control.ts) and client/app.css, bundled by esbuild into app.js and app.css
+ * (build-assets.ts: on the first request when run from source, at build time in dist/).
+ * No CDN: it works offline.
  *
- * The page uses only the control-plane JSON routes (fetch to /__sandbox/...), sending
- * `Authorization: Bearer <token>` from sessionStorage when SANDBOX_ADMIN_TOKEN is set (it
- * asks for the token on a 401). The shell, JS and CSS carry no data, so they are served
- * without the token. Everything shown is built with createElement/textContent (journal
- * bodies are attacker-controlled), and the page sends a strict Content-Security-Policy.
+ * The page uses only the control-plane JSON routes, sending `Authorization: Bearer <token>`
+ * from sessionStorage when SANDBOX_ADMIN_TOKEN is set (it asks for the token on a 401). The
+ * shell, JS and CSS carry no data, so they are served without the token. Everything shown
+ * is built with createElement/textContent (journal bodies are attacker-controlled), and
+ * the page sends a strict Content-Security-Policy.
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../http/env.js';
 import type { Sandbox } from '../sandbox.js';
-import { APP_CSS } from './app-css.js';
-import { APP_JS } from './app-js.js';
+import { buildUiAssets, type UiAssets } from './build-assets.js';
+import { VIEWS } from './views.js';
 
 export const UI_PATH = '/__sandbox/ui';
 const JS_PATH = `${UI_PATH}/app.js`;
@@ -39,14 +39,6 @@ export const UI_CSP = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-const VIEWS = [
-  ['partners', 'Partners'],
-  ['account', 'Account'],
-  ['journal', 'Journal'],
-  ['scenarios', 'Scenarios'],
-  ['clock', 'Clock & report'],
-] as const;
 
 function Shell() {
   return (
@@ -109,6 +101,13 @@ function Shell() {
   );
 }
 
+/** Built once per process (from source), or constants in the production bundle. */
+let assets: UiAssets | undefined;
+function asset(name: keyof UiAssets): string {
+  assets ??= buildUiAssets();
+  return assets[name];
+}
+
 export function uiApi(_sandbox: Sandbox) {
   const api = new Hono<AppEnv>();
   let shell: string | undefined;
@@ -118,13 +117,13 @@ export function uiApi(_sandbox: Sandbox) {
     return c.html(shell, 200, { 'Content-Security-Policy': UI_CSP, 'Cache-Control': 'no-cache' });
   });
   api.get(JS_PATH, (c) =>
-    c.body(APP_JS, 200, {
+    c.body(asset('js'), 200, {
       'Content-Type': 'text/javascript; charset=utf-8',
       'Cache-Control': 'no-cache',
     }),
   );
   api.get(CSS_PATH, (c) =>
-    c.body(APP_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }),
+    c.body(asset('css'), 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'no-cache' }),
   );
   return api;
 }

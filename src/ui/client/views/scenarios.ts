@@ -1,0 +1,239 @@
+/** Scenarios (GET / PUT / DELETE /__sandbox/scenarios): the catalogue, arming one, what is armed now. */
+import type { ArmInput, CatalogueView } from '../../../client/control.js';
+import { control } from '../control.js';
+import { card, Drawn, effectChip, fill, h, label, mono, table, time, viewHead } from '../dom.js';
+import { knownAccounts, knownPartners, loadPartners } from '../partners.js';
+import { fail, toast } from '../toast.js';
+import type { View } from '../view.js';
+
+export function scenariosView(): View {
+  const drawnCatalogue = new Drawn();
+  const drawnArmed = new Drawn();
+  let data: CatalogueView = { built_ins: [], presets: [], armed: [] };
+
+  const scenario = h('select', { id: 'arm-scenario' });
+  const value = h('input', { id: 'arm-value', class: 'narrow', placeholder: 'default' });
+  const scope = h(
+    'select',
+    { id: 'arm-scope' },
+    h('option', { value: 'parent_account_id' }, 'Parent account'),
+    h('option', { value: 'account_id' }, 'Account'),
+  );
+  const target = h('input', {
+    id: 'arm-target',
+    class: 'wide mono',
+    list: 'arm-targets',
+    placeholder: 'pa_… or acct_…',
+  });
+  const targets = h('datalist', { id: 'arm-targets' });
+  const times = h('input', {
+    id: 'arm-times',
+    class: 'narrow',
+    type: 'number',
+    min: 1,
+    placeholder: 'every call',
+  });
+  const help = h('div', { class: 'muted gap-top', id: 'arm-help' });
+  const armed = h('div', { id: 'armed-list' });
+  const catalogue = h('div');
+
+  /** The target list follows the scope: partners, or accounts. */
+  function offerTargets() {
+    const options =
+      scope.value === 'parent_account_id'
+        ? knownPartners().map((p) => [p.parent_account_id, p.name] as const)
+        : knownAccounts().map((a) => [a.account_id, a.brand] as const);
+    fill(
+      targets,
+      options.map(([id, name]) => h('option', { value: id }, name)),
+    );
+    if (!options.some(([id]) => id === target.value)) target.value = options[0]?.[0] ?? '';
+  }
+  scope.onchange = offerTargets;
+
+  /** What the chosen scenario's value means; a preset or a scenario without a value takes none. */
+  function describe() {
+    const builtIn = data.built_ins.find((b) => b.name === scenario.value);
+    const preset = data.presets.find((p) => p.name === scenario.value);
+    value.disabled = preset !== undefined || builtIn?.value === 'no value';
+    if (value.disabled) value.value = '';
+    fill(
+      help,
+      builtIn
+        ? ['Value: ', builtIn.value, '. ', builtIn.description]
+        : preset
+          ? ['Preset: ', preset.description]
+          : '',
+    );
+  }
+  scenario.onchange = describe;
+
+  function pick(name: string) {
+    scenario.value = name;
+    describe();
+    value.focus();
+    window.scrollTo({ top: 0, behavior: 'smooth' });
+  }
+
+  function arm(event: SubmitEvent) {
+    event.preventDefault();
+    const at = target.value.trim();
+    const request: ArmInput =
+      scope.value === 'account_id'
+        ? { scenario: scenario.value, account_id: at }
+        : { scenario: scenario.value, parent_account_id: at };
+    const v = value.value.trim();
+    if (v) request.value = /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
+    if (times.value) request.times = Number(times.value);
+    control((c) => c.scenarios.arm(request))
+      .then((answer) => {
+        const { remaining } = answer.armed;
+        toast(`Armed ${answer.armed.scenario}${remaining ? ` for ${remaining} call(s)` : ''}`);
+        return refresh();
+      })
+      .catch(fail);
+  }
+
+  const disarm = h('button', { type: 'button', class: 'danger', id: 'disarm-all' }, 'Disarm all');
+  disarm.onclick = () =>
+    control((c) => c.scenarios.disarm())
+      .then(() => {
+        toast('Disarmed every scenario');
+        return refresh();
+      })
+      .catch(fail);
+
+  const armButton = (name: string) =>
+    h(
+      'button',
+      { type: 'button', class: 'small', dataset: { arm: name }, onclick: () => pick(name) },
+      'Arm…',
+    );
+
+  function drawCatalogue() {
+    const keep = scenario.value;
+    fill(
+      scenario,
+      h(
+        'optgroup',
+        { label: 'Built-in' },
+        data.built_ins.map((b) => h('option', { value: b.name }, b.name)),
+      ),
+      h(
+        'optgroup',
+        { label: 'Presets' },
+        data.presets.map((p) => h('option', { value: p.name }, p.name)),
+      ),
+    );
+    if (keep) scenario.value = keep;
+    describe();
+    fill(
+      catalogue,
+      h('h3', null, 'Built-in scenarios'),
+      h(
+        'div',
+        { class: 'catalogue' },
+        data.built_ins.map((b) =>
+          h(
+            'div',
+            { class: 'scenario-card' },
+            h('div', { class: 'name' }, b.name),
+            h('p', null, b.description),
+            h(
+              'div',
+              { class: 'chips' },
+              b.applies_to.map((x) => h('span', { class: 'chip' }, x)),
+            ),
+            h(
+              'div',
+              { class: 'foot' },
+              h('span', { class: 'value' }, `value: ${b.value}`),
+              armButton(b.name),
+            ),
+          ),
+        ),
+      ),
+      h('h3', null, 'Presets'),
+      h(
+        'div',
+        { class: 'catalogue' },
+        data.presets.length
+          ? data.presets.map((p) =>
+              h(
+                'div',
+                { class: 'scenario-card' },
+                h('div', { class: 'name' }, p.name),
+                h('p', null, p.description),
+                h('div', { class: 'chips' }, p.effects.map(effectChip)),
+                h(
+                  'div',
+                  { class: 'foot' },
+                  h('span', { class: 'value mono' }, p.source.split('/').slice(-2).join('/')),
+                  armButton(p.name),
+                ),
+              ),
+            )
+          : h('div', { class: 'empty' }, 'No presets loaded.'),
+      ),
+    );
+  }
+
+  function drawArmed() {
+    fill(
+      armed,
+      table(
+        ['Scenario', 'Effects', 'Scope', 'Remaining', 'Armed at'],
+        data.armed.map((a) =>
+          h(
+            'tr',
+            { dataset: { scenario: a.scenario } },
+            h('td', { class: 'mono' }, a.scenario),
+            h('td', null, h('div', { class: 'chips' }, a.effects.map(effectChip))),
+            h(
+              'td',
+              null,
+              a.account_id ? ['account ', mono(a.account_id)] : ['parent ', mono(a.parent_account_id ?? '')],
+            ),
+            h('td', null, a.remaining ?? 'every call'),
+            h('td', { class: 'muted' }, time(a.armed_at)),
+          ),
+        ),
+        'Nothing armed: calls behave normally.',
+      ),
+    );
+  }
+
+  async function refresh() {
+    data = await control((c) => c.scenarios.list());
+    if (drawnCatalogue.changed([data.built_ins, data.presets])) drawCatalogue();
+    if (drawnArmed.changed(data.armed)) drawArmed();
+  }
+
+  return {
+    every: 2,
+    async enter(root) {
+      drawnCatalogue.forget();
+      drawnArmed.forget();
+      const form = h(
+        'form',
+        { class: 'inline', id: 'arm-form', onsubmit: arm },
+        label('Scenario', scenario),
+        label('Value', value),
+        label('Scope', scope),
+        label('Target', target),
+        targets,
+        label('Times', times),
+        h('button', { type: 'submit', class: 'primary', id: 'arm-submit' }, 'Arm'),
+      );
+      fill(
+        root,
+        viewHead('Scenarios', h('span', { class: 'sub mono' }, 'GET / PUT / DELETE /__sandbox/scenarios')),
+        card('Arm a scenario', null, form, help),
+        card('Armed now', disarm, armed),
+        catalogue,
+      );
+      await Promise.all([loadPartners().then(offerTargets), refresh()]);
+    },
+    refresh,
+  };
+}
