@@ -33,7 +33,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function injectFaults(c: Context<AppEnv>): Response | Promise<void> | undefined {
   const scenarios = c.get('scenarios');
+  const diagnostics = c.get('sandbox').diagnostics;
+  const request = `${c.get('principal')?.client_id} ${c.req.method} ${c.req.path}`;
   if (scenarios.take('connection-reset')) {
+    diagnostics.connectionReset(request, Date.now());
     c.set('connectionReset', true);
     const socket = incoming(c)?.socket;
     if (!socket) return Response.error(); // in process (app.request): a network error
@@ -41,6 +44,8 @@ export function injectFaults(c: Context<AppEnv>): Response | Promise<void> | und
     socket.resetAndDestroy();
     return RESPONSE_ALREADY_SENT; // tells @hono/node-server there is nothing to write
   }
+  const retried = diagnostics.afterReset(request, Date.now());
+  if (retried) c.get('warnings').push(retried);
   const latency = scenarios.take('latency');
   if (latency?.value) return sleep(latency.value).then(() => answerFaults(scenarios));
   answerFaults(scenarios);
