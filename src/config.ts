@@ -29,6 +29,8 @@ export const ConfigSchema = z.object({
   journalMax: int(1, 100_000).default(1000),
   bodyLimitBytes: int(1024, 16 * 1024 * 1024).default(256 * 1024),
   log: z.enum(['info', 'silent']).default('info'),
+  /** A bundle file (SANDBOX.md §10) loaded at start-up. */
+  seed: z.string().min(1).optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -46,9 +48,10 @@ const sources: Record<keyof Config, { env: string; flag?: string }> = {
   journalMax: { env: 'SANDBOX_JOURNAL_MAX' },
   bodyLimitBytes: { env: 'SANDBOX_BODY_LIMIT_BYTES' },
   log: { env: 'SANDBOX_LOG' },
+  seed: { env: 'SANDBOX_SEED', flag: '--seed' },
 };
 
-export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PATH|:memory:] [--fixtures DIR] [--scenarios DIR]
+export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PATH|:memory:] [--fixtures DIR] [--scenarios DIR] [--seed FILE]
 Environment: ${Object.values(sources)
   .map((s) => s.env)
   .join(', ')} (see README "Configuration").`;
@@ -65,6 +68,7 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
         db: { type: 'string' },
         fixtures: { type: 'string' },
         scenarios: { type: 'string' },
+        seed: { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,

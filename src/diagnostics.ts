@@ -75,6 +75,15 @@ export class Diagnostics {
     return count >= TOKEN_BURST_THRESHOLD ? tokenBurstWarning(count) : undefined;
   }
 
+  /** Forgets what was noticed about these accounts and this client (a partner reset). */
+  forget(accountIds: Iterable<string>, clientId: string | undefined): void {
+    for (const id of accountIds) this.#propagation.delete(id);
+    if (clientId !== undefined) {
+      this.#hashes.delete(clientId);
+      this.#grants.delete(clientId);
+    }
+  }
+
   clear(): void {
     this.#propagation.clear();
     this.#hashes.clear();

@@ -15,8 +15,11 @@ const tooLarge = (limit: number) =>
     details: { limit_bytes: limit },
   });
 
-export async function readBody(c: Context<AppEnv>): Promise<string> {
-  const limit = c.get('sandbox').config.bodyLimitBytes;
+/** Reads the body as text; `limit` defaults to the configured body limit (a bundle has its own). */
+export async function readBody(
+  c: Context<AppEnv>,
+  limit = c.get('sandbox').config.bodyLimitBytes,
+): Promise<string> {
   const declared = Number(requestHeader(c, 'content-length'));
   if (declared > limit) throw tooLarge(limit);
   const incoming = nodeRequest(c);
