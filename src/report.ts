@@ -3,8 +3,9 @@
  * documented behaviours the integration exercised and how it reacted. JSON, or JUnit XML
  * that CI systems display.
  */
+
+import { DRY_RUN_KEY_WARNING } from './contract/messages.js';
 import { PROPAGATION_MIN_RETRY_SECONDS } from './diagnostics.js';
-import { DRY_RUN_KEY_WARNING } from './http/idempotency.js';
 import type { JournalEntry } from './journal.js';
 
 export type Outcome = 'passed' | 'failed' | 'not_exercised';

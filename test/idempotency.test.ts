@@ -4,12 +4,13 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import {
+  DIFFERENT_PAYLOAD_WARNING,
+  DRY_RUN_KEY_WARNING,
   IDEMPOTENCY_REUSED_MESSAGE,
   idempotencyKeyOtherOperationMessage,
   MISSING_IDEMPOTENCY_KEY_MESSAGE,
   STALE_CONTENT_HASH_MESSAGE,
 } from '../src/contract/messages.js';
-import { DIFFERENT_PAYLOAD_WARNING, DRY_RUN_KEY_WARNING } from '../src/http/idempotency.js';
 import { IN_PROGRESS_BOUND_MS } from '../src/store/idempotency.js';
 import {
   blockedSubs,

@@ -4,8 +4,8 @@
  * is redacted, the filters, the bound, and each warning.
  */
 import { describe, expect, it } from 'vitest';
+import { DIFFERENT_PAYLOAD_WARNING, DRY_RUN_KEY_WARNING } from '../src/contract/messages.js';
 import { propagationRetryWarning, tokenBurstWarning, UNSEEN_HASH_WARNING } from '../src/diagnostics.js';
-import { DIFFERENT_PAYLOAD_WARNING, DRY_RUN_KEY_WARNING } from '../src/http/idempotency.js';
 import type { JournalEntry } from '../src/journal.js';
 import {
   CONTROLS,

@@ -159,7 +159,14 @@ const hot: Record<string, (s: Store) => unknown> = {
   'idempotency get': (s) => s.idempotency.get(PARENT, 'k', NOW),
   'idempotency reserve': (s) =>
     s.idempotency.reserve(
-      { parent_account_id: PARENT, key: 'k2', operation: 'PUT /x', fingerprint: 'f', dry_run: 0, expires_at: NOW + 1 },
+      {
+        parent_account_id: PARENT,
+        key: 'k2',
+        operation: 'PUT /x',
+        fingerprint: 'f',
+        dry_run: 0,
+        expires_at: NOW + 1,
+      },
       NOW,
     ),
   'idempotency complete': (s) => s.idempotency.complete(PARENT, 'k2', 200, '{}'),

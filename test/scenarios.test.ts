@@ -11,6 +11,7 @@ import {
   PROPAGATION_MESSAGE,
   partialFailureMessage,
   STALE_CONTENT_HASH_MESSAGE,
+  unmappedPairsEmptyMappingMessage,
 } from '../src/contract/messages.js';
 import { BUILT_IN_NAMES } from './fixed-names.js';
 import {
@@ -21,6 +22,7 @@ import {
   expectOk,
   type Harness,
   MAPPINGS,
+  pair,
   REGISTER,
   type Reply,
   registerBody,
@@ -223,7 +225,7 @@ scenarioCases('unseeded-mappings', {
     },
     'controls.put': async (o) => {
       const body = expectErrorEnvelope(o.res!, 400, 'vertical_mapping_not_seeded');
-      expect(body.message).toBe(mappingNotSeededMessage(DEMO.parent));
+      expect(body.message).toBe(unmappedPairsEmptyMappingMessage([pair(10, 1001)], DEMO.parent));
       expect(o.res!.headers.get(APPLIED)).toBe('unseeded-mappings');
       await expectNothingApplied(o);
     },
@@ -375,6 +377,42 @@ describe('auth-propagation: the window opened at register', () => {
 // stale-content-hash and unseeded-mappings as a client meets them
 // ---------------------------------------------------------------------------------------
 
+describe('drills that must not touch what a call does not change (issue 14 B15)', () => {
+  it('a matched re-register does not report auth-propagation as applied and does not use up an armed count', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const body = registerBody();
+    expectOk(await partner.register(body));
+    await arm(h, { scenario: 'auth-propagation', value: 60, parent_account_id: DEMO.parent, times: 1 });
+    const again = await partner.register(body);
+    expectOk(again);
+    expect(again.headers.get(APPLIED)).toBeNull();
+    expect((await armedList(h)).map((a) => a.remaining)).toEqual([1]);
+    // The next new account takes it.
+    const fresh = await partner.register(registerBody());
+    expect(fresh.headers.get(APPLIED)).toBe('auth-propagation=60');
+    expect(await armedList(h)).toEqual([]);
+  });
+
+  it('stale-content-hash on a dry run changes nothing: the stored hash and version stay, and the dry run shows the clean result', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await partner.account();
+    const hash = await currentHash(partner, accountId);
+    const before = await adminAccount(h, accountId);
+    const dry = await partner.put(`${CONTROLS(accountId)}?dry_run=true`, CONTROLS_BODY(hash), {
+      [SCENARIO]: 'stale-content-hash',
+    });
+    expect(dry.status).toBe(200);
+    expect(dry.body.dry_run).toBe(true);
+    expect(dry.headers.get(APPLIED)).toBeNull();
+    const after = await adminAccount(h, accountId);
+    expect(after.controls.version).toBe(before.controls.version);
+    expect(after.controls.content_hash).toBe(before.controls.content_hash);
+    expect(await currentHash(partner, accountId)).toBe(hash);
+  });
+});
+
 describe('stale-content-hash', () => {
   it('the PUT gets 409; a re-read shows a new hash; a retry with it succeeds; the writer left the blocks alone', async () => {
     const h = createHarness();
@@ -425,7 +463,7 @@ describe('unseeded-mappings', () => {
       400,
       'vertical_mapping_not_seeded',
     );
-    expect(put.message).toBe(mappingNotSeededMessage(DEMO.parent));
+    expect(put.message).toBe(unmappedPairsEmptyMappingMessage([pair(20, 2001)], DEMO.parent));
     expect(await adminAccount(h, accountId)).toEqual(before);
 
     expect(expectOk(await partner.get(MAPPINGS)).vertical_mappings).toEqual(real);

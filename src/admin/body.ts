@@ -4,13 +4,13 @@ import type { z } from 'zod';
 import { ApiError, validationError } from '../contract/errors.js';
 import type { AppEnv } from '../http/env.js';
 import { requestHeader } from '../http/headers.js';
-import { readBody } from '../http/read-body.js';
+import { readJsonText } from '../http/read-body.js';
 import { issuesToFields } from '../http/validation.js';
 
 /** Reads a control-plane JSON body (an empty one reads as `{}`); `limit` overrides the body limit. */
 export async function adminJson(c: Context<AppEnv>, limit?: number): Promise<unknown> {
   const type = requestHeader(c, 'content-type') ?? '';
-  const text = await readBody(c, limit);
+  const text = await readJsonText(c, limit);
   if (text.trim() === '') return {};
   if (!/^application\/(?:[a-z0-9.+-]*\+)?json/i.test(type)) {
     throw new ApiError('unsupported_media_type', 'Content-Type must be application/json.');

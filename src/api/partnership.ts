@@ -39,6 +39,7 @@ export function partnershipApi() {
       c.get('scenarios'),
       c.get('principal')!.parent_account_id,
       c.req.valid('json'),
+      c.get('dryRun'),
     );
     c.get('warnings').push(...result.warnings);
     // The journal files the call that created (or matched) the account under it.

@@ -75,6 +75,17 @@ export const ArmRequest = z
     path: ['parent_account_id'],
   });
 
+/** The journal's filters (GET /__sandbox/requests query), as a client sends them. */
+export const JournalFilters = z.object({
+  account_id: z.string().optional(),
+  parent_account_id: z.string().optional(),
+  method: z.string().optional(),
+  path: z.string().optional(),
+  status: z.union([z.int(), z.string()]).optional(),
+  since: z.string().optional(),
+  limit: z.union([z.int(), z.string()]).optional(),
+});
+
 export const Health = z.object({ status: z.literal('ok') }).openapi('Health');
 export const PartnerCredentials = z
   .object({ parent_account_id: z.string(), client_id: z.string(), client_secret: z.string() })
@@ -150,6 +161,8 @@ export const JournalEntry = z
     duration_ms: z.number(),
   })
   .openapi('JournalEntry');
+export const ResetAnswer = z.object({ reset: z.literal(true), clock: ClockView });
+export const ClearedAnswer = z.object({ cleared: z.literal(true) });
 export const JournalAnswer = z.object({ requests: z.array(JournalEntry), max: z.int() }).openapi('Journal');
 export const Armed = z
   .object({
@@ -162,6 +175,8 @@ export const Armed = z
     armed_at: z.string(),
   })
   .openapi('ArmedScenario');
+export const ArmAnswer = z.object({ armed: Armed });
+export const DisarmAnswer = z.object({ armed: z.array(Armed) });
 export const Catalogue = z
   .object({
     built_ins: z.array(

@@ -9,6 +9,8 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { ApiError, validationError } from '../contract/errors.js';
 import {
+  DIFFERENT_PAYLOAD_WARNING,
+  DRY_RUN_KEY_WARNING,
   IDEMPOTENCY_IN_PROGRESS_MESSAGE,
   IDEMPOTENCY_REUSED_MESSAGE,
   idempotencyKeyOtherOperationMessage,
@@ -23,10 +25,6 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
 /** What a 409 idempotency_key_in_progress asks the client to wait before the same request again. */
 export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
-export const DRY_RUN_KEY_WARNING =
-  'Idempotency-Key was used by a dry run: its stored dry-run response was replayed and nothing was written. Use a fresh key for the real write.';
-export const DIFFERENT_PAYLOAD_WARNING =
-  'Idempotency-Key was already used with a different payload: the stored response of the first request was replayed and this payload was not executed. Use a fresh key for a new request.';
 
 /**
  * What makes two requests on one operation "the same": dry_run and the JSON body as
