@@ -67,13 +67,10 @@ const details: Record<ErrorCode, z.ZodType | undefined> = {
   auth_propagation_pending: undefined,
   forbidden: z.object({
     field: z.string().optional().openapi({ example: 'parent_account_id' }),
-    header: z
-      .string()
-      .optional()
-      .openapi({
-        description: 'Control plane: the browser header that showed a cross-site request.',
-        example: 'Origin',
-      }),
+    header: z.string().optional().openapi({
+      description: 'Control plane: the browser header that showed a cross-site request.',
+      example: 'Origin',
+    }),
   }),
   parent_account_mismatch: z.object({ header: headerName('X-Platform-Parent-Account-Id') }),
   not_found: undefined,

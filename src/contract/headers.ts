@@ -37,8 +37,9 @@ export const headerComponents = {
       'Bearer realm="partnership-sandbox", error="invalid_token", error_description="The access token expired"',
   },
   WWWAuthenticateBasic: {
-    description: 'The HTTP Basic challenge of the token endpoint (RFC 6749 §5.2 invalid_client).',
-    required: true,
+    description:
+      'The HTTP Basic challenge of the token endpoint (RFC 6749 §5.2 invalid_client): sent when the client used HTTP Basic or sent no credentials, never to a client that authenticated in the body.',
+    required: false,
     schema: { type: 'string' },
     example: 'Basic realm="partnership-sandbox"',
   },

@@ -139,7 +139,7 @@ export function registerPartnershipExtras(app: Pick<OpenAPIHono, 'openAPIRegistr
       401: {
         description:
           'invalid_client: unknown client or wrong secret. WWW-Authenticate: Basic only when the client used HTTP Basic or sent no credentials (RFC 6749 §5.2); a client that authenticated in the body gets none.',
-        headers: { ...common, 'WWW-Authenticate': { ...header('WWWAuthenticateBasic'), required: false } },
+        headers: { ...common, 'WWW-Authenticate': header('WWWAuthenticateBasic') },
         ...json(OAuthErrorBody),
       },
       405: envelopeError('The token endpoint serves POST only.', ['method_not_allowed'], {
