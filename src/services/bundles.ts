@@ -5,11 +5,29 @@
  * own consistency, IDs held by another partner here), then loaded in one transaction: a
  * broken or foreign file is a 400 naming the field, and nothing is loaded.
  */
+
+import type { z } from 'zod';
 import { BUNDLE_KIND, BUNDLE_VERSION, Bundle, type BundleData } from '../contract/admin.js';
 import { ApiError, type FieldIssue, validationError } from '../contract/errors.js';
-import { issuesToFields } from '../http/validation.js';
 import { type Sandbox, saveClock } from '../sandbox.js';
 import { builtIn, parseValue } from '../scenarios/catalogue.js';
+
+/** Zod's issues as named fields (`accounts[0].pages[1].page_id`), unknown keys one by one. */
+function fieldsOf(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
+  const name = (path: readonly PropertyKey[]) =>
+    path.reduce<string>(
+      (out, part) =>
+        typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part),
+      '',
+    ) || '(body)';
+  return issues
+    .flatMap((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => ({ field: name([...issue.path, key]), message: 'unknown field' }))
+        : [{ field: name(issue.path), message: issue.message.replace(/^Invalid input: /, '') }],
+    )
+    .slice(0, 20);
+}
 
 export const partnerNotFound = (parent: string) =>
   new ApiError('not_found', `No partner with parent_account_id ${parent}.`);
@@ -193,7 +211,7 @@ export function importBundle(s: Sandbox, json: unknown) {
     }
   }
   const parsed = Bundle.safeParse(json);
-  if (!parsed.success) throw validationError(issuesToFields(parsed.error.issues));
+  if (!parsed.success) throw validationError(fieldsOf(parsed.error.issues));
   const b = parsed.data;
   const found = problems(s, b);
   if (found.length) throw validationError(found.slice(0, 20));
