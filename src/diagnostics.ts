@@ -98,6 +98,15 @@ export class Diagnostics {
     return ms <= SILENT_RETRY_WINDOW_MS ? silentRetryWarning(ms) : undefined;
   }
 
+  /** Forgets what was noticed about these accounts and this client (a partner reset). */
+  forget(accountIds: Iterable<string>, clientId: string | undefined): void {
+    for (const id of accountIds) this.#propagation.delete(id);
+    if (clientId !== undefined) {
+      this.#hashes.delete(clientId);
+      this.#grants.delete(clientId);
+    }
+  }
+
   clear(): void {
     this.#resets.clear();
     this.#propagation.clear();
