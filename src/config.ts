@@ -30,6 +30,8 @@ export const ConfigSchema = z.object({
   journalMax: int(1, 100_000).default(1000),
   bodyLimitBytes: int(1024, 16 * 1024 * 1024).default(256 * 1024),
   log: z.enum(['info', 'silent']).default('info'),
+  /** A bundle file (SANDBOX.md §10) loaded at start-up. */
+  seed: z.string().min(1).optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -47,15 +49,17 @@ const sources: Record<keyof Config, { env: string; flag?: string }> = {
   journalMax: { env: 'SANDBOX_JOURNAL_MAX' },
   bodyLimitBytes: { env: 'SANDBOX_BODY_LIMIT_BYTES' },
   log: { env: 'SANDBOX_LOG' },
+  seed: { env: 'SANDBOX_SEED', flag: '--seed' },
 };
 
-export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PATH|:memory:] [--fixtures DIR] [--scenarios DIR]
+export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PATH|:memory:] [--fixtures DIR] [--scenarios DIR] [--seed FILE]
        partnership-sandbox --help | --version
   --port N         port to listen on (env PORT; default 4010; 0 takes a free one)
   --host H         address to listen on (env HOST; default 127.0.0.1)
   --db PATH        SQLite store (env SANDBOX_DB; default :memory:; a path makes it durable)
   --fixtures DIR   partners, taxonomy, preset and pages (env SANDBOX_FIXTURES; default: the package's fixtures/)
   --scenarios DIR  extra scenario presets (env SANDBOX_SCENARIOS)
+  --seed FILE      a bundle to load at start-up (env SANDBOX_SEED; see README "Parallel tests on one sandbox")
 The first line on stdout carries the URL served. SIGINT and SIGTERM drain and exit 0.
 Environment: ${Object.values(sources)
   .map((s) => s.env)
@@ -76,6 +80,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
         db: { type: 'string' },
         fixtures: { type: 'string' },
         scenarios: { type: 'string' },
+        seed: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },

@@ -50,7 +50,7 @@ function parse(entries: JournalEntry[]): Parsed[] {
   return entries
     .map((e) => ({
       ...e,
-      at: Date.parse(e.time),
+      at: Date.parse(e.partner_time ?? e.time), // the partner's clock: its windows run on it
       body: json(e.response_body),
       requestJson: json(e.request_body),
     }))

@@ -245,6 +245,29 @@ describe('connection-reset is a TCP reset (RST), not a clean close (SANDBOX.md Â
   });
 });
 
+describe('coaching: a silent retry after a connection-reset drill (issue 18 item 5)', () => {
+  it("the same request right after an armed reset gets a 200 with X-Sandbox-Warning saying the client retried it silently (Go's net/http on a reused keep-alive connection)", async () => {
+    const armed = await call(
+      'PUT',
+      '/__sandbox/scenarios',
+      { 'Content-Type': 'application/json' },
+      JSON.stringify({ scenario: 'connection-reset', parent_account_id: DEMO.parent, times: 1 }),
+    );
+    expect(armed.status).toBe(200);
+    await expect(call('GET', '/v1/partnership/vertical-mappings', auth())).rejects.toMatchObject({
+      code: 'ECONNRESET',
+    });
+    const retry = await call('GET', '/v1/partnership/vertical-mappings', auth());
+    expect(retry.status).toBe(200);
+    expect(retry.headers['x-sandbox-warning']).toMatch(
+      /repeats one that the connection-reset drill cut off \d+ ms ago: your HTTP client retried it/,
+    );
+    // Only once: the next call is an ordinary one.
+    const later = await call('GET', '/v1/partnership/vertical-mappings', auth());
+    expect(String(later.headers['x-sandbox-warning'] ?? '')).not.toMatch(/connection-reset drill/);
+  });
+});
+
 describe('connection-reset on a write with an Idempotency-Key', () => {
   it('frees the key: the same key without the scenario executes (200, not a replay)', async () => {
     const created = await call(

@@ -370,7 +370,7 @@ describe('generator friction (issue 14 A7)', () => {
 });
 
 describe('GET /__sandbox/openapi.json', () => {
-  it('is a valid OpenAPI 3.1 document of the control plane routes of SANDBOX.md §6', async () => {
+  it('is a valid OpenAPI 3.1 document of the control plane routes of SANDBOX.md §6 and §10', async () => {
     const { control } = await documents();
     const result = await new Validator().validate(control);
     expect(result.errors ?? []).toEqual([]);
@@ -388,6 +388,16 @@ describe('GET /__sandbox/openapi.json', () => {
         '/__sandbox/requests',
         '/__sandbox/scenarios',
         '/__sandbox/report',
+        // §10
+        '/__sandbox/partners/{parent_account_id}/reset',
+        '/__sandbox/partners/{parent_account_id}/clock',
+        '/__sandbox/partners/{parent_account_id}/clock/advance',
+        '/__sandbox/snapshots',
+        '/__sandbox/snapshots/{name}',
+        '/__sandbox/snapshots/{name}/restore',
+        '/__sandbox/requests/count',
+        '/__sandbox/partners/{parent_account_id}/bundle',
+        '/__sandbox/bundles',
       ].sort(),
     );
     const account = control.components.schemas.AccountDetail.properties.last_status_write;

@@ -155,7 +155,10 @@ export function oauthApi() {
         // A reset during the latency drill: the client is authenticated again, against the new state.
         if (s.epoch !== epoch) principal = authenticateClient(s, request);
         const grant = issueToken(s, principal);
-        const burst = s.diagnostics.tokenGranted(principal.client_id, s.clock.now());
+        const burst = s.diagnostics.tokenGranted(
+          principal.client_id,
+          s.clock.now(principal.parent_account_id),
+        );
         if (burst) c.get('warnings').push(burst);
         return json(c, grant, 200, NO_STORE);
       } catch (e) {

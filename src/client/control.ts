@@ -6,28 +6,39 @@
  * fetch, no dependency. A non-2xx answer throws ControlPlaneError with the status and
  * the parsed body.
  *
- * One object per resource (partners, accounts, variants, clock, requests, scenarios):
- * a new route is a new method on its resource.
+ * One object per resource (partners, accounts, variants, clock, requests, scenarios,
+ * snapshots, bundles): a new route is a new method on its resource. §10's test isolation:
+ * partners.reset, partners.clock, snapshots, requests.count, bundles.
  */
 import type { z } from 'zod';
 import type {
   AccountDetail,
   ArmAnswer,
   ArmRequest,
+  Bundle,
+  BundleImported,
   Catalogue,
   ClearedAnswer,
   ClockView,
+  CountAnswer,
+  CountRequest,
   DisarmAnswer,
   Health,
   JournalAnswer,
   JournalFilters,
   MappingSeed,
   MappingsAnswer,
+  PartnerClockView,
   PartnerCreate,
   PartnerCredentials,
   PartnerList,
+  PartnerResetAnswer,
   ReportAnswer,
   ResetAnswer,
+  SnapshotInfo,
+  SnapshotList,
+  SnapshotRestored,
+  SnapshotSaved,
   VariantAdmin,
   VariantCreate,
   VariantPatch,
@@ -39,6 +50,9 @@ export type VariantCreateInput = z.input<typeof VariantCreate>;
 export type VariantPatchInput = z.input<typeof VariantPatch>;
 export type ArmInput = z.input<typeof ArmRequest>;
 export type JournalFiltersInput = z.input<typeof JournalFilters>;
+export type CountFilterInput = z.input<typeof CountRequest>;
+/** A bundle as `bundles.export()` returns it and `bundles.import()` takes it. */
+export type BundleFile = z.output<typeof Bundle>;
 
 export type HealthView = z.output<typeof Health>;
 export type ResetView = z.output<typeof ResetAnswer>;
@@ -54,6 +68,14 @@ export type CatalogueView = z.output<typeof Catalogue>;
 export type ArmView = z.output<typeof ArmAnswer>;
 export type DisarmView = z.output<typeof DisarmAnswer>;
 export type ReportView = z.output<typeof ReportAnswer>;
+export type PartnerResetView = z.output<typeof PartnerResetAnswer>;
+export type PartnerClockState = z.output<typeof PartnerClockView>;
+export type CountView = z.output<typeof CountAnswer>;
+export type SnapshotView = z.output<typeof SnapshotInfo>;
+export type SnapshotSavedView = z.output<typeof SnapshotSaved>;
+export type SnapshotListView = z.output<typeof SnapshotList>;
+export type SnapshotRestoredView = z.output<typeof SnapshotRestored>;
+export type BundleImportedView = z.output<typeof BundleImported>;
 
 export interface ControlClientOptions {
   /** SANDBOX_ADMIN_TOKEN of the sandbox, when it has one: sent as `Authorization: Bearer`. */
@@ -74,6 +96,13 @@ export interface ControlClient {
     /** Replaces the parent's vertical mapping. */
     seedMappings(parentAccountId: string, mappings: VerticalMappingInput[]): Promise<MappingsView>;
     unseedMappings(parentAccountId: string): Promise<MappingsView>;
+    /** Wipes one partner: its credentials, mapping and tokens stay; no other partner is touched. */
+    reset(parentAccountId: string): Promise<PartnerResetView>;
+    /** The partner's own clock, on top of the global one. */
+    clock: {
+      get(parentAccountId: string): Promise<PartnerClockState>;
+      advance(parentAccountId: string, seconds: number): Promise<PartnerClockState>;
+    };
   };
   accounts: {
     /** The whole internal view: pages, layouts, variants (archived too), controls, propagation. */
@@ -91,6 +120,22 @@ export interface ControlClient {
     /** The journal, newest first. */
     list(filters?: JournalFiltersInput): Promise<JournalView>;
     clear(): Promise<ClearedView>;
+    /** "This call was made N times": the journal filters plus `header` and `body_contains`. */
+    count(filter?: CountFilterInput): Promise<number>;
+  };
+  snapshots: {
+    /** Saves the whole state under `name` (replacing a snapshot of that name). */
+    save(name: string): Promise<SnapshotSavedView>;
+    list(): Promise<SnapshotListView>;
+    /** Puts the whole sandbox back to the snapshot. */
+    restore(name: string): Promise<SnapshotRestoredView>;
+    delete(name: string): Promise<{ deleted: SnapshotView }>;
+  };
+  bundles: {
+    /** One partner as one JSON file (what a failed CI job uploads). */
+    export(parentAccountId: string): Promise<BundleFile>;
+    /** Loads a bundle (a BundleFile, or JSON read from one); the partner is replaced if it exists. */
+    import(bundle: unknown): Promise<BundleImportedView>;
   };
   scenarios: {
     list(): Promise<CatalogueView>;
@@ -174,6 +219,12 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
       seedMappings: (parent, mappings) =>
         call('PUT', `/__sandbox/partners/${seg(parent)}/vertical-mappings`, { vertical_mappings: mappings }),
       unseedMappings: (parent) => call('DELETE', `/__sandbox/partners/${seg(parent)}/vertical-mappings`),
+      reset: (parent) => call('POST', `/__sandbox/partners/${seg(parent)}/reset`),
+      clock: {
+        get: (parent) => call('GET', `/__sandbox/partners/${seg(parent)}/clock`),
+        advance: (parent, seconds) =>
+          call('POST', `/__sandbox/partners/${seg(parent)}/clock/advance`, { seconds }),
+      },
     },
     accounts: {
       get: (accountId) => call('GET', `/__sandbox/accounts/${seg(accountId)}`),
@@ -196,6 +247,18 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
         return call('GET', `/__sandbox/requests${qs ? `?${qs}` : ''}`);
       },
       clear: () => call('DELETE', '/__sandbox/requests'),
+      count: async (filter = {}) =>
+        (await call<CountView>('POST', '/__sandbox/requests/count', filter)).count,
+    },
+    snapshots: {
+      save: (name) => call('POST', '/__sandbox/snapshots', { name }),
+      list: () => call('GET', '/__sandbox/snapshots'),
+      restore: (name) => call('POST', `/__sandbox/snapshots/${seg(name)}/restore`),
+      delete: (name) => call('DELETE', `/__sandbox/snapshots/${seg(name)}`),
+    },
+    bundles: {
+      export: (parent) => call('GET', `/__sandbox/partners/${seg(parent)}/bundle`),
+      import: (bundle) => call('POST', '/__sandbox/bundles', bundle),
     },
     scenarios: {
       list: () => call('GET', '/__sandbox/scenarios'),

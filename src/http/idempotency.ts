@@ -77,7 +77,7 @@ export function claimKey(c: Context<AppEnv>): Response | undefined {
   const dryRun = c.get('dryRun');
   const operation = `${c.req.method} ${c.req.path}`;
   const print = fingerprint(dryRun, c.get('jsonBody'), c.get('rawBody'));
-  const now = s.clock.now();
+  const now = s.clock.now(parent); // the partner's clock: its window
 
   const stored = s.store.idempotency.get(parent, key, now);
   if (stored) {
@@ -103,7 +103,8 @@ export function claimKey(c: Context<AppEnv>): Response | undefined {
   }
 
   // Expired keys go as new ones come (an indexed range delete), so the table stays bounded.
-  s.store.idempotency.prune(now);
+  // By the global clock: no partner's clock is behind it, so no live key of any partner goes.
+  s.store.idempotency.prune(s.clock.now());
   const claimed = s.store.idempotency.reserve(
     {
       parent_account_id: parent,

@@ -48,9 +48,10 @@ function stages(endpoint: Endpoint, route: RouteConfig, o: PipelineOptions): Sta
 }
 
 /**
- * A reset (or restore) happened while this request awaited (its body, a latency drill):
- * what it read before is gone, so it starts over against the new state. The body it read
- * is kept; the key it reserved was wiped with the rest.
+ * A reset or restore (or a reset or bundle import of this request's partner) happened
+ * while this request awaited (its body, a latency drill): what it read before is gone, so
+ * it starts over against the new state. The body it read is kept; the key it reserved was
+ * wiped with the rest.
  */
 function startOver(c: Context<AppEnv>): void {
   c.set('principal', undefined);
@@ -82,10 +83,14 @@ export function pipeline(
         let out = list[i]!(c);
         if (out instanceof Promise) out = await out;
         if (sandbox.epoch !== epoch) {
+          // A reset, restore or import came while it awaited: did it replace this request's state?
+          const wiped = sandbox.wipedSince(epoch, c.get('principal')?.parent_account_id);
           epoch = sandbox.epoch;
-          startOver(c);
-          i = -1;
-          continue;
+          if (wiped) {
+            startOver(c);
+            i = -1;
+            continue;
+          }
         }
         if (out) {
           answer = out;

@@ -20,8 +20,7 @@ const tooLarge = (limit: number) =>
     details: { limit_bytes: limit },
   });
 
-async function readBytes(c: Context<AppEnv>): Promise<Buffer> {
-  const limit = c.get('sandbox').config.bodyLimitBytes;
+async function readBytes(c: Context<AppEnv>, limit: number): Promise<Buffer> {
   const declared = Number(requestHeader(c, 'content-length'));
   if (declared > limit) throw tooLarge(limit);
   const incoming = nodeRequest(c);
@@ -49,15 +48,19 @@ function keep(c: Context<AppEnv>, text: string): string {
 
 /** The body as text; bytes that are not UTF-8 become U+FFFD (the token endpoint's forms). */
 export async function readBody(c: Context<AppEnv>): Promise<string> {
-  return keep(c, (await readBytes(c)).toString('utf8'));
+  return keep(c, (await readBytes(c, c.get('sandbox').config.bodyLimitBytes)).toString('utf8'));
 }
 
 /**
  * A JSON body's text: 400 malformed_json naming the byte offset of the first sequence
- * that is not UTF-8. The journal still shows what arrived (decoded with U+FFFD).
+ * that is not UTF-8. The journal still shows what arrived (decoded with U+FFFD). `limit`
+ * defaults to the configured body limit (a bundle has its own).
  */
-export async function readJsonText(c: Context<AppEnv>): Promise<string> {
-  const bytes = await readBytes(c);
+export async function readJsonText(
+  c: Context<AppEnv>,
+  limit = c.get('sandbox').config.bodyLimitBytes,
+): Promise<string> {
+  const bytes = await readBytes(c, limit);
   const text = keep(c, bytes.toString('utf8'));
   if (!isUtf8(bytes)) {
     const offset = invalidUtf8Offset(bytes);

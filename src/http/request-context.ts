@@ -67,8 +67,10 @@ const APPLIED = APPLIED_HEADER.toLowerCase();
 const WARNING = WARNING_HEADER.toLowerCase();
 
 function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
+  const parent = c.get('principal')?.parent_account_id ?? null;
   sandbox.journal.add({
     at: sandbox.clock.now(),
+    partnerAt: parent === null ? null : sandbox.clock.now(parent),
     method: c.req.method,
     url: c.req.url,
     headers: requestHeaders(c),
@@ -76,7 +78,7 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     status: c.get('connectionReset') ? 0 : res.status,
     responseBody: c.get('responseBody'),
     request_id: c.get('requestId'),
-    parent_account_id: c.get('principal')?.parent_account_id ?? null,
+    parent_account_id: parent,
     account_id: c.get('accountId') ?? null,
     scenarios_applied: c.get('scenarios').applied,
     warnings: c.get('warnings'),

@@ -92,15 +92,16 @@ export function clientMatching(s: Sandbox, clientId: string, secret: string) {
 export function issueToken(s: Sandbox, principal: Principal): TokenGrant {
   const token = ids.accessToken();
   const ttl = s.config.tokenTtlSeconds;
-  const now = s.clock.now();
+  const now = s.clock.now(principal.parent_account_id); // the partner's clock
   s.store.partners.insertToken(
     sha256(token).toString('hex'),
     principal.parent_account_id,
     principal.client_id,
     now + ttl * 1000,
   );
-  // Expired tokens are kept a day, so that "expired" can be told apart from "invalid"; then pruned.
-  s.store.partners.pruneTokens(now - 86_400_000);
+  // Expired tokens are kept a day, so that "expired" can be told apart from "invalid"; then pruned
+  // by the global clock (no partner's clock is behind it, so no partner loses a live token).
+  s.store.partners.pruneTokens(s.clock.now() - 86_400_000);
   return { access_token: token, token_type: 'Bearer', expires_in: ttl, scope: TOKEN_SCOPE };
 }
 
@@ -109,6 +110,6 @@ export type TokenCheck = { ok: true; principal: Principal } | { ok: false; reaso
 export function verifyToken(s: Sandbox, token: string): TokenCheck {
   const row = s.store.partners.token(token, (t) => sha256(t).toString('hex'));
   if (!row) return { ok: false, reason: 'invalid' };
-  if (row.expires_at <= s.clock.now()) return { ok: false, reason: 'expired' };
+  if (row.expires_at <= s.clock.now(row.parent_account_id)) return { ok: false, reason: 'expired' };
   return { ok: true, principal: { parent_account_id: row.parent_account_id, client_id: row.client_id } };
 }

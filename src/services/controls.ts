@@ -66,7 +66,11 @@ function concurrentWrite(s: Sandbox, account: AccountRow): void {
   s.store.tx(() => {
     const current = storedList(s, account);
     s.store.controls.put(
-      nextList(current, { blocked: current.blocked, domains: current.domains, at: s.clock.iso() }),
+      nextList(current, {
+        blocked: current.blocked,
+        domains: current.domains,
+        at: s.clock.iso(account.parent_account_id),
+      }),
     );
   });
 }
@@ -109,7 +113,7 @@ export function writeControls(
         details: { sent_content_hash: body.contentHash },
       });
     }
-    const next = nextList(current, { name: body.name, blocked: blocks, domains, at: s.clock.iso() });
+    const next = nextList(current, { name: body.name, blocked: blocks, domains, at: s.clock.iso(parent) });
     if (!dryRun) s.store.controls.put(next);
     return view(s, account, next);
   });

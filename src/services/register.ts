@@ -98,7 +98,7 @@ function newAccount(
   body: RegisterRequest,
   propagationSeconds: number,
 ): NewAccount {
-  const at = s.clock.iso();
+  const at = s.clock.iso(parent);
   const accountId = ids.account();
   const pages = body.pages ?? s.fixtures.defaultPages;
   const n: NewAccount = {
@@ -111,7 +111,7 @@ function newAccount(
       sub_vertical_id: body.sub_vertical_id,
       country_code: body.country_code,
       store_identifier: body.store_identifier,
-      auth_ready_at: s.clock.now() + propagationSeconds * 1000,
+      auth_ready_at: s.clock.now(parent) + propagationSeconds * 1000,
       created_at: at,
     },
     pages: [],

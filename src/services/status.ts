@@ -91,7 +91,7 @@ export function writeStatus(
       );
       const record: StatusWriteRecord = {
         request_id: requestId,
-        at: s.clock.iso(),
+        at: s.clock.iso(account.parent_account_id),
         requested,
         status: data.status,
         variants: outcomes,

@@ -47,6 +47,15 @@ export function idempotencyStore(db: Db) {
     prune: db.prepare<[number]>('DELETE FROM idempotency_keys WHERE expires_at <= ?'),
     releaseAllInProgress: db.prepare(`DELETE FROM idempotency_keys WHERE state = 'in_progress'`),
     count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM idempotency_keys'),
+    doneOf: db.prepare<[string], IdempotencyRow>(
+      `SELECT * FROM idempotency_keys WHERE parent_account_id = ? AND state = 'done' ORDER BY key`,
+    ),
+    insertDone: db.prepare(
+      `INSERT INTO idempotency_keys
+         (parent_account_id, key, operation, fingerprint, dry_run, state, status, body, expires_at, reserved_at)
+       VALUES (@parent_account_id, @key, @operation, @fingerprint, @dry_run, 'done', @status, @body, @expires_at, 0)`,
+    ),
+    deleteOf: db.prepare<[string]>('DELETE FROM idempotency_keys WHERE parent_account_id = ?'),
   };
 
   return {
@@ -77,6 +86,10 @@ export function idempotencyStore(db: Db) {
      */
     releaseAbandoned: () => s.releaseAllInProgress.run().changes,
     count: () => s.count.get()!.n,
+    /** A parent's completed keys (a bundle carries these; a reservation belongs to a running request). */
+    doneOf: (parent: string) => s.doneOf.all(parent),
+    insertDone: (row: Omit<IdempotencyRow, 'state' | 'reserved_at'>) => void s.insertDone.run(row),
+    deleteOf: (parent: string) => void s.deleteOf.run(parent),
   };
 }
 export type IdempotencyStore = ReturnType<typeof idempotencyStore>;
