@@ -132,7 +132,7 @@ describe('the dashboard in headless Chromium', () => {
       .locator('#top-clock')
       .filter({ hasText: /^\d{4}-\d\d-\d\d / })
       .waitFor();
-    for (const view of ['journal', 'scenarios', 'clock', 'account', 'partners']) {
+    for (const view of ['journal', 'scenarios', 'clock', 'snapshots', 'account', 'partners']) {
       await page.locator(`#tab-${view}`).click();
       await page.locator(`#view-${view}`).waitFor({ state: 'visible' });
     }
@@ -302,5 +302,127 @@ describe('the dashboard in headless Chromium', () => {
     await page.getByText('Demo Commerce Platform').waitFor();
     expect(await dialog.isVisible()).toBe(false);
     expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
+  });
+
+  it("a partner's clock and reset from the Partners view touch that partner alone", async () => {
+    const base = await start();
+    const other = (await (
+      await admin(base, 'POST', '/__sandbox/partners', { name: 'Other Partner' })
+    ).json()) as {
+      parent_account_id: string;
+    };
+    const api = await partner(base);
+    const res = await api.register({ brand: 'Wiped By The Reset' });
+    expect(res.status).toBe(200);
+    const accountId = ((await res.json()) as { data: { account_id: string } }).data.account_id;
+    const clockOf = async (parent: string) =>
+      (
+        (await (await admin(base, 'GET', `/__sandbox/partners/${parent}/clock`)).json()) as {
+          offset_seconds: number;
+        }
+      ).offset_seconds;
+
+    const { page, problems } = await open(`${base}/__sandbox/ui#/partners`);
+    await page.locator(`tr[data-account-id="${accountId}"]`).waitFor();
+    await page.getByText('Other Partner').waitFor();
+    const demoCard = page.locator('.card', { has: page.locator(`[data-clock="${DEMO.parent}"]`) });
+    const demoClock = page.locator(`[data-clock="${DEMO.parent}"]`);
+    await demoClock.filter({ hasText: /^\d{4}-/ }).waitFor();
+    expect(await demoClock.textContent()).not.toContain('of its own');
+
+    await demoCard.locator('button[data-advance="3600"]').click();
+    await demoClock.filter({ hasText: '+1 h of its own' }).waitFor();
+    expect(await clockOf(DEMO.parent)).toBe(3600);
+    expect(await clockOf(other.parent_account_id)).toBe(0);
+    expect(await page.locator(`[data-clock="${other.parent_account_id}"]`).textContent()).not.toContain(
+      'own',
+    );
+
+    // a reset asks first: one click changes nothing
+    const reset = page.locator(`button[data-reset="${DEMO.parent}"]`);
+    await reset.click();
+    expect(await reset.textContent()).toBe('Really reset?');
+    expect((await admin(base, 'GET', `/__sandbox/accounts/${accountId}`)).status).toBe(200);
+    await reset.click();
+    await page.locator(`tr[data-account-id="${accountId}"]`).waitFor({ state: 'detached' });
+    await demoClock.filter({ hasNotText: 'of its own' }).waitFor();
+    expect((await admin(base, 'GET', `/__sandbox/accounts/${accountId}`)).status).toBe(404);
+    expect(await clockOf(DEMO.parent)).toBe(0);
+    await page.getByText('Other Partner').waitFor(); // the other partner is still there
+    expect(problems).toEqual([]);
+  });
+
+  it("'Download bundle' saves the partner's bundle, fetched with the admin token, and the file loads back", async () => {
+    const TOKEN = 'ui-bundle-token-7Rw';
+    const base = await start({ adminToken: TOKEN });
+    const api = await partner(base);
+    const res = await api.register({ brand: 'Travels In A Bundle' });
+    const accountId = ((await res.json()) as { data: { account_id: string } }).data.account_id;
+
+    const { page, problems } = await open(`${base}/__sandbox/ui#/partners`);
+    await page.locator('#token-input').fill(TOKEN);
+    await page.locator('#token-submit').click();
+    await page.locator(`tr[data-account-id="${accountId}"]`).waitFor();
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator(`button[data-bundle="${DEMO.parent}"]`).click(),
+    ]);
+    expect(file.suggestedFilename()).toBe(`sandbox-bundle-${DEMO.parent}.json`);
+    const text = readFileSync(await file.path(), 'utf8');
+    const bundle = JSON.parse(text) as {
+      partner: { parent_account_id: string };
+      accounts: { account_id: string; brand: string }[];
+    };
+    expect(bundle.partner.parent_account_id).toBe(DEMO.parent);
+    expect(bundle.accounts.map((a) => a.brand)).toContain('Travels In A Bundle');
+
+    // the downloaded file is a real bundle: after a reset it brings the account back
+    expect((await admin(base, 'POST', '/__sandbox/reset', undefined, TOKEN)).status).toBe(200);
+    expect((await admin(base, 'GET', `/__sandbox/accounts/${accountId}`, undefined, TOKEN)).status).toBe(404);
+    expect((await admin(base, 'POST', '/__sandbox/bundles', JSON.parse(text), TOKEN)).status).toBe(200);
+    expect((await admin(base, 'GET', `/__sandbox/accounts/${accountId}`, undefined, TOKEN)).status).toBe(200);
+    expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
+  });
+
+  it('Snapshots: saved from the page, listed, restored (after asking) and deleted', async () => {
+    const base = await start();
+    const { page, problems } = await open(`${base}/__sandbox/ui#/snapshots`);
+    await page.getByText('No snapshots yet').waitFor();
+    await page.locator('#snapshot-name').fill('before-register');
+    await page.locator('#snapshot-save').click();
+    const row = page.locator('#snapshot-list tr[data-snapshot="before-register"]');
+    await row.waitFor();
+    const listed = (await (await admin(base, 'GET', '/__sandbox/snapshots')).json()) as {
+      snapshots: { name: string; size_bytes: number }[];
+    };
+    expect(listed.snapshots.map((s) => s.name)).toEqual(['before-register']);
+    expect(await row.textContent()).toContain('KB');
+
+    const api = await partner(base);
+    const res = await api.register({ brand: 'After The Snapshot' });
+    const accountId = ((await res.json()) as { data: { account_id: string } }).data.account_id;
+
+    const restore = row.locator('button[data-restore="before-register"]');
+    await restore.click();
+    expect(await restore.textContent()).toBe('Really restore?');
+    expect((await admin(base, 'GET', `/__sandbox/accounts/${accountId}`)).status).toBe(200);
+    await restore.click();
+    await page.locator('#toast', { hasText: 'Restored the sandbox to before-register' }).waitFor();
+    expect((await admin(base, 'GET', `/__sandbox/accounts/${accountId}`)).status).toBe(404);
+    await page.locator('#tab-partners').click();
+    await page.getByText('Demo Commerce Platform').waitFor();
+    expect(await page.locator(`tr[data-account-id="${accountId}"]`).count()).toBe(0);
+
+    await page.locator('#tab-snapshots').click();
+    const drop = page.locator('button[data-delete="before-register"]');
+    await drop.click();
+    await drop.click();
+    await row.waitFor({ state: 'detached' });
+    await page.getByText('No snapshots yet').waitFor();
+    const after = (await (await admin(base, 'GET', '/__sandbox/snapshots')).json()) as {
+      snapshots: unknown[];
+    };
+    expect(after.snapshots).toEqual([]);
+    expect(problems).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ export const VIEWS = [
   ['journal', 'Journal'],
   ['scenarios', 'Scenarios'],
   ['clock', 'Clock & report'],
+  ['snapshots', 'Snapshots'],
 ] as const;
 
 export type ViewName = (typeof VIEWS)[number][0];

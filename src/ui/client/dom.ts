@@ -141,3 +141,50 @@ export class Drawn {
     this.last = null;
   }
 }
+
+/**
+ * A button for an action that destroys state (a reset, a restore): the first click asks
+ * ("Really reset?"), a second click within five seconds does it. No native dialog.
+ */
+export function confirmButton(
+  text: string,
+  question: string,
+  /** Reports its own failure (a toast): the button only waits for it. */
+  action: () => Promise<void>,
+  props: Props = {},
+): HTMLButtonElement {
+  let armedUntil = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const button = h('button', { type: 'button', class: 'danger', ...props }, text);
+  const settle = () => {
+    armedUntil = 0;
+    button.textContent = text;
+    button.classList.remove('asking');
+  };
+  button.onclick = () => {
+    clearTimeout(timer);
+    if (Date.now() > armedUntil) {
+      armedUntil = Date.now() + 5000;
+      button.textContent = question;
+      button.classList.add('asking');
+      timer = setTimeout(settle, 5000);
+      return;
+    }
+    settle();
+    button.disabled = true;
+    action().finally(() => {
+      button.disabled = false;
+    });
+  };
+  return button;
+}
+
+/** Hands `data` to the browser as a file download (a blob: link: the call that fetched it carried the token). */
+export function download(fileName: string, data: unknown): void {
+  const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+  const link = h('a', { href: url, download: fileName, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

@@ -15,6 +15,7 @@ import { clockView } from './views/clock.js';
 import { journalView } from './views/journal.js';
 import { partnersView } from './views/partners.js';
 import { scenariosView } from './views/scenarios.js';
+import { snapshotsView } from './views/snapshots.js';
 
 let current: ViewName = 'partners';
 
@@ -34,6 +35,7 @@ const views: Record<ViewName, View> = {
   journal: journalView(),
   scenarios: scenariosView(),
   clock: clockTab,
+  snapshots: snapshotsView(),
 };
 const isView = (name: string | undefined): name is ViewName => VIEWS.some(([id]) => id === name);
 

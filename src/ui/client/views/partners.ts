@@ -1,48 +1,150 @@
-/** Partners and their accounts (GET /__sandbox/partners); a click opens an account. */
-import { badge, card, Drawn, fill, h, kv, mono, table, time, viewHead } from '../dom.js';
-import { loadPartners } from '../partners.js';
+/**
+ * Partners and their accounts (GET /__sandbox/partners); a click opens an account. Each
+ * partner also has what a person uses to isolate a test (SANDBOX.md §10): its own clock
+ * (read and advanced), a reset of that partner alone, and its bundle as a file download.
+ */
+import type { PartnerClockState } from '../../../client/control.js';
+import { control } from '../control.js';
+import {
+  badge,
+  card,
+  confirmButton,
+  Drawn,
+  download,
+  fill,
+  h,
+  humanSeconds,
+  kv,
+  mono,
+  table,
+  time,
+  viewHead,
+} from '../dom.js';
+import { loadPartners, type Partner } from '../partners.js';
+import { fail, toast } from '../toast.js';
 import { go, href, type View } from '../view.js';
+
+const CLOCK_STEPS = [3600, 86_400];
+
+/** The file name the control plane gives a bundle (its Content-Disposition). */
+const bundleFile = (parent: string) => `sandbox-bundle-${parent.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
+
+/** "2026-01-02 03:04:05 (+1 h of its own)". */
+function partnerTime(clock: PartnerClockState): string {
+  const own = clock.offset_seconds;
+  return `${time(clock.now).slice(0, 19)}${own ? ` (+${humanSeconds(Math.round(own))} of its own)` : ''}`;
+}
 
 export function partnersView(): View {
   const drawn = new Drawn();
   const body = h('div');
+  /** Each partner's clock line, updated in place on every refresh. */
+  const clocks = new Map<string, HTMLElement>();
+
+  async function showClock(parent: string, read: Promise<PartnerClockState>) {
+    const clock = await read;
+    const line = clocks.get(parent);
+    if (!line) return;
+    line.textContent = partnerTime(clock);
+    line.classList.toggle('shifted', clock.offset_seconds > 0);
+  }
+
+  function partnerCard(p: Partner) {
+    const parent = p.parent_account_id;
+    const clockLine = h('span', { class: 'mono partner-clock', dataset: { clock: parent } }, '…');
+    clocks.set(parent, clockLine);
+    const advance = (seconds: number) =>
+      showClock(
+        parent,
+        control((c) => c.partners.clock.advance(parent, seconds)),
+      )
+        .then(() => toast(`${p.name}: clock advanced by ${humanSeconds(seconds)}`))
+        .catch(fail);
+    const reset = confirmButton(
+      'Reset partner',
+      'Really reset?',
+      () =>
+        control((c) => c.partners.reset(parent))
+          .then(() => {
+            toast(`${p.name}: reset (accounts, keys, journal, scenarios, clock)`);
+            return refresh();
+          })
+          .catch(fail),
+      { dataset: { reset: parent } },
+    );
+    const bundle = h(
+      'button',
+      {
+        type: 'button',
+        dataset: { bundle: parent },
+        onclick: () =>
+          control((c) => c.bundles.export(parent))
+            .then((file) => download(bundleFile(parent), file))
+            .catch(fail),
+      },
+      'Download bundle',
+    );
+    return card(
+      p.name,
+      [
+        p.seeded ? badge('taxonomy seeded', 'ok') : badge('taxonomy not seeded', 'warn'),
+        badge(`${p.accounts.length} ${p.accounts.length === 1 ? 'account' : 'accounts'}`, 'info'),
+        h('span', { class: 'spacer' }),
+        bundle,
+        reset,
+      ],
+      kv([
+        ['parent_account_id', mono(parent)],
+        ['client_id', mono(p.client_id)],
+        [
+          'partner clock',
+          h(
+            'div',
+            { class: 'toolbar' },
+            clockLine,
+            CLOCK_STEPS.map((s) =>
+              h(
+                'button',
+                { type: 'button', class: 'small', dataset: { advance: s }, onclick: () => advance(s) },
+                `+${humanSeconds(s)}`,
+              ),
+            ),
+          ),
+        ],
+      ]),
+      h('h3', null, 'Accounts'),
+      table(
+        ['Brand', 'Account ID', 'External account ID', 'Created'],
+        p.accounts.map((a) =>
+          h(
+            'tr',
+            {
+              class: 'clickable',
+              dataset: { accountId: a.account_id },
+              onclick: () => go('account', a.account_id),
+            },
+            h('td', { class: 'brand-cell' }, a.brand),
+            h('td', null, h('a', { href: href('account', a.account_id) }, mono(a.account_id))),
+            h('td', null, mono(a.external_account_id)),
+            h('td', { class: 'muted' }, time(a.created_at)),
+          ),
+        ),
+        'No accounts yet: register one with POST /v1/accounts/register/partnership.',
+      ),
+    );
+  }
 
   async function refresh() {
     const list = await loadPartners();
-    if (!drawn.changed(list)) return;
-    fill(
-      body,
-      list.length ? null : h('div', { class: 'empty' }, 'No partners.'),
+    if (drawn.changed(list)) {
+      clocks.clear();
+      fill(body, list.length ? list.map(partnerCard) : h('div', { class: 'empty' }, 'No partners.'));
+    }
+    await Promise.all(
       list.map((p) =>
-        card(
-          p.name,
-          [
-            p.seeded ? badge('taxonomy seeded', 'ok') : badge('taxonomy not seeded', 'warn'),
-            badge(`${p.accounts.length} ${p.accounts.length === 1 ? 'account' : 'accounts'}`, 'info'),
-          ],
-          kv([
-            ['parent_account_id', mono(p.parent_account_id)],
-            ['client_id', mono(p.client_id)],
-          ]),
-          h('h3', null, 'Accounts'),
-          table(
-            ['Brand', 'Account ID', 'External account ID', 'Created'],
-            p.accounts.map((a) =>
-              h(
-                'tr',
-                {
-                  class: 'clickable',
-                  dataset: { accountId: a.account_id },
-                  onclick: () => go('account', a.account_id),
-                },
-                h('td', { class: 'brand-cell' }, a.brand),
-                h('td', null, h('a', { href: href('account', a.account_id) }, mono(a.account_id))),
-                h('td', null, mono(a.external_account_id)),
-                h('td', { class: 'muted' }, time(a.created_at)),
-              ),
-            ),
-            'No accounts yet: register one with POST /v1/accounts/register/partnership.',
-          ),
+        showClock(
+          p.parent_account_id,
+          control((c) => c.partners.clock.get(p.parent_account_id)),
         ),
       ),
     );
