@@ -46,7 +46,9 @@ async function call(method, path, body, headers = {}) {
 let browser;
 try {
   // Some traffic: a token, three accounts, a paused status, blocked domains, an archived
-  // variant, an armed scenario hit once, a shifted clock.
+  // variant, an armed scenario hit once, a shifted clock, a second partner ahead on its own
+  // clock, two snapshots.
+  await call('POST', '/__sandbox/snapshots', { name: 'fresh-start' });
   const grant = await fetch(`${base}/oauth/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -135,6 +137,9 @@ try {
   await call('POST', '/__sandbox/clock/advance', { seconds: 120 });
   await call('GET', '/v1/partnership/vertical-mappings', undefined, auth);
   await call('PUT', '/__sandbox/scenarios', { scenario: 'flaky-network', account_id: northwind, times: 5 });
+  const nightly = (await call('POST', '/__sandbox/partners', { name: 'Nightly CI job 4812' })).body;
+  await call('POST', `/__sandbox/partners/${nightly.parent_account_id}/clock/advance`, { seconds: 90_000 });
+  await call('POST', '/__sandbox/snapshots', { name: 'after-onboarding' });
 
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
@@ -156,6 +161,10 @@ try {
 
   await tab.goto(`${base}/__sandbox/ui#/partners`);
   await tab.locator(`tr[data-account-id="${acme}"]`).waitFor();
+  await tab
+    .locator(`[data-clock="${nightly.parent_account_id}"]`)
+    .filter({ hasText: 'of its own' })
+    .waitFor();
   await shot('partners');
 
   await tab.locator(`tr[data-account-id="${acme}"]`).click();
@@ -178,8 +187,13 @@ try {
   await tab.locator('#clock-now').filter({ hasNotText: '…' }).waitFor();
   await shot('clock-report');
 
+  await tab.goto(`${base}/__sandbox/ui#/snapshots`);
+  await tab.locator('#snapshot-list tr[data-snapshot="after-onboarding"]').waitFor();
+  await tab.locator('#snapshot-name').fill('before-checkout-test');
+  await shot('snapshots');
+
   if (problems.length) throw new Error(problems.join('\n'));
-  console.log(`screenshots in ${out}: partners, account, journal, scenarios, clock-report`);
+  console.log(`screenshots in ${out}: partners, account, journal, scenarios, clock-report, snapshots`);
 } finally {
   await browser?.close();
   server.kill('SIGTERM');
