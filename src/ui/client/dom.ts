@@ -107,8 +107,15 @@ export const card = (title: string | null, extra: Child, ...body: Child[]) =>
     body,
   );
 
-export const viewHead = (title: string, ...rest: Child[]) =>
-  h('div', { class: 'view-head' }, h('h1', null, title), rest);
+/** A view's heading: its title, the control-plane route it reads (if one), then `rest`. */
+export const viewHead = (title: string, route: string | null, ...rest: Child[]) =>
+  h(
+    'div',
+    { class: 'view-head' },
+    h('h1', null, title),
+    route ? h('span', { class: 'sub mono' }, route) : null,
+    rest,
+  );
 
 /** An ISO time as "2026-01-02 03:04:05.678". */
 export const time = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').replace('Z', '') : '');

@@ -1,54 +1,22 @@
 /** One account as the sandbox keeps it (GET /__sandbox/accounts/{id}): pages, variants, status, controls. */
-import type { AccountView } from '../../../client/control.js';
-import { ControlPlaneError } from '../../../client/control.js';
+import { type AccountView, type BundleFile, ControlPlaneError } from '../../../client/control.js';
 import type { ControlsData } from '../../../contract/schemas.js';
 import { control } from '../control.js';
 import { badge, card, Drawn, fill, h, kv, mono, type Tone, table, time, viewHead } from '../dom.js';
 import { knownAccounts, loadPartners } from '../partners.js';
 import { go, type View } from '../view.js';
 
-// The AccountDetail schema leaves the stored rows open (records of unknown): these are the
-// fields of them this view shows, as src/admin/routes.ts accountDetail() answers them.
-interface AccountFields {
-  account_id: string;
-  parent_account_id: string;
-  external_account_id: string;
-  brand: string;
-  vertical_id: number;
-  sub_vertical_id: number;
-  country_code: string;
-  store_identifier: string;
-  created_at: string;
-}
-interface PageFields {
-  page_id: string;
-  surface: string;
-  page_identifier: string;
-}
-interface LayoutFields {
-  page_id: string;
-  layout_type: string;
-  name: string;
-}
-interface Rule {
-  policy: string;
-  position_1_policy: string;
-}
-interface ControlsFields {
-  list_id: string;
-  name: string;
-  version: number;
-  content_hash: string;
-  updated_at: string;
-  blocked_internal: (Rule & { vertical_name: string })[];
-  domains: { domain: string; policy: string }[];
-  translated: ControlsData;
-}
+// The AccountDetail schema leaves the stored rows open (records of unknown). They are the
+// rows a bundle carries, whose schema (contract/admin.ts Bundle) types them field by field.
+type Stored = BundleFile['accounts'][number];
 type Detail = Omit<AccountView, 'account' | 'pages' | 'layouts' | 'controls'> & {
-  account: AccountFields;
-  pages: PageFields[];
-  layouts: LayoutFields[];
-  controls: ControlsFields;
+  account: Omit<Stored, 'pages' | 'layouts' | 'variants' | 'controls'> & { parent_account_id: string };
+  pages: Stored['pages'];
+  layouts: Stored['layouts'];
+  controls: Omit<Stored['controls'], 'blocked'> & {
+    blocked_internal: Stored['controls']['blocked'];
+    translated: ControlsData;
+  };
 };
 
 const STATUS_TONE: Record<Detail['status'], Tone> = { active: 'ok', paused: 'warn', mixed: 'bad' };
@@ -233,12 +201,7 @@ export function accountView(): View {
       );
       fill(
         root,
-        viewHead(
-          'Account',
-          h('span', { class: 'sub mono' }, 'GET /__sandbox/accounts/{account_id}'),
-          h('span', { class: 'spacer' }),
-          pick,
-        ),
+        viewHead('Account', 'GET /__sandbox/accounts/{account_id}', h('span', { class: 'spacer' }), pick),
         body,
       );
       if (!id)

@@ -68,7 +68,7 @@ export function clockView(shown: (clock: ClockState) => void): View & { show(clo
     async enter(root) {
       fill(
         root,
-        viewHead('Clock and integration report'),
+        viewHead('Clock and integration report', null),
         h('div', { class: 'grid2' }, clockCard, report.element),
       );
       const [clock] = await Promise.all([control((c) => c.clock.get()), report.enter()]);

@@ -205,8 +205,8 @@ export function journalView(): View {
         root,
         viewHead(
           'Request journal',
+          'GET /__sandbox/requests',
           live,
-          h('span', { class: 'sub mono' }, 'GET /__sandbox/requests'),
           h('span', { class: 'spacer' }),
           pause,
           clear,

@@ -154,11 +154,7 @@ export function partnersView(): View {
     every: 2,
     enter(root) {
       drawn.forget();
-      fill(
-        root,
-        viewHead('Partners and accounts', h('span', { class: 'sub mono' }, 'GET /__sandbox/partners')),
-        body,
-      );
+      fill(root, viewHead('Partners and accounts', 'GET /__sandbox/partners'), body);
       return refresh();
     },
     refresh,

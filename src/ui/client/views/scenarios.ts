@@ -227,7 +227,7 @@ export function scenariosView(): View {
       );
       fill(
         root,
-        viewHead('Scenarios', h('span', { class: 'sub mono' }, 'GET / PUT / DELETE /__sandbox/scenarios')),
+        viewHead('Scenarios', 'GET / PUT / DELETE /__sandbox/scenarios'),
         card('Arm a scenario', null, form, help),
         card('Armed now', disarm, armed),
         catalogue,

@@ -92,7 +92,7 @@ export function snapshotsView(): View {
       drawn.forget();
       fill(
         root,
-        viewHead('Snapshots', h('span', { class: 'sub mono' }, 'GET / POST /__sandbox/snapshots')),
+        viewHead('Snapshots', 'GET / POST /__sandbox/snapshots'),
         card(
           'Save the whole sandbox',
           null,
