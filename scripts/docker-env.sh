@@ -14,7 +14,8 @@
 # - Base image: used if present; else pulled; if the pull fails, a stand-in is built
 #   from Debian bookworm (debootstrap, installed when missing) plus this machine's Node 20,
 #   and every run that uses it says so.
-# - Containers and volumes labelled sandbox-image-test (the test's) are removed at the end.
+# - Containers and volumes the test made (labelled sandbox-image-test=<this run>) are
+#   removed at the end. Runs on one machine take turns (a lock), as they share the engine.
 #
 # Any failure to provide Docker is loud: a message and a non-zero exit, never a pass.
 set -euo pipefail
@@ -25,7 +26,10 @@ SOCK=/run/sandbox-docker.sock
 EXEC_ROOT=/run/sandbox-docker
 DATA_ROOT=${SANDBOX_DOCKER_DATA_ROOT:-/var/lib/sandbox-docker}
 DOCKERD_LOG=${TMPDIR:-/tmp}/sandbox-dockerd.log
-TEST_LABEL=sandbox-image-test
+LOCK=/run/lock/sandbox-image-test.lock
+# The test labels what it creates sandbox-image-test=$SANDBOX_IMAGE_TEST_RUN.
+export SANDBOX_IMAGE_TEST_RUN=${SANDBOX_IMAGE_TEST_RUN:-$$-$(date +%s)}
+TEST_LABEL=sandbox-image-test=$SANDBOX_IMAGE_TEST_RUN
 
 say() { printf 'docker-env: %s\n' "$*"; }
 die() {
@@ -58,7 +62,10 @@ cleanup() {
   fi
   # On our own engine only: images left dangling by a rebuild (the build cache stays).
   [ -z "$DOCKERD_PID" ] || docker image prune -f >/dev/null 2>&1
-  [ -z "$ROOTFS" ] || rm -rf "$ROOTFS" "$ROOTFS.log"
+  if [ -n "$ROOTFS" ]; then # an interrupted debootstrap may leave /proc or /sys mounted inside
+    awk -v r="$ROOTFS/" 'index($2, r) == 1 {print $2}' /proc/mounts | sort -r | xargs -r umount -l
+    rm -rf --one-file-system "$ROOTFS" "$ROOTFS.log"
+  fi
   if [ -n "$DOCKERD_PID" ]; then
     kill -TERM "$DOCKERD_PID" 2>/dev/null
     for _ in $(seq 1 150); do kill -0 "$DOCKERD_PID" 2>/dev/null || break; sleep 0.2; done
@@ -75,6 +82,12 @@ trap cleanup EXIT
 trap 'say "FAILED (line $LINENO): $BASH_COMMAND"' ERR
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# ---- one run at a time on this machine ---------------------------------------------------
+mkdir -p "$(dirname "$LOCK")" 2>/dev/null || true
+if exec 9>"$LOCK" 2>/dev/null && command -v flock >/dev/null 2>&1; then
+  flock -n 9 || { say "another image test run holds $LOCK: waiting for it"; flock 9; }
+fi
 
 # ---- the engine ------------------------------------------------------------------------
 t0=$SECONDS
@@ -94,7 +107,7 @@ else
     # stops it cleanly) and not dockerd directly.
     setsid dockerd --iptables=false --ip-masq=false --storage-driver=overlay2 \
       --data-root="$DATA_ROOT" --exec-root="$EXEC_ROOT" --pidfile="$EXEC_ROOT/dockerd.pid" \
-      -H "$DOCKER_HOST" >"$DOCKERD_LOG" 2>&1 &
+      -H "$DOCKER_HOST" >"$DOCKERD_LOG" 2>&1 9>&- &
     DOCKERD_PID=$!
     for _ in $(seq 1 300); do
       version=$(answers) && [ -n "$version" ] && break

@@ -17,8 +17,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '..', '..');
 const IMAGE = process.env.SANDBOX_IMAGE_TAG ?? 'partnership-sandbox:test';
 const BASE = 'node:20-bookworm-slim';
-const LABEL = 'sandbox-image-test'; // scripts/docker-env.sh removes what carries it, too
-const prefix = `${LABEL}-${process.pid}`;
+// What this run creates carries this label; scripts/docker-env.sh removes it too at the end.
+const RUN = process.env.SANDBOX_IMAGE_TEST_RUN ?? String(process.pid);
+const LABEL = `sandbox-image-test=${RUN}`;
+const prefix = `sandbox-image-test-${RUN}`;
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 const exec = promisify(execFile);
@@ -490,6 +492,7 @@ describe('the image', () => {
     expect(stderr.split('\n'), stderr).toHaveLength(1);
     expect(stderr).toContain('SANDBOX_DB');
     expect(stderr).toContain('/var/lib/sandbox/sandbox.db');
+    expect(stderr).toMatch(/\bnode\b|uid 1000/); // the user it runs as
     expect(stderr).not.toMatch(/^\s+at /m);
     expect(await docker('inspect', '-f', '{{.State.ExitCode}}', name)).not.toBe('0');
   }, 60_000);
