@@ -24,8 +24,8 @@ ENV npm_config_build_from_source=true \
 # production ones, without better-sqlite3's C sources and object files (only its
 # compiled .node file and lib/ load at run time). No npm cache is kept.
 COPY package-lock.json ./
-RUN node -e "const fs = require('fs'); const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8')); fs.writeFileSync('package.json', JSON.stringify(lock.packages['']))" \
- && npm ci --no-audit --no-fund \
+RUN node -e "const fs = require('fs'); const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8')); fs.writeFileSync('package.json', JSON.stringify(lock.packages['']))"
+RUN npm ci --no-audit --no-fund \
  && mkdir /prod \
  && cp -a package.json package-lock.json node_modules /prod/ \
  && cd /prod \

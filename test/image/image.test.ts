@@ -332,7 +332,7 @@ afterAll(async () => {
 }, 60_000);
 
 describe('the image', () => {
-  it('holds production dependencies and the bundle only: no toolchain, no npm cache, no dev dependency', async () => {
+  it('holds production dependencies and the bundle only (no toolchain, npm cache or dev dependency), read-only to the process but /data', async () => {
     const [size, baseSize] = await Promise.all([
       docker('image', 'inspect', '-f', '{{.Size}}', IMAGE),
       docker('image', 'inspect', '-f', '{{.Size}}', BASE),
@@ -358,6 +358,8 @@ describe('the image', () => {
        for d in $DEV; do [ -e "/app/node_modules/$d" ] && echo "dev dependency: $d"; done
        for c in gcc g++ cc make python3; do command -v "$c" >/dev/null && echo "toolchain: $c"; done
        for d in /root/.npm /home/node/.npm /app/.npm; do [ -e "$d" ] && echo "npm cache: $d"; done
+       for f in /app /app/dist/main.js /app/node_modules /app/fixtures; do [ -w "$f" ] && echo "writable by $(id -un): $f"; done
+       [ -w /data ] || echo "/data not writable by $(id -un)"
        true`,
     );
     expect(probe.split('\n')).toEqual([
