@@ -37,14 +37,14 @@ export function sandboxDist() {
   if (snapshot) return snapshot;
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'));
   mkdirSync(join(dir, 'dist'));
-  for (const f of ['main.js', 'main.js.map']) {
+  for (const f of ['main.js', 'main.js.map', 'index.js', 'index.js.map']) {
     if (existsSync(join(root, 'dist', f))) copyFileSync(join(root, 'dist', f), join(dir, 'dist', f));
   }
   for (const name of ['fixtures', 'scenarios', 'node_modules', 'package.json']) {
     if (existsSync(join(root, name))) symlinkSync(join(root, name), join(dir, name));
   }
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  snapshot = { dir, main: join(dir, 'dist', 'main.js') };
+  snapshot = { dir, main: join(dir, 'dist', 'main.js'), index: join(dir, 'dist', 'index.js') };
   return snapshot;
 }
 

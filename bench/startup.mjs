@@ -1,14 +1,23 @@
 #!/usr/bin/env node
-// Start-up time: spawn the production build to the first 200 on /__sandbox/health.
-// Usage: node bench/startup.mjs [runs=10] [extra env as KEY=VALUE ...]
+// Start-up time of the entry points partners use, each in a fresh Node process, from the
+// spawn to the first 200 on /__sandbox/health (wall time), with the CPU time the process
+// had used by then:
+//   bin      `node dist/main.js` (the package's bin, `npm start` without its build step,
+//            the image's command)
+//   library  a script that imports the package (dist/index.js) and awaits startSandbox()
+//            (a test runner's global setup); it also reports the import and the
+//            startSandbox() call on their own, timed inside the process.
+// Usage: node bench/startup.mjs [runs=10] [--entry=bin|library|all] [extra env as KEY=VALUE ...]
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
-import { sandboxDist } from './lib.mjs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { cpuMs, sandboxDist } from './lib.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const runs = Number(process.argv[2] ?? 10);
-const extraEnv = Object.fromEntries(process.argv.slice(3).map((kv) => kv.split('=')));
+const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const runs = Number(positional[0] ?? 10);
+const entry = process.argv.find((a) => a.startsWith('--entry='))?.split('=')[1] ?? 'all';
+const extraEnv = Object.fromEntries(positional.slice(1).map((kv) => kv.split('=')));
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -18,16 +27,22 @@ const freePort = () =>
     });
   });
 
-export async function startupOnce(env = {}) {
-  const port = await freePort();
+/**
+ * Spawns `args` and polls health at the URL `urlOf()` gives (known up front, or read from
+ * the child's first stdout line). Returns { ms, cpu, stdout } at the first 200.
+ */
+async function timeToHealthy(args, env, urlOf) {
   const t0 = performance.now();
-  // A private copy of dist/main.js (see lib.mjs): concurrent rebuilds cannot break a run.
-  const child = spawn(process.execPath, [sandboxDist().main], {
+  const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, PORT: String(port), SANDBOX_LOG: 'silent', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, SANDBOX_LOG: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stdout = '';
   let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
   child.stderr.on('data', (d) => {
     stderr += d;
   });
@@ -39,12 +54,18 @@ export async function startupOnce(env = {}) {
     for (;;) {
       if (exited)
         throw new Error(`sandbox exited during start-up (${JSON.stringify(exited)}): ${stderr.trim()}`);
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/__sandbox/health`);
-        await res.arrayBuffer();
-        if (res.status === 200) return performance.now() - t0;
-      } catch {
-        // not listening yet
+      const url = urlOf(stdout);
+      if (url) {
+        try {
+          const res = await fetch(`${url}/__sandbox/health`);
+          await res.arrayBuffer();
+          if (res.status === 200) {
+            const ms = performance.now() - t0;
+            return { ms, cpu: cpuMs(child.pid), stdout };
+          }
+        } catch {
+          // not listening yet
+        }
       }
       if (performance.now() - t0 > 30_000) throw new Error('no healthy answer within 30 s');
       await new Promise((r) => setTimeout(r, 2));
@@ -55,11 +76,46 @@ export async function startupOnce(env = {}) {
   }
 }
 
-export async function startupMedian(n, env) {
-  const times = [];
+/** The bin: `node dist/main.js` on a free port; ms from spawn to healthy. */
+export async function startupOnce(env = {}) {
+  return (await startupBin(env)).ms;
+}
+
+export async function startupBin(env = {}) {
+  const port = await freePort();
+  // A private copy of dist/ (see lib.mjs): concurrent rebuilds cannot break a run.
+  return timeToHealthy(
+    [sandboxDist().main],
+    { PORT: String(port), ...env },
+    () => `http://127.0.0.1:${port}`,
+  );
+}
+
+/** The library: import the package, await startSandbox(), print the URL and the in-process times. */
+export async function startupLibrary(env = {}) {
+  const script = `
+const t0 = performance.now();
+const { startSandbox } = await import(${JSON.stringify(pathToFileURL(sandboxDist().index).href)});
+const t1 = performance.now();
+const sandbox = await startSandbox();
+const t2 = performance.now();
+console.log(JSON.stringify({ url: sandbox.url, importMs: t1 - t0, startMs: t2 - t1 }));
+setInterval(() => {}, 1000);
+`;
+  const r = await timeToHealthy(['--input-type=module', '-e', script], env, (out) =>
+    out.includes('\n') ? JSON.parse(out.slice(0, out.indexOf('\n'))).url : undefined,
+  );
+  const inside = JSON.parse(r.stdout.slice(0, r.stdout.indexOf('\n')));
+  return { ...r, importMs: inside.importMs, startMs: inside.startMs };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function repeat(n, once) {
+  const results = [];
   for (let i = 0, failures = 0; i < n; i++) {
     try {
-      times.push(await startupOnce(env));
+      results.push(await once());
     } catch (e) {
       // e.g. the free port was taken by another process in between: retry a few times
       if (++failures > 3) throw e;
@@ -67,18 +123,28 @@ export async function startupMedian(n, env) {
       i--;
     }
   }
-  times.sort((a, b) => a - b);
-  return {
-    median: times[Math.floor(times.length / 2)],
-    min: times[0],
-    max: times.at(-1),
-    runs: times.length,
-  };
+  return results;
+}
+
+export async function startupMedian(n, env) {
+  const times = (await repeat(n, () => startupOnce(env))).sort((a, b) => a - b);
+  return { median: median(times), min: times[0], max: times.at(-1), runs: times.length };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const r = await startupMedian(runs, extraEnv);
-  console.log(
-    `start-up to first healthy response: median ${r.median.toFixed(0)} ms (min ${r.min.toFixed(0)}, max ${r.max.toFixed(0)}, ${r.runs} runs)`,
-  );
+  const fmt = (x) => x.toFixed(0);
+  if (entry === 'bin' || entry === 'all') {
+    const r = await repeat(runs, () => startupBin(extraEnv));
+    const ms = r.map((x) => x.ms);
+    console.log(
+      `bin (node dist/main.js), spawn to first healthy response: median ${fmt(median(ms))} ms (min ${fmt(Math.min(...ms))}, max ${fmt(Math.max(...ms))}), CPU ${fmt(median(r.map((x) => x.cpu)))} ms, ${r.length} runs`,
+    );
+  }
+  if (entry === 'library' || entry === 'all') {
+    const r = await repeat(runs, () => startupLibrary(extraEnv));
+    const ms = r.map((x) => x.ms);
+    console.log(
+      `library (import + startSandbox()), spawn to first healthy response: median ${fmt(median(ms))} ms (min ${fmt(Math.min(...ms))}, max ${fmt(Math.max(...ms))}), CPU ${fmt(median(r.map((x) => x.cpu)))} ms; inside the process: import ${fmt(median(r.map((x) => x.importMs)))} ms, startSandbox() ${fmt(median(r.map((x) => x.startMs)))} ms; ${r.length} runs`,
+    );
+  }
 }

@@ -1,5 +1,11 @@
 #!/usr/bin/env node
-// Production build: one ESM bundle, dist/main.js, from src/main.ts.
+// Production build: one ESM bundle per entry point: dist/main.js from src/main.ts (the
+// command line: `npm start`, the image, the package's bin) and dist/index.js from
+// src/index.ts (the package's API: startSandbox, createControlClient). Each is
+// self-contained (no shared chunk), so each starts by loading one file.
+// `--types` also writes the declarations of the package API into dist/types (tsc,
+// emitDeclarationOnly, tsconfig.types.json), keeping only the files index.d.ts reaches:
+// `npm pack` runs it (prepack); `npm start` does not need it.
 // Bundling (rather than tsc's file-per-module output) cuts start-up from ~360 ms to ~250 ms
 // on this machine, because Node resolves and loads one file instead of hundreds (zod, hono).
 // better-sqlite3 (a native addon) and swagger-ui-dist (static assets read from its folder)
@@ -7,7 +13,10 @@
 // zod's 50 message locales are left out (the sandbox speaks English: zod's default `en`
 // stays): 360 KB less to compile at every start, about 20 ms here.
 // Type-checking is `npm run typecheck` (tsc --noEmit); esbuild only strips types.
-import { rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 /** Resolves zod's locales index (imported only for the `z.locales` namespace) to English alone. */
@@ -30,9 +39,7 @@ const zodEnglishOnly = {
 };
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
-await build({
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/main.js',
+const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -46,4 +53,58 @@ await build({
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
-});
+};
+await Promise.all([
+  build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/main.js' }),
+  build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' }),
+]);
+
+if (process.argv.includes('--types')) {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  // tsc emits a declaration for every module the API imports, internals included; an
+  // internal one it cannot name a type in (TS4xxx) is pruned below and does not matter.
+  // An error in a declaration that is kept fails the build.
+  let output = '';
+  try {
+    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.types.json'], { cwd: root, encoding: 'utf8' });
+  } catch (err) {
+    output = `${err.stdout ?? ''}${err.stderr ?? ''}`;
+  }
+  const kept = pruneTypes(join(root, 'dist', 'types'));
+  const problems = output
+    .split('\n')
+    .filter((line) => /error TS/.test(line))
+    .filter((line) => {
+      const source = /^src\/(.+?)\.tsx?\(/.exec(line)?.[1];
+      return !source || kept.has(join(root, 'dist', 'types', `${source}.d.ts`));
+    });
+  if (problems.length) {
+    console.error(problems.join('\n'));
+    process.exit(1);
+  }
+}
+
+/** Deletes the declarations that dist/types/index.d.ts does not reach through relative imports. */
+function pruneTypes(dir) {
+  const keep = new Set();
+  const visit = (file) => {
+    if (keep.has(file) || !existsSync(file)) return;
+    keep.add(file);
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:from\s+|import\()\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+      visit(resolve(dirname(file), m[1].replace(/\.js$/, '.d.ts')));
+    }
+  };
+  visit(join(dir, 'index.d.ts'));
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const file = join(entry.parentPath, entry.name);
+    if (entry.isFile() && !keep.has(file)) rmSync(file);
+  }
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true }).reverse()) {
+    const folder = join(entry.parentPath, entry.name);
+    if (entry.isDirectory() && readdirSync(folder).length === 0) rmSync(folder, { recursive: true });
+  }
+  console.log(`types: ${keep.size} declaration files in ${relative(process.cwd(), dir) || '.'}`);
+  return keep;
+}

@@ -36,7 +36,9 @@ export function createApp(sandbox: Sandbox) {
 
   app.notFound((c) => {
     const allowed = allowedMethods(app, c.req.path);
-    if (allowed.length) {
+    // The router is strict (a trailing slash is another path), and so is this finder: a
+    // path it serves with other methods is 405; Allow never lists the method used.
+    if (allowed.length && !allowed.includes(c.req.method)) {
       return errorResponse(
         c,
         new ApiError(
@@ -103,7 +105,7 @@ function routeRegex(pattern: string): RegExp {
         part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
       )
       .join('/');
-    re = new RegExp(`^${source}/?$`);
+    re = new RegExp(`^${source}$`);
     regexCache.set(pattern, re);
   }
   return re;

@@ -1,31 +1,86 @@
 /**
- * The sandbox clock: real time plus an offset that the control plane can advance.
- * Token expiry, the idempotency window and auth propagation all read it.
+ * The sandbox clock: real time plus an offset that the control plane can advance, and on
+ * top of it one offset per partner (SANDBOX.md §10). Token expiry, the idempotency window,
+ * auth propagation and the timestamps the sandbox writes for a partner's call all read the
+ * partner's time: `Clock.now(parent)`. Both offsets are never negative, so a partner's time
+ * is never behind the global time.
  */
 export class Clock {
+  /**
+   * How far ahead the clock may be moved in all (global and partner offsets together):
+   * 100 years. Far past any token, key or propagation window, and far inside the Date range
+   * (a stored offset beyond it would make every timestamp invalid).
+   */
+  static readonly MAX_OFFSET_MS = 100 * 365 * 86_400_000;
   #offsetMs: number;
+  readonly #partners = new Map<string, number>();
 
   constructor(offsetMs = 0) {
-    this.#offsetMs = offsetMs;
+    this.#offsetMs = Clock.#bounded(offsetMs);
   }
 
-  now(): number {
-    return Date.now() + this.#offsetMs;
+  /** A stored offset from before the bound (or a broken one) is kept inside it. */
+  static #bounded(offsetMs: number): number {
+    return Number.isFinite(offsetMs) ? Math.min(Math.max(offsetMs, 0), Clock.MAX_OFFSET_MS) : 0;
   }
 
-  iso(): string {
-    return new Date(this.now()).toISOString();
+  /** The largest partner offset (what the global clock's headroom must leave room for). */
+  #maxPartnerMs(): number {
+    let max = 0;
+    for (const ms of this.#partners.values()) if (ms > max) max = ms;
+    return max;
+  }
+
+  /** The seconds the global clock can still be advanced by (every partner's time stays in range). */
+  get headroomSeconds(): number {
+    return Math.floor((Clock.MAX_OFFSET_MS - this.#offsetMs - this.#maxPartnerMs()) / 1000);
+  }
+
+  /** The seconds this partner's clock can still be advanced by. */
+  partnerHeadroomSeconds(parent: string): number {
+    return Math.floor((Clock.MAX_OFFSET_MS - this.#offsetMs - this.partnerOffsetMs(parent)) / 1000);
+  }
+
+  /** Sandbox time in ms: the partner's when a parent is given (the one rule, in one place). */
+  now(parent?: string | null): number {
+    const partner = parent ? this.#partners.get(parent) : undefined;
+    return Date.now() + this.#offsetMs + (partner ?? 0);
+  }
+
+  iso(parent?: string | null): string {
+    return new Date(this.now(parent)).toISOString();
   }
 
   get offsetMs(): number {
     return this.#offsetMs;
   }
 
+  partnerOffsetMs(parent: string): number {
+    return this.#partners.get(parent) ?? 0;
+  }
+
+  /** Every partner offset that is not 0. */
+  partnerOffsets(): ReadonlyMap<string, number> {
+    return this.#partners;
+  }
+
   advance(seconds: number): void {
     this.#offsetMs += Math.round(seconds * 1000);
   }
 
+  advancePartner(parent: string, seconds: number): void {
+    this.setPartner(parent, this.partnerOffsetMs(parent) + Math.round(seconds * 1000));
+  }
+
+  setPartner(parent: string, offsetMs: number): void {
+    const ms = Math.min(Clock.#bounded(offsetMs), Clock.MAX_OFFSET_MS - this.#offsetMs);
+    if (ms > 0) this.#partners.set(parent, ms);
+    else this.#partners.delete(parent);
+  }
+
+  /** Global offset back to `offsetMs`; every partner offset dropped. */
   reset(offsetMs = 0): void {
-    this.#offsetMs = offsetMs;
+    this.#offsetMs = Clock.#bounded(offsetMs);
+    this.#partners.clear();
   }
 }

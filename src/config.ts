@@ -2,6 +2,7 @@
  * Configuration: SANDBOX.md §2 env vars and flags, parsed once with zod. A bad value
  * stops start-up with a message naming the variable or flag.
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
@@ -29,6 +30,8 @@ export const ConfigSchema = z.object({
   journalMax: int(1, 100_000).default(1000),
   bodyLimitBytes: int(1024, 16 * 1024 * 1024).default(256 * 1024),
   log: z.enum(['info', 'silent']).default('info'),
+  /** A bundle file (SANDBOX.md §10) loaded at start-up. */
+  seed: z.string().min(1).optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -46,15 +49,27 @@ const sources: Record<keyof Config, { env: string; flag?: string }> = {
   journalMax: { env: 'SANDBOX_JOURNAL_MAX' },
   bodyLimitBytes: { env: 'SANDBOX_BODY_LIMIT_BYTES' },
   log: { env: 'SANDBOX_LOG' },
+  seed: { env: 'SANDBOX_SEED', flag: '--seed' },
 };
 
-export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PATH|:memory:] [--fixtures DIR] [--scenarios DIR]
+export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PATH|:memory:] [--fixtures DIR] [--scenarios DIR] [--seed FILE]
+       partnership-sandbox --help | --version
+  --port N         port to listen on (env PORT; default 4010; 0 takes a free one)
+  --host H         address to listen on (env HOST; default 127.0.0.1)
+  --db PATH        SQLite store (env SANDBOX_DB; default :memory:; a path makes it durable)
+  --fixtures DIR   partners, taxonomy, preset and pages (env SANDBOX_FIXTURES; default: the package's fixtures/)
+  --scenarios DIR  extra scenario presets (env SANDBOX_SCENARIOS)
+  --seed FILE      a bundle to load at start-up (env SANDBOX_SEED; see README "Parallel tests on one sandbox")
+The first line on stdout carries the URL served. SIGINT and SIGTERM drain and exit 0.
 Environment: ${Object.values(sources)
   .map((s) => s.env)
   .join(', ')} (see README "Configuration").`;
 
-/** Parses flags (win over env) and env into a Config, or throws a StartupError naming the bad setting. */
-export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
+/** What the command line asks for: help, the version, or a sandbox with this configuration. */
+export type Command = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: Config };
+
+/** Parses flags (win over env) and env, or throws a StartupError naming the bad setting. */
+export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): Command {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -65,14 +80,17 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
         db: { type: 'string' },
         fixtures: { type: 'string' },
         scenarios: { type: 'string' },
-        help: { type: 'boolean' },
+        seed: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
       },
       strict: true,
     }));
   } catch (e) {
     throw new StartupError(`${(e as Error).message}\n${USAGE}`);
   }
-  if (values.help) throw new StartupError(USAGE);
+  if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
 
   const raw: Record<string, unknown> = {};
   const origin: Record<string, string> = {};
@@ -95,5 +113,19 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
     });
     throw new StartupError(`invalid configuration: ${problems.join('; ')}`);
   }
-  return parsed.data;
+  return { kind: 'run', config: parsed.data };
+}
+
+/** The configuration of flags and env; `--help` and `--version` throw the usage (for tests and tools). */
+export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
+  const command = parseCommandLine(argv, env);
+  if (command.kind !== 'run') throw new StartupError(USAGE);
+  return command.config;
+}
+
+/** The package's version, read from its package.json (only when asked: --version). */
+export function packageVersion(): string {
+  return (
+    JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+  ).version;
 }

@@ -18,7 +18,14 @@ export const UNSEEN_HASH_WARNING =
 export const tokenBurstWarning = (count: number) =>
   `this client requested ${count} access tokens in the last 60 s; reuse a token until it expires (expires_in) instead of requesting one per call`;
 
+/** How soon after a connection-reset drill the same request counts as a client's silent retry. */
+const SILENT_RETRY_WINDOW_MS = 2_000;
+export const silentRetryWarning = (ms: number) =>
+  `this request repeats one that the connection-reset drill cut off ${ms} ms ago: your HTTP client retried it on a new connection without telling the caller (Go's net/http does this for a GET or a request with Idempotency-Key on a reused keep-alive connection), so the drill never reached your code; disable keep-alives (Go: Transport.DisableKeepAlives) to see the reset`;
+
 export class Diagnostics {
+  /** "client method path" -> real time (ms) of the connection-reset drill that cut it off. */
+  readonly #resets = new Map<string, number>();
   /** account -> {answers, last} of propagation 401/403s (sandbox clock ms). */
   readonly #propagation = new Map<string, { answers: number; last: number }>();
   /** client -> content hashes it was shown (insertion-ordered: the oldest is dropped first). */
@@ -75,7 +82,33 @@ export class Diagnostics {
     return count >= TOKEN_BURST_THRESHOLD ? tokenBurstWarning(count) : undefined;
   }
 
+  /** A connection-reset drill cut this request off (real time: a silent retry follows at once). */
+  connectionReset(request: string, realNow: number): void {
+    this.#resets.delete(request);
+    this.#resets.set(request, realNow);
+    if (this.#resets.size > 1024) this.#resets.delete(this.#resets.keys().next().value!);
+  }
+
+  /** A warning when this request repeats one a reset drill cut off a moment ago (a silent client retry). */
+  afterReset(request: string, realNow: number): string | undefined {
+    const at = this.#resets.get(request);
+    if (at === undefined) return undefined;
+    this.#resets.delete(request);
+    const ms = realNow - at;
+    return ms <= SILENT_RETRY_WINDOW_MS ? silentRetryWarning(ms) : undefined;
+  }
+
+  /** Forgets what was noticed about these accounts and this client (a partner reset). */
+  forget(accountIds: Iterable<string>, clientId: string | undefined): void {
+    for (const id of accountIds) this.#propagation.delete(id);
+    if (clientId !== undefined) {
+      this.#hashes.delete(clientId);
+      this.#grants.delete(clientId);
+    }
+  }
+
   clear(): void {
+    this.#resets.clear();
     this.#propagation.clear();
     this.#hashes.clear();
     this.#grants.clear();

@@ -19,6 +19,18 @@ export interface JournalFilter {
   limit?: number;
 }
 
+/** The journal's filters plus what `POST /__sandbox/requests/count` matches on (SANDBOX.md §10). */
+export interface CountFilter extends Omit<JournalFilter, 'limit'> {
+  /**
+   * A request header by name (any case); with `value`, its value exactly as sent (repeated
+   * headers joined with ", "). Compared with the raw header, secrets included, but only a
+   * count is answered, never a value.
+   */
+  header?: { name: string; value?: string };
+  /** A substring of the request body as the journal shows it (secrets redacted, JSON compact). */
+  body_contains?: string;
+}
+
 const MAX_BODY_CHARS = 64 * 1024;
 const SECRET_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-sandbox-admin-token']);
 const SECRET_FIELDS = /("(?:client_secret|access_token|refresh_token|password)"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
@@ -92,6 +104,13 @@ export function redactBody(body: string | null): string | null {
   return clip(redacted);
 }
 
+/** Query parameters by the same field rules as bodies: `?access_token=…` is not kept in clear. */
+function redactQuery(params: URLSearchParams): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of params) out[key] = SECRET_KEYS.has(key) ? REDACTED : value;
+  return out;
+}
+
 function clip(text: string): string {
   return text.length > MAX_BODY_CHARS ? `${text.slice(0, MAX_BODY_CHARS)}…[truncated]` : text;
 }
@@ -103,6 +122,8 @@ function clip(text: string): string {
  */
 export interface JournalRecord {
   at: number;
+  /** The partner's clock at that moment (SANDBOX.md §10), when the partner is known. */
+  partnerAt: number | null;
   method: string;
   url: string;
   headers: RequestHeaders;
@@ -135,9 +156,10 @@ function materialize(slot: Slot): JournalEntry {
   return {
     id: slot.id,
     time: new Date(r.at).toISOString(),
+    partner_time: r.partnerAt === null ? null : new Date(r.partnerAt).toISOString(),
     method: r.method,
     path: url.pathname,
-    query: Object.fromEntries(url.searchParams),
+    query: redactQuery(url.searchParams),
     request_headers: redactHeaders(r.headers),
     request_body: redactBody(r.requestBody),
     status: r.status,
@@ -151,48 +173,146 @@ function materialize(slot: Slot): JournalEntry {
   };
 }
 
-/** A ring of the last `max` records, newest first on read. */
+const entryOf = (slot: Slot) => {
+  slot.entry ??= materialize(slot);
+  return slot.entry;
+};
+
+/** A header's value as sent (repeated ones joined with ", "), or undefined. */
+function headerValue(headers: RequestHeaders, name: string): string | undefined {
+  if (headers instanceof Headers) return headers.get(name) ?? undefined;
+  let value: string | undefined;
+  for (let i = 0; i + 1 < headers.length; i += 2) {
+    if (headers[i]!.toLowerCase() !== name) continue;
+    value = value === undefined ? headers[i + 1]! : `${value}, ${headers[i + 1]!}`;
+  }
+  return value;
+}
+
+function matches(slot: Slot, filter: CountFilter): boolean {
+  const r = slot.record;
+  if (filter.account_id && r.account_id !== filter.account_id) return false;
+  if (filter.parent_account_id && r.parent_account_id !== filter.parent_account_id) return false;
+  if (filter.method && r.method !== filter.method.toUpperCase()) return false;
+  if (filter.status !== undefined && r.status !== filter.status) return false;
+  if (filter.header) {
+    const value = headerValue(r.headers, filter.header.name.toLowerCase());
+    if (value === undefined) return false;
+    if (filter.header.value !== undefined && value !== filter.header.value) return false;
+  }
+  if (!filter.path && !filter.since && filter.body_contains === undefined) return true;
+  const entry = entryOf(slot);
+  if (filter.path && !entry.path.includes(filter.path)) return false;
+  if (filter.since && entry.time < filter.since) return false;
+  if (filter.body_contains !== undefined && !entry.request_body?.includes(filter.body_contains)) return false;
+  return true;
+}
+
+/** A journal's contents at one moment (a snapshot keeps one). */
+export interface JournalImage {
+  slots: readonly Slot[];
+  count: number;
+}
+
+/** The last `max` records, newest first on read. */
 export class Journal {
-  #ring: (Slot | undefined)[];
+  /** Oldest first, from `#start` on (slots before it were dropped past `max`). */
+  #slots: Slot[] = [];
+  #start = 0;
   #count = 0;
   readonly max: number;
 
   constructor(max: number) {
     this.max = max;
-    this.#ring = new Array(max);
   }
 
-  add(record: JournalRecord): void {
+  add(record: JournalRecord, entry?: Omit<JournalEntry, 'id'>): void {
     const id = ++this.#count;
-    this.#ring[(id - 1) % this.max] = { id, record };
+    this.#slots.push(entry ? { id, record, entry: { id, ...entry } } : { id, record });
+    if (this.#slots.length - this.#start > this.max) this.#start++;
+    // Drop the dead head now and then (amortised O(1) per add).
+    if (this.#start >= this.max) {
+      this.#slots = this.#slots.slice(this.#start);
+      this.#start = 0;
+    }
+  }
+
+  /**
+   * Files an entry read from a bundle (already redacted) as a new one, with a new ID. The
+   * record behind it is rebuilt from the entry, so the filters and count work the same.
+   */
+  addImported(entry: Omit<JournalEntry, 'id'>): void {
+    const query = new URLSearchParams(entry.query).toString();
+    this.add(
+      {
+        at: Date.parse(entry.time),
+        partnerAt: entry.partner_time === null ? null : Date.parse(entry.partner_time),
+        method: entry.method,
+        url: `http://imported${entry.path}${query ? `?${query}` : ''}`,
+        headers: Object.entries(entry.request_headers).flat(),
+        requestBody: entry.request_body,
+        status: entry.status,
+        responseBody: entry.response_body ?? undefined,
+        request_id: entry.request_id,
+        parent_account_id: entry.parent_account_id,
+        account_id: entry.account_id,
+        scenarios_applied: entry.scenarios_applied,
+        warnings: entry.warnings,
+        duration_ms: entry.duration_ms,
+      },
+      entry,
+    );
   }
 
   get size(): number {
-    return Math.min(this.#count, this.max);
+    return this.#slots.length - this.#start;
   }
 
   /** Newest first. */
   list(filter: JournalFilter = {}): JournalEntry[] {
     const out: JournalEntry[] = [];
     const limit = filter.limit ?? this.max;
-    const oldest = Math.max(1, this.#count - this.max + 1);
-    for (let id = this.#count; id >= oldest && out.length < limit; id--) {
-      const slot = this.#ring[(id - 1) % this.max]!;
-      const r = slot.record;
-      if (filter.account_id && r.account_id !== filter.account_id) continue;
-      if (filter.parent_account_id && r.parent_account_id !== filter.parent_account_id) continue;
-      if (filter.method && r.method !== filter.method.toUpperCase()) continue;
-      if (filter.status !== undefined && r.status !== filter.status) continue;
-      slot.entry ??= materialize(slot);
-      if (filter.path && !slot.entry.path.includes(filter.path)) continue;
-      if (filter.since && slot.entry.time < filter.since) continue;
-      out.push(slot.entry);
+    for (let i = this.#slots.length - 1; i >= this.#start && out.length < limit; i--) {
+      const slot = this.#slots[i]!;
+      if (matches(slot, filter)) out.push(entryOf(slot));
     }
     return out;
   }
 
+  /** How many entries match: the length `list` would answer without a limit. */
+  count(filter: CountFilter = {}): number {
+    let n = 0;
+    for (let i = this.#slots.length - 1; i >= this.#start; i--) if (matches(this.#slots[i]!, filter)) n++;
+    return n;
+  }
+
+  /** Drops one partner's entries: filed under its parent or one of its accounts. */
+  removePartner(parent: string, accountIds: ReadonlySet<string>): void {
+    this.#slots = this.#slots
+      .slice(this.#start)
+      .filter(
+        (s) =>
+          s.record.parent_account_id !== parent &&
+          !(s.record.account_id !== null && accountIds.has(s.record.account_id)),
+      );
+    this.#start = 0;
+  }
+
   clear(): void {
-    this.#ring = new Array(this.max);
+    this.#slots = [];
+    this.#start = 0;
     this.#count = 0;
+  }
+
+  /** The contents now (slots are never changed once added, so sharing them is safe). */
+  image(): JournalImage {
+    return { slots: this.#slots.slice(this.#start), count: this.#count };
+  }
+
+  restore(image: JournalImage): void {
+    this.#slots = [...image.slots];
+    this.#start = 0;
+    // IDs handed out since the save are not handed out again.
+    this.#count = Math.max(this.#count, image.count);
   }
 }

@@ -1,30 +1,52 @@
-/** Entry point: flags and env to config, serve, graceful shutdown. Nothing else. */
-import { loadConfig } from './config.js';
+#!/usr/bin/env node
+/**
+ * The command line (`partnership-sandbox`, `npm start`, the image): flags and env to
+ * config, serve, print the URL, drain on SIGINT and SIGTERM. Nothing else.
+ *
+ * Exit codes: 0 after a drain (or --help, --version); 2 when start-up stops on a setting
+ * (one line on stderr naming it and the cause); 1 for anything unexpected.
+ */
+import { packageVersion, parseCommandLine, USAGE } from './config.js';
 import { startServer } from './server.js';
 import { StartupError } from './startup-error.js';
 
 async function main() {
-  const config = loadConfig(process.argv.slice(2), process.env);
+  const command = parseCommandLine(process.argv.slice(2), process.env);
+  if (command.kind === 'help') return void console.log(USAGE);
+  if (command.kind === 'version') return void console.log(packageVersion());
+  const { config } = command;
   const running = await startServer(config);
   const { sandbox } = running;
+  // The first line on stdout carries the URL (SANDBOX.md §9), whatever the log setting.
+  process.stdout.write(
+    `Partnership sandbox on ${running.url}  (default credentials: README.md "Default credentials")\n`,
+  );
   sandbox.log.info('sandbox listening', {
     url: running.url,
     db: config.db,
     fixtures: config.fixtures,
     credentials: 'default client credentials: README.md "Default credentials" (fixtures/partners.json)',
   });
-  if (config.log !== 'silent') {
-    console.log(
-      `Partnership sandbox on ${running.url}  (default credentials: README.md "Default credentials")`,
-    );
-  }
-  const shutdown = (signal: string) => {
+  let signals = 0;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (++signals > 1) return;
     sandbox.log.info('shutting down', { signal });
-    running.close().then(() => process.exit(0));
+    running.close().then(
+      () => {
+        sandbox.log.info('stopped', { signal });
+        process.exitCode = 0;
+        process.exit();
+      },
+      (err) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+    // The drain is bounded (server.ts DRAIN_MS); this only guards against a bug in it.
     setTimeout(() => process.exit(1), 10_000).unref();
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
 }
 
 main().catch((err) => {

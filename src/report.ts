@@ -3,8 +3,9 @@
  * documented behaviours the integration exercised and how it reacted. JSON, or JUnit XML
  * that CI systems display.
  */
+
+import { DRY_RUN_KEY_WARNING } from './contract/messages.js';
 import { PROPAGATION_MIN_RETRY_SECONDS } from './diagnostics.js';
-import { DRY_RUN_KEY_WARNING } from './http/idempotency.js';
 import type { JournalEntry } from './journal.js';
 
 export type Outcome = 'passed' | 'failed' | 'not_exercised';
@@ -49,7 +50,7 @@ function parse(entries: JournalEntry[]): Parsed[] {
   return entries
     .map((e) => ({
       ...e,
-      at: Date.parse(e.time),
+      at: Date.parse(e.partner_time ?? e.time), // the partner's clock: its windows run on it
       body: json(e.response_body),
       requestJson: json(e.request_body),
     }))

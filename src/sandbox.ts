@@ -2,13 +2,18 @@
  * The sandbox's state and services, independent of HTTP: config, store, clock, fixtures,
  * scenario presets and armed scenarios, the journal. createApp() serves it.
  */
+import { readFileSync } from 'node:fs';
 import { Clock } from './clock.js';
 import { builtInPresetsDir, type Config } from './config.js';
+import { ApiError } from './contract/errors.js';
 import { Diagnostics } from './diagnostics.js';
 import { type Fixtures, loadFixtures } from './fixtures.js';
 import { Journal } from './journal.js';
 import { ArmedRegistry } from './scenarios/armed.js';
 import { loadPresets, type Preset } from './scenarios/presets.js';
+import { importBundle } from './services/bundles.js';
+import { type Snapshots, snapshots } from './services/snapshots.js';
+import { StartupError } from './startup-error.js';
 import { createStore, type Store } from './store/index.js';
 
 export interface Logger {
@@ -27,11 +32,28 @@ export interface Sandbox {
   log: Logger;
   /** Coaching warnings' memory (propagation retries, hashes shown, token grants). */
   diagnostics: Diagnostics;
+  /** Saved states of the whole sandbox, by name (SANDBOX.md §10). */
+  snapshots: Snapshots;
+  /**
+   * Bumped by every reset, partner reset, restore and bundle import. A request that awaited
+   * across one asks `wipedSince` whether its own state went; if so it starts over against
+   * the new state, so it never mixes the two (SANDBOX.md §10).
+   */
+  epoch: number;
+  /** Whether, since `epoch`, the whole state or this partner's state was replaced. */
+  wipedSince(epoch: number, parent?: string): boolean;
+  /** Marks that the whole state (no parent) or one partner's state is being replaced now. */
+  markWiped(parent?: string): void;
   reset(): void;
+  /** Wipes one partner (SANDBOX.md §10): its credentials, mapping and tokens stay. */
+  resetPartner(parent: string): void;
+  /** Reads the clocks again from the store (after a restore). */
+  loadClock(): void;
   close(): void;
 }
 
 const CLOCK_KEY = 'clock_offset_ms';
+const PARTNER_CLOCK_PREFIX = 'clock_offset_ms:';
 
 export function jsonLogger(enabled: boolean): Logger {
   const write = (level: string, msg: string, fields?: Record<string, unknown>) => {
@@ -45,7 +67,11 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
   const fixtures = loadFixtures(config.fixtures);
   const presets = loadPresets(config.scenarios ? [builtInPresetsDir, config.scenarios] : [builtInPresetsDir]);
   const store = createStore(config.db);
-  const clock = new Clock(Number(store.meta.get(CLOCK_KEY) ?? 0));
+  // A reservation left by a process that stopped mid-request (kill -9) never finished.
+  store.idempotency.releaseAbandoned();
+  const clock = new Clock();
+  let wipedAt = 0;
+  const partnerWipedAt = new Map<string, number>();
   const sandbox: Sandbox = {
     config,
     store,
@@ -56,7 +82,21 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     journal: new Journal(config.journalMax),
     log,
     diagnostics: new Diagnostics(),
+    snapshots: undefined as unknown as Snapshots,
+    epoch: 0,
+    wipedSince(epoch, parent) {
+      if (sandbox.epoch === epoch) return false;
+      return wipedAt > epoch || (parent !== undefined && (partnerWipedAt.get(parent) ?? 0) > epoch);
+    },
+    markWiped(parent) {
+      sandbox.epoch++;
+      if (parent === undefined) {
+        wipedAt = sandbox.epoch;
+        partnerWipedAt.clear();
+      } else partnerWipedAt.set(parent, sandbox.epoch);
+    },
     reset() {
+      sandbox.markWiped();
       store.wipe();
       clock.reset();
       sandbox.armed.clear();
@@ -64,12 +104,33 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
       sandbox.diagnostics.clear();
       seed(sandbox);
     },
+    resetPartner(parent) {
+      sandbox.markWiped(parent);
+      const client = store.partners.byParent(parent)?.client_id;
+      const gone = new Set(store.wipePartner(parent));
+      clock.setPartner(parent, 0);
+      saveClock(sandbox);
+      sandbox.armed.removeWhere(
+        (a) => a.parent_account_id === parent || (a.account_id !== undefined && gone.has(a.account_id)),
+      );
+      sandbox.journal.removePartner(parent, gone);
+      sandbox.diagnostics.forget(gone, client);
+    },
+    loadClock() {
+      clock.reset(Number(store.meta.get(CLOCK_KEY) ?? 0));
+      for (const row of store.meta.prefixed(PARTNER_CLOCK_PREFIX)) {
+        clock.setPartner(row.key.slice(PARTNER_CLOCK_PREFIX.length), Number(row.value));
+      }
+    },
     close() {
       store.close();
     },
   };
+  sandbox.snapshots = snapshots(sandbox);
+  sandbox.loadClock();
   // A fresh database gets the fixtures; a durable one keeps what it has.
   if (store.meta.get('seeded') !== '1') seed(sandbox);
+  if (config.seed) seedBundle(sandbox, config.seed);
   return sandbox;
 }
 
@@ -93,6 +154,30 @@ function seed(s: Sandbox): void {
   });
 }
 
+/** `--seed FILE` / SANDBOX_SEED: a bundle loaded at start-up, or start-up stops naming the problem. */
+function seedBundle(s: Sandbox, file: string): void {
+  const where = `SANDBOX_SEED/--seed ${file}`;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new StartupError(`${where}: cannot read a JSON bundle: ${(e as Error).message}`);
+  }
+  try {
+    importBundle(s, json);
+  } catch (e) {
+    if (e instanceof ApiError) throw new StartupError(`${where}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Writes the clocks to the store (global and per-partner offsets), so they survive a restart. */
 export function saveClock(s: Sandbox): void {
-  s.store.meta.set(CLOCK_KEY, String(s.clock.offsetMs));
+  s.store.tx(() => {
+    s.store.meta.set(CLOCK_KEY, String(s.clock.offsetMs));
+    for (const row of s.store.meta.prefixed(PARTNER_CLOCK_PREFIX)) s.store.meta.delete(row.key);
+    for (const [parent, ms] of s.clock.partnerOffsets()) {
+      s.store.meta.set(`${PARTNER_CLOCK_PREFIX}${parent}`, String(ms));
+    }
+  });
 }

@@ -1,50 +1,239 @@
 /**
- * Serving: start a listening server for a sandbox, and close it gracefully (drain
- * in-flight requests, then close the database). Used by main.ts and by tests that need
- * a real socket.
+ * Serving: start a listening server for a sandbox, and close it gracefully. Used by the
+ * CLI (main.ts), startSandbox() and tests that need a real socket.
+ *
+ * Start-up problems a user can fix (a folder that is not there, a port in use, a store
+ * that cannot be opened) become one StartupError naming the setting and the cause.
+ *
+ * Closing drains: no new connections; sockets without a request in flight (idle
+ * keep-alive ones, and stalled ones that sent part of a request line or headers) are
+ * closed at once; a request whose body stopped arriving is stalled too; requests in
+ * flight get up to DRAIN_MS to finish; then every socket left is closed and the store
+ * is closed last.
+ *
+ * Errors of Node's HTTP parser (headers too large, a malformed request such as a
+ * duplicate Content-Length) are answered with the envelope, not Node's empty body.
  */
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { existsSync, statSync } from 'node:fs';
+import {
+  type IncomingMessage,
+  maxHeaderSize,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { type ServerType, serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
+import type { ErrorCode } from './contract/errors.js';
+import { ids } from './domain/ids.js';
+import { commonHeaders } from './http/request-context.js';
 import { createSandbox, type Logger, type Sandbox } from './sandbox.js';
+import { StartupError } from './startup-error.js';
+
+/** How long requests in flight may take to finish once closing starts. */
+export const DRAIN_MS = 5_000;
+/** A request whose body has not advanced for this long while closing is a stalled upload. */
+const STALL_MS = 500;
+const TICK_MS = 25;
 
 export interface Running {
   sandbox: Sandbox;
   server: ServerType;
   url: string;
+  port: number;
+  /** Drains (see the header) and closes the store; the same promise on every call. */
   close(): Promise<void>;
 }
 
 export async function startServer(config: Config, log?: Logger): Promise<Running> {
+  checkFolders(config);
   const sandbox = createSandbox(config, log);
-  const app = createApp(sandbox);
-  const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
-    s.once('error', reject);
-  });
+  let server: ServerType;
+  try {
+    server = await listen(sandbox, config);
+  } catch (err) {
+    sandbox.close();
+    throw err;
+  }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const sockets = trackSockets(server as Server);
   let closing: Promise<void> | undefined;
   return {
     sandbox,
     server,
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    port,
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host === '[::]' ? '[::1]' : host}:${port}`,
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        // Stop accepting, let in-flight requests finish, drop idle keep-alive sockets.
-        // Keep-alive sockets become idle as their last response is written: close them as
-        // they do, so the process does not wait for the keep-alive timeout.
-        const idle = setInterval(() => (server as Server).closeIdleConnections(), 50);
-        server.close(() => {
-          clearInterval(idle);
-          sandbox.close();
-          resolve();
-        });
-        (server as Server).closeIdleConnections();
-      });
+      closing ??= drain(server as Server, sockets).then(() => sandbox.close());
       return closing;
     },
   };
+}
+
+/** A fixtures or presets folder that is not there is named with its setting, before anything opens. */
+function checkFolders(config: Config): void {
+  const folders = [
+    ['SANDBOX_FIXTURES (--fixtures)', config.fixtures],
+    ['SANDBOX_SCENARIOS (--scenarios)', config.scenarios],
+  ] as const;
+  for (const [setting, dir] of folders) {
+    if (dir === undefined) continue;
+    if (!existsSync(dir)) throw new StartupError(`${setting}=${dir}: no such folder`);
+    if (!statSync(dir).isDirectory()) throw new StartupError(`${setting}=${dir}: not a folder`);
+  }
+}
+
+function listen(sandbox: Sandbox, config: Config): Promise<ServerType> {
+  const app = createApp(sandbox);
+  return new Promise<ServerType>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => {
+      s.off('error', failed);
+      // After listening, a server error (accept failing for lack of file descriptors) is logged, not fatal.
+      s.on('error', (err) => sandbox.log.error('server error', { error: `${err.name}: ${err.message}` }));
+      s.on('clientError', answerParserError);
+      resolve(s);
+    });
+    function failed(err: NodeJS.ErrnoException) {
+      reject(listenError(err, config));
+    }
+    s.once('error', failed);
+  });
+}
+
+function listenError(err: NodeJS.ErrnoException, config: Config): Error {
+  const where = `${config.host}:${config.port}`;
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return new StartupError(
+        `PORT (--port)=${config.port}: ${where} is in use by another process; choose another port (0 takes a free one)`,
+      );
+    case 'EACCES':
+      return new StartupError(
+        `PORT (--port)=${config.port}: permission denied to listen on ${where} (ports below 1024 need privileges)`,
+      );
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new StartupError(`HOST (--host)=${config.host}: not an address of this machine (${err.code})`);
+    default:
+      return err;
+  }
+}
+
+// ---- closing ---------------------------------------------------------------------------
+
+interface SocketState {
+  /** Requests on this socket whose response has not finished. */
+  active: number;
+  request: IncomingMessage | undefined;
+  bytesRead: number;
+  progressAt: number;
+}
+
+function trackSockets(server: Server): Map<Socket, SocketState> {
+  const sockets = new Map<Socket, SocketState>();
+  server.on('connection', (socket: Socket) => {
+    sockets.set(socket, { active: 0, request: undefined, bytesRead: 0, progressAt: performance.now() });
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const state = sockets.get(req.socket as Socket);
+    if (!state) return;
+    state.active++;
+    state.request = req;
+    res.once('close', () => {
+      state.active--;
+      if (state.request === req) state.request = undefined;
+    });
+  });
+  return sockets;
+}
+
+function drain(server: Server, sockets: Map<Socket, SocketState>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const deadline = performance.now() + DRAIN_MS;
+    const tick = () => {
+      const now = performance.now();
+      for (const [socket, state] of sockets) {
+        if (now >= deadline || state.active === 0) {
+          socket.destroy();
+          continue;
+        }
+        if (socket.bytesRead !== state.bytesRead) {
+          state.bytesRead = socket.bytesRead;
+          state.progressAt = now;
+        } else if (state.request && !state.request.complete && now - state.progressAt >= STALL_MS) {
+          socket.destroy();
+        }
+      }
+    };
+    for (const state of sockets.values()) state.progressAt = performance.now();
+    const timer = setInterval(tick, TICK_MS);
+    server.close(() => {
+      clearInterval(timer);
+      // Handlers of a request whose socket was closed settle on the next turns; then the store closes.
+      setImmediate(resolve);
+    });
+    tick();
+  });
+}
+
+// ---- errors of Node's HTTP parser --------------------------------------------------------
+
+const parserErrors: Record<string, { status: number; code: ErrorCode; message: (reason: string) => string }> =
+  {
+    HPE_HEADER_OVERFLOW: {
+      status: 431,
+      code: 'request_headers_too_large',
+      message: () =>
+        `The request line and headers exceed ${maxHeaderSize} bytes in all; send fewer or shorter headers.`,
+    },
+    HPE_CHUNK_EXTENSIONS_OVERFLOW: {
+      status: 413,
+      code: 'payload_too_large',
+      message: () => 'The chunk extensions of the request body are too large.',
+    },
+    ERR_HTTP_REQUEST_TIMEOUT: {
+      status: 408,
+      code: 'request_timeout',
+      message: () => 'The request was not received in time; send it again.',
+    },
+  };
+const malformed = {
+  status: 400,
+  code: 'malformed_request' as ErrorCode,
+  message: (reason: string) => `Malformed HTTP request: ${reason}.`,
+};
+
+/** `clientError`: the envelope, `Connection: close`, then the socket ends. */
+function answerParserError(err: NodeJS.ErrnoException & { reason?: string }, socket: Duplex): void {
+  const busy = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
+  if (err.code === 'ECONNRESET' || !socket.writable || busy) {
+    socket.destroy();
+    return;
+  }
+  const kind = parserErrors[err.code ?? ''] ?? malformed;
+  const requestId = ids.request();
+  const reason = (err.reason ?? err.message).replace(/[^\x20-\x7e]/g, '').slice(0, 200);
+  const body = JSON.stringify({
+    status: kind.status,
+    error: { code: kind.code },
+    message: kind.message(reason),
+    request_id: requestId,
+    data: null,
+  });
+  const headers = {
+    ...commonHeaders(requestId),
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+  };
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.end(`HTTP/1.1 ${kind.status} ${STATUS_CODES[kind.status]}\r\n${head}\r\n${body}`);
 }

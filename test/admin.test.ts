@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Clock } from '../src/clock.js';
 import { accountNotFoundMessage, mappingNotSeededMessage } from '../src/contract/messages.js';
 import { BUILT_IN_NAMES } from './fixed-names.js';
 import {
@@ -333,6 +334,62 @@ describe('control plane: clock', () => {
   }
 });
 
+describe('control plane: the clock stays inside the Date range (issue 14 B12)', () => {
+  it('advances that add up past 100 years are 400 naming seconds and the headroom; reads and writes keep working', async () => {
+    const h = createHarness();
+    const tenYears = 10 * 365 * 86_400;
+    for (let i = 0; i < 10; i++) {
+      expect(
+        (await h.request('POST', '/__sandbox/clock/advance', { body: { seconds: tenYears } })).status,
+      ).toBe(200);
+    }
+    const res = await h.request('POST', '/__sandbox/clock/advance', { body: { seconds: tenYears } });
+    const err = expectErrorEnvelope(res, 400, 'validation_error');
+    expect(err.error.details.fields).toEqual([
+      {
+        field: 'seconds',
+        message:
+          'would move the sandbox clock more than 100 years ahead in all; it can move 0 more seconds (POST /__sandbox/reset sets it back)',
+      },
+    ]);
+    expect((await clock(h)).offset_seconds).toBe(10 * tenYears);
+    // Everything still answers.
+    const partner = await h.client();
+    const accountId = await partner.account();
+    expect((await partner.get(STATUS(accountId))).status).toBe(200);
+  });
+
+  it('a durable store holding an offset beyond the bound starts with it clamped', () => {
+    expect(new Clock(Number.MAX_SAFE_INTEGER).offsetMs).toBe(Clock.MAX_OFFSET_MS);
+    expect(new Clock(Number.NaN).offsetMs).toBe(0);
+  });
+});
+
+describe('control plane: partner credentials (issue 14 A10)', () => {
+  for (const [label, body, field] of [
+    ['a client secret with a non-ASCII character', { client_secret: 'geheimnis-\u00fc' }, 'client_secret'],
+    ['a client secret with a control character', { client_secret: 'secret\u0007bell' }, 'client_secret'],
+    ['a client_id with a space', { client_id: 'my client' }, 'client_id'],
+    ['a parent_account_id with a trailing space', { parent_account_id: 'pa_x ' }, 'parent_account_id'],
+  ] as const) {
+    it(`POST /__sandbox/partners with ${label} is 400 naming ${field}; nothing is created`, async () => {
+      const h = createHarness();
+      const res = await h.request('POST', '/__sandbox/partners', { body });
+      const err = expectErrorEnvelope(res, 400, 'validation_error');
+      expect(err.error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+      const list = await h.request('GET', '/__sandbox/partners');
+      expect(list.body.partners).toHaveLength(2);
+    });
+  }
+
+  it('a secret of printable ASCII with spaces and symbols is accepted, and a token is granted with it', async () => {
+    const h = createHarness();
+    const res = await h.request('POST', '/__sandbox/partners', { body: { client_secret: 'a b+c%d:e/f' } });
+    expect(res.status).toBe(201);
+    expect(await h.token(res.body.client_id, 'a b+c%d:e/f')).toMatch(/.{20,}/);
+  });
+});
+
 describe('control plane: request journal', () => {
   it('GET /__sandbox/requests lists entries newest first and filters by method, status and account_id', async () => {
     const h = createHarness();
@@ -376,6 +433,7 @@ describe('control plane: request journal', () => {
     const forAccount = (await h.request('GET', `/__sandbox/requests?account_id=${accountId}`)).body.requests;
     expect(forAccount.map((e: { path: string; account_id: string }) => [e.path, e.account_id])).toEqual([
       [STATUS(accountId), accountId],
+      [REGISTER, accountId],
     ]);
   });
 

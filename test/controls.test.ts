@@ -3,16 +3,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  EDGE_WHITESPACE_MESSAGE,
   mappingNotSeededMessage,
   STALE_CONTENT_HASH_MESSAGE,
   UNMAPPED_PAIRS_PREFIX,
   UNMAPPED_PAIRS_SUFFIX,
+  unmappedPairsEmptyMappingMessage,
   unmappedPairsMessage,
 } from '../src/contract/messages.js';
 import {
   blockedSubs,
   CONTROLS,
   createHarness,
+  DEMO,
   expectErrorEnvelope,
   expectOk,
   MAPPINGS,
@@ -259,7 +262,8 @@ describe('controls PUT: taxonomy translation (spec §4 rule 2, §7)', () => {
     expect(blockedSubs(await read())).toEqual(PRESET_BLOCKED);
   });
 
-  it('PUT: an unseeded parent mapping is 400 vertical_mapping_not_seeded, even with blockedVerticals []', async () => {
+  /** An account of UNSEEDED registered while its mapping was seeded, then un-seeded. */
+  async function unseededAccount() {
     const h = createHarness();
     const seed = await h.request('PUT', `/__sandbox/partners/${UNSEEDED.parent}/vertical-mappings`, {
       body: {
@@ -280,7 +284,32 @@ describe('controls PUT: taxonomy translation (spec §4 rule 2, §7)', () => {
     const unseed = await h.request('DELETE', `/__sandbox/partners/${UNSEEDED.parent}/vertical-mappings`);
     expect(unseed.status).toBe(200);
     expect(expectOk(await partner.get(MAPPINGS)).vertical_mappings).toEqual([]);
+    const stored = async () => (await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.controls;
+    return { h, partner, accountId, stored };
+  }
 
+  it('PUT: an unseeded parent gets the spec §7 message naming every pair (all unmapped), then the not-seeded note', async () => {
+    const { partner, accountId, stored } = await unseededAccount();
+    const before = await stored();
+    // 10/1001 was mapped before the un-seeding: now it is unmapped like the others
+    const pairs = [pair(10, 1001), pair(20, 2002), pair(99, 9901)];
+    const res = await partner.put(CONTROLS(accountId), {
+      blockedVerticals: pairs,
+      domains: [{ domain: 'new.example.com' }],
+      contentHash: null,
+    });
+    const body = expectErrorEnvelope(res, 400, 'vertical_mapping_not_seeded');
+    expect(body.message).toBe(unmappedPairsEmptyMappingMessage(pairs, UNSEEDED.parent));
+    expect(body.message.startsWith(`${UNMAPPED_PAIRS_PREFIX}: `)).toBe(true);
+    expect(body.message).toContain(unmappedPairsMessage(pairs));
+    expect(body.message).toContain(UNMAPPED_PAIRS_SUFFIX);
+    expect(body.message.endsWith(mappingNotSeededMessage(UNSEEDED.parent))).toBe(true);
+    expect(body.error.details).toEqual({ parent_account_id: UNSEEDED.parent, unmapped_pairs: pairs });
+    expect(await stored()).toEqual(before);
+  });
+
+  it('PUT: an unseeded parent with blockedVerticals [] is still 400 (spec §1.2), with the not-seeded message alone', async () => {
+    const { partner, accountId, stored } = await unseededAccount();
     const res = await partner.put(CONTROLS(accountId), {
       blockedVerticals: [],
       domains: [],
@@ -288,9 +317,26 @@ describe('controls PUT: taxonomy translation (spec §4 rule 2, §7)', () => {
     });
     const body = expectErrorEnvelope(res, 400, 'vertical_mapping_not_seeded');
     expect(body.message).toBe(mappingNotSeededMessage(UNSEEDED.parent));
-    const detail = await h.request('GET', `/__sandbox/accounts/${accountId}`);
-    expect(detail.body.controls.version).toBe(0);
-    expect(detail.body.controls.domains).toEqual([]);
+    expect(body.error.details).toEqual({ parent_account_id: UNSEEDED.parent, unmapped_pairs: [] });
+    const detail = await stored();
+    expect(detail.version).toBe(0);
+    expect(detail.domains).toEqual([]);
+  });
+
+  it('PUT: the unseeded-mappings scenario on a seeded parent names every pair the same way, dry run too', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await partner.account();
+    const pairs = [pair(10, 1001), pair(40, 4002)];
+    const res = await partner.put(
+      `${CONTROLS(accountId)}?dry_run=true`,
+      { blockedVerticals: pairs, domains: [], contentHash: null },
+      { 'X-Sandbox-Scenario': 'unseeded-mappings' },
+    );
+    const body = expectErrorEnvelope(res, 400, 'vertical_mapping_not_seeded');
+    expect(body.message).toBe(unmappedPairsEmptyMappingMessage(pairs, DEMO.parent));
+    expect(body.error.details.unmapped_pairs).toEqual(pairs);
+    expect(body.dry_run).toBe(true);
   });
 });
 
@@ -606,5 +652,19 @@ describe('controls: the add-one-vertical recipe (spec §4 rule 5)', () => {
     expect(after.marketplace_controls_list.content_hash).not.toBe(
       current.marketplace_controls_list.content_hash,
     );
+  });
+});
+
+describe('controls PUT: name is taken exactly as sent', () => {
+  it('PUT: a name with whitespace at either end is 400 (never trimmed); inner spaces are kept as sent', async () => {
+    const { h, accountId, put } = await setup();
+    for (const name of ['Spring list ', ' Spring list']) {
+      const res = await put({ name, blockedVerticals: [], domains: [], contentHash: null });
+      expectValidation(res, 'name');
+      expect(fields(res)).toEqual([{ field: 'name', message: EDGE_WHITESPACE_MESSAGE }]);
+    }
+    expectOk(await put({ name: 'Spring  list', blockedVerticals: [], domains: [], contentHash: null }));
+    const stored = await h.request('GET', `/__sandbox/accounts/${accountId}`);
+    expect(stored.body.controls.name).toBe('Spring  list');
   });
 });

@@ -271,6 +271,49 @@ describe('SIGKILL in the middle of a write load', () => {
   }, 60_000);
 });
 
+describe('SIGKILL during a write that holds an Idempotency-Key', () => {
+  it('after a restart the key is free: the retry executes (200), not 409 idempotency_key_in_progress', async () => {
+    const db = tempDb();
+    const first = await startChild(db);
+    const token = await grant(first.url);
+    const headers = { Authorization: `Bearer ${token}`, 'X-Platform-Parent-Account-Id': DEMO.parent };
+    const reg = await send(first.url, 'POST', REGISTER, headers, registerBody());
+    expect(reg.status).toBe(200);
+    const accountId: string = reg.body.data.account_id;
+    const body = { blockedVerticals: [], domains: [{ domain: 'stuck.example.com' }], contentHash: null };
+    const key = { ...headers, 'Idempotency-Key': 'held-when-killed' };
+    // The write sleeps in the latency scenario with its key reserved, and the process dies.
+    void send(
+      first.url,
+      'PUT',
+      CONTROLS(accountId),
+      { ...key, 'X-Sandbox-Scenario': 'latency=5000' },
+      body,
+    ).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 300));
+    const busy = await send(first.url, 'PUT', CONTROLS(accountId), key, body);
+    expect(busy.status).toBe(409);
+    first.proc.kill('SIGKILL');
+    await first.exited;
+
+    const second = await startChild(db);
+    const token2 = await grant(second.url);
+    const retry = await send(
+      second.url,
+      'PUT',
+      CONTROLS(accountId),
+      { ...key, Authorization: `Bearer ${token2}` },
+      body,
+    );
+    expect(retry.status).toBe(200);
+    expect(retry.body.data.marketplace_controls_list.domains).toEqual([
+      { domain: 'stuck.example.com', policy: 'Block' },
+    ]);
+    second.proc.kill('SIGTERM');
+    await second.exited;
+  }, 60_000);
+});
+
 describe('SIGTERM under load', () => {
   it('requests in flight (latency=500) all complete with 200, the process exits 0, and their writes are stored', async () => {
     const db = tempDb();

@@ -45,6 +45,24 @@ describe('envelope: routing errors', () => {
     expect(body.message).toContain('/v1/partnership/nothing-here');
   });
 
+  for (const [method, path] of [
+    ['POST', '/oauth/token/'],
+    ['GET', '/v1/partnership/vertical-mappings/'],
+    ['POST', `${REGISTER}/`],
+    ['GET', '/__sandbox/health/'],
+  ] as const) {
+    it(`a trailing slash is another path: ${method} ${path} is 404 not_found, never a 405 that allows the method used`, async () => {
+      const h = createHarness();
+      const token = await h.token();
+      const res = await h.request(method, path, {
+        headers: { Authorization: `Bearer ${token}`, 'X-Platform-Parent-Account-Id': DEMO.parent },
+      });
+      const body = expectErrorEnvelope(res, 404, 'not_found');
+      expect(body.message).toBe(`No route for ${method} ${path}.`);
+      expect(res.headers.get('allow')).toBeNull();
+    });
+  }
+
   it('envelope: DELETE on the register path is 405 with Allow: POST', async () => {
     const h = createHarness();
     const res = await h.request('DELETE', REGISTER);

@@ -514,8 +514,15 @@ const query = fc.option(
       'parent_account_id=pa_unseeded_platform',
       'parent_account_id=',
       "parent_account_id=' OR 1=1",
+      // parameters no endpoint documents, near misses of dry_run among them: always 400
+      'dryRun=true',
+      'dry-run=true',
+      'DRY_RUN=true',
+      'foo=1',
+      'dry_run=true&foo=1',
     ),
     nastyString.filter((s) => s.length < 2000).map((s) => `dry_run=${enc(s)}`),
+    nastyString.filter((s) => s.length > 0 && s.length < 500).map((s) => `${enc(s)}=true`),
   ),
   { nil: undefined },
 );
@@ -1005,7 +1012,7 @@ describe('fuzz: the /__sandbox control plane', () => {
 });
 
 describe('fuzz: targeted hostile inputs on the writes', () => {
-  it('invalid UTF-8, duplicate keys, deep nesting and SQL metacharacters on every write leave the account as it was unless answered 2xx', async () => {
+  it('invalid UTF-8, duplicate keys, deep nesting, SQL metacharacters and undocumented query parameters on every write leave the account as it was unless answered 2xx', async () => {
     const h = createHarness();
     const w = await setUp(h);
     const writes: [string, string, Record<string, string>][] = [
@@ -1044,9 +1051,45 @@ describe('fuzz: targeted hostile inputs on the writes', () => {
         expectNo5xx(res, s);
         expectEnvelope(res, s);
         expect(res.status, describeSent(s)).toBeGreaterThanOrEqual(400);
+        if (payload instanceof Uint8Array) {
+          // not UTF-8: named as such (it was decoded with U+FFFD and validated as text)
+          expect(res.body.error.code, describeSent(s)).toBe('malformed_json');
+          expect(res.body.message, describeSent(s)).toMatch(
+            /^Request body is not valid UTF-8 \(byte offset \d+\)/,
+          );
+        }
         const after = await snapshot(w);
         if (after !== before) throw new Error(`state changed: ${describeSent(s)}\n${diff(before, after)}`);
         before = after;
+      }
+    }
+    // an undocumented query parameter (a near miss of dry_run or any other) is 400 on every
+    // write, even with a valid body: it is never ignored
+    const valid: Record<string, string> = {
+      [CONTROLS(w.accountA)]: JSON.stringify({ blockedVerticals: [], domains: [], contentHash: null }),
+      [STATUS(w.accountA)]: JSON.stringify({ status: 'paused' }),
+      [LAYOUT(w.accountA, w.layoutA)]: JSON.stringify({ name: 'renamed' }),
+      [REGISTER]: JSON.stringify(registerBody()),
+    };
+    for (const [method, path, extra] of writes) {
+      for (const query of ['dryRun=true', 'dry-run=true', 'DRY_RUN=true', 'dry_run=1', 'x=%00']) {
+        const s: Sent = {
+          method,
+          path: `${path}?${query}`,
+          headers: {
+            Authorization: `Bearer ${w.token}`,
+            'X-Platform-Parent-Account-Id': DEMO.parent,
+            'Content-Type': 'application/json',
+            ...extra,
+          },
+          body: valid[path],
+        };
+        const res = await send(w, s);
+        expectEnvelope(res, s);
+        expect(res.status, describeSent(s)).toBe(400);
+        expect(res.body.error.code, describeSent(s)).toBe('validation_error');
+        const after = await snapshot(w);
+        if (after !== before) throw new Error(`state changed: ${describeSent(s)}\n${diff(before, after)}`);
       }
     }
     // the key used by all those rejected writes was never kept: a real write with it executes

@@ -72,7 +72,14 @@ export function createHarness(overrides: Partial<Config> = {}) {
     if (res.status !== 0) {
       const contract = await contractOf(async (doc) => (await app.request(doc)).json() as never);
       const pathname = new URL(path, 'http://sandbox.test').pathname;
-      const problems = contract.check(method, pathname, res.status, res.headers.get('content-type'), parsed);
+      const problems = contract.check(
+        method,
+        pathname,
+        res.status,
+        res.headers.get('content-type'),
+        parsed,
+        res.headers,
+      );
       if (problems.length)
         throw new Error(`response does not match the OpenAPI document:\n${problems.join('\n')}`);
     }

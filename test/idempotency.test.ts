@@ -2,13 +2,16 @@
  * Idempotency keys on controls PUT, status PUT and layout PATCH (spec §4 rule 4, §8;
  * SANDBOX.md §4, §8), through HTTP.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
+  DIFFERENT_PAYLOAD_WARNING,
+  DRY_RUN_KEY_WARNING,
   IDEMPOTENCY_REUSED_MESSAGE,
+  idempotencyKeyOtherOperationMessage,
   MISSING_IDEMPOTENCY_KEY_MESSAGE,
   STALE_CONTENT_HASH_MESSAGE,
 } from '../src/contract/messages.js';
-import { DIFFERENT_PAYLOAD_WARNING, DRY_RUN_KEY_WARNING } from '../src/http/idempotency.js';
+import { IN_PROGRESS_BOUND_MS } from '../src/store/idempotency.js';
 import {
   blockedSubs,
   CONTROLS,
@@ -232,7 +235,101 @@ describe('idempotency: window and scope (spec §8, SANDBOX.md §4)', () => {
   });
 });
 
+describe('idempotency: a key belongs to its operation (SANDBOX.md §4)', () => {
+  for (const strictIdempotency of [false, true]) {
+    it(`${strictIdempotency ? 'strict' : 'default'} mode: a key used on a status PUT, reused on a controls PUT or on another account's status PUT, is 422 naming where it was first used, and nothing executes`, async () => {
+      const { partner, accountId, read } = await setup({ strictIdempotency });
+      const other = await partner.account();
+      const k = freshKey();
+      expectExecuted(await partner.put(STATUS(accountId), { status: 'paused' }, key(k)));
+      const controlsBefore = await read();
+
+      const onControls = await partner.put(CONTROLS(accountId), BODY_A, key(k));
+      const body = expectErrorEnvelope(onControls, 422, 'idempotency_key_reused');
+      expect(body.message).toBe(idempotencyKeyOtherOperationMessage(`PUT ${STATUS(accountId)}`));
+      expect(body.error.details).toEqual({
+        header: 'Idempotency-Key',
+        first_used: { method: 'PUT', path: STATUS(accountId) },
+      });
+      expect(onControls.headers.get('idempotent-replayed')).toBeNull();
+      expect(await read()).toEqual({ ...controlsBefore });
+
+      const otherStatusBefore = expectOk(await partner.get(STATUS(other)));
+      const onOther = await partner.put(STATUS(other), { status: 'paused' }, key(k));
+      expect(expectErrorEnvelope(onOther, 422, 'idempotency_key_reused').message).toBe(
+        idempotencyKeyOtherOperationMessage(`PUT ${STATUS(accountId)}`),
+      );
+      expect(expectOk(await partner.get(STATUS(other)))).toEqual(otherStatusBefore);
+
+      // On its own operation the key still replays.
+      const again = await partner.put(STATUS(accountId), { status: 'paused' }, key(k));
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+    });
+  }
+
+  it('a key still in progress on one operation is 422 on another, not 409', async () => {
+    const { partner, accountId } = await setup();
+    const k = freshKey();
+    const slow = partner.put(
+      STATUS(accountId),
+      { status: 'paused' },
+      { ...key(k), 'X-Sandbox-Scenario': 'latency=300' },
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    const elsewhere = await partner.put(CONTROLS(accountId), BODY_A, key(k));
+    expectErrorEnvelope(elsewhere, 422, 'idempotency_key_reused');
+    expectExecuted(await slow);
+  });
+
+  it('a reservation is never stuck: past the bound (120 s of real time) an unfinished one is free again', async () => {
+    const { partner, accountId } = await setup();
+    const k = freshKey();
+    const slow = partner.put(CONTROLS(accountId), BODY_A, { ...key(k), 'X-Sandbox-Scenario': 'latency=300' });
+    await new Promise((r) => setTimeout(r, 50));
+    expectErrorEnvelope(
+      await partner.put(CONTROLS(accountId), BODY_A, key(k)),
+      409,
+      'idempotency_key_in_progress',
+    );
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + IN_PROGRESS_BOUND_MS + 1000 });
+    try {
+      expectExecuted(await partner.put(CONTROLS(accountId), BODY_A, key(k)));
+    } finally {
+      vi.useRealTimers();
+    }
+    await slow;
+  });
+
+  it('409 idempotency_key_in_progress carries Retry-After (seconds) and says to wait and resend the same request', async () => {
+    const { partner, accountId } = await setup();
+    const k = freshKey();
+    const slow = partner.put(CONTROLS(accountId), BODY_A, { ...key(k), 'X-Sandbox-Scenario': 'latency=300' });
+    await new Promise((r) => setTimeout(r, 50));
+    const busy = await partner.put(CONTROLS(accountId), BODY_A, key(k));
+    const body = expectErrorEnvelope(busy, 409, 'idempotency_key_in_progress');
+    expect(busy.headers.get('retry-after')).toBe('1');
+    expect(body.error.details).toEqual({ header: 'Idempotency-Key', retry_after_seconds: 1 });
+    expect(body.message).toMatch(/wait for Retry-After, then send the same request with the same key/);
+    const first = await slow;
+    expectExecuted(first);
+    expectReplayOf(await partner.put(CONTROLS(accountId), BODY_A, key(k)), first);
+  });
+});
+
 describe('idempotency: strict mode (SANDBOX.md §4)', () => {
+  it('strict mode compares canonical JSON: the same body with its keys in another order replays', async () => {
+    const { partner, accountId } = await setup({ strictIdempotency: true });
+    const k = freshKey();
+    const first = await partner.put(CONTROLS(accountId), BODY_A, key(k));
+    expectExecuted(first);
+    const reordered = {
+      contentHash: null,
+      domains: [{ domain: 'a.example.com' }],
+      blockedVerticals: [{ partnerSubVerticalId: 1001, partnerVerticalId: 10 }],
+    };
+    expectReplayOf(await partner.put(CONTROLS(accountId), reordered, key(k)), first);
+  });
+
   it('strict mode: a stored key with a different payload is 422 idempotency_key_reused; the same payload still replays', async () => {
     const { partner, accountId, read } = await setup({ strictIdempotency: true });
     const k = freshKey();

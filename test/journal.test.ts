@@ -4,8 +4,8 @@
  * is redacted, the filters, the bound, and each warning.
  */
 import { describe, expect, it } from 'vitest';
+import { DIFFERENT_PAYLOAD_WARNING, DRY_RUN_KEY_WARNING } from '../src/contract/messages.js';
 import { propagationRetryWarning, tokenBurstWarning, UNSEEN_HASH_WARNING } from '../src/diagnostics.js';
-import { DIFFERENT_PAYLOAD_WARNING, DRY_RUN_KEY_WARNING } from '../src/http/idempotency.js';
 import type { JournalEntry } from '../src/journal.js';
 import {
   CONTROLS,
@@ -167,6 +167,24 @@ describe('journal: what is recorded', () => {
 });
 
 describe('journal: redaction', () => {
+  it('secrets in query strings are redacted by the same field rules as bodies (?access_token=, ?client_secret=)', async () => {
+    const h = createHarness();
+    const token = await h.token();
+    await h.request('GET', `${MAPPINGS}?access_token=${token}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    await h.request('POST', `/oauth/token?client_secret=${DEMO.clientSecret}&client_id=${DEMO.clientId}`, {
+      raw: 'grant_type=client_credentials',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    const res = await h.request('GET', '/__sandbox/requests?limit=2');
+    expect(res.text).not.toContain(token.slice(4));
+    expect(res.text).not.toContain(DEMO.clientSecret);
+    const [grant, read] = res.body.requests as Entry[];
+    expect(grant!.query).toEqual({ client_secret: '[REDACTED]', client_id: DEMO.clientId });
+    expect(read!.query).toEqual({ access_token: '[REDACTED]' });
+  });
+
   it('no access token, client secret or Basic credentials appear in the journal', async () => {
     const h = createHarness();
     const basic = Buffer.from(`${DEMO.clientId}:${DEMO.clientSecret}`).toString('base64');
@@ -231,7 +249,7 @@ describe('journal: filters, order, bound, clearing', () => {
     expect(entries.at(-1)!.path).toBe('/oauth/token');
   });
 
-  it('account_id, parent_account_id, method, path, status filters', async () => {
+  it('account_id, parent_account_id, method, path, status filters (the registration that created the account is filed under it)', async () => {
     const h = createHarness();
     const { accountId } = await traffic(h);
 
@@ -239,6 +257,7 @@ describe('journal: filters, order, bound, clearing', () => {
     expect(byAccount.map((e) => `${e.method} ${e.path}`)).toEqual([
       `PUT ${STATUS(accountId)}`,
       `GET ${STATUS(accountId)}`,
+      `POST ${REGISTER}`,
     ]);
 
     const byParent = await journal(h, `?parent_account_id=${UNSEEDED.parent}`);

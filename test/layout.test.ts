@@ -3,8 +3,11 @@
  * assumption): PATCH /v1/partnership/accounts/{account_id}/layouts/{layout_id}.
  */
 import { describe, expect, it } from 'vitest';
-import { layoutNotFoundMessage, MISSING_PARENT_HEADER_MESSAGE } from '../src/contract/messages.js';
-import { DIFFERENT_PAYLOAD_WARNING } from '../src/http/idempotency.js';
+import {
+  DIFFERENT_PAYLOAD_WARNING,
+  layoutNotFoundMessage,
+  MISSING_PARENT_HEADER_MESSAGE,
+} from '../src/contract/messages.js';
 import { CONTROLS, createHarness, expectErrorEnvelope, expectOk, type Harness, LAYOUT } from './harness.js';
 
 type Partner = Awaited<ReturnType<Harness['client']>>;

@@ -8,6 +8,7 @@
  * as separate lines (fetch would merge them before sending).
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect as netConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../src/server.js';
 import { CONTROLS, createHarness, DEMO, REGISTER, registerBody, testConfig } from './harness.js';
@@ -196,7 +197,7 @@ describe('connection-reset over a socket', () => {
         ...auth(),
         'X-Sandbox-Scenario': 'connection-reset',
       }),
-    ).rejects.toThrow();
+    ).rejects.toMatchObject({ code: 'ECONNRESET' });
     const journal = await call('GET', '/__sandbox/requests?limit=1');
     const entry = journal.body.requests[0];
     expect(entry).toMatchObject({
@@ -213,6 +214,57 @@ describe('connection-reset over a socket', () => {
     );
     // The server keeps serving.
     expect((await call('GET', '/v1/partnership/vertical-mappings', auth())).status).toBe(200);
+  });
+});
+
+describe('connection-reset is a TCP reset (RST), not a clean close (SANDBOX.md §5)', () => {
+  it('a raw socket sees ECONNRESET, on a partnership call and on the token endpoint', async () => {
+    const url = new URL(running.url);
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = netConnect(Number(url.port), url.hostname, () => socket.write(request));
+        let got = '';
+        socket.on('data', (d) => {
+          got += String(d);
+        });
+        socket.on('error', (e: NodeJS.ErrnoException) => reject(e));
+        socket.on('end', () => resolve(`clean close (FIN) after ${JSON.stringify(got)}`));
+      });
+    const authorization = auth().Authorization;
+    await expect(
+      raw(
+        `GET /v1/partnership/vertical-mappings HTTP/1.1\r\nHost: x\r\nAuthorization: ${authorization}\r\nX-Sandbox-Scenario: connection-reset\r\n\r\n`,
+      ),
+    ).rejects.toMatchObject({ code: 'ECONNRESET' });
+    const form = `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`;
+    await expect(
+      raw(
+        `POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${form.length}\r\nX-Sandbox-Scenario: connection-reset\r\n\r\n${form}`,
+      ),
+    ).rejects.toMatchObject({ code: 'ECONNRESET' });
+  });
+});
+
+describe('coaching: a silent retry after a connection-reset drill (issue 18 item 5)', () => {
+  it("the same request right after an armed reset gets a 200 with X-Sandbox-Warning saying the client retried it silently (Go's net/http on a reused keep-alive connection)", async () => {
+    const armed = await call(
+      'PUT',
+      '/__sandbox/scenarios',
+      { 'Content-Type': 'application/json' },
+      JSON.stringify({ scenario: 'connection-reset', parent_account_id: DEMO.parent, times: 1 }),
+    );
+    expect(armed.status).toBe(200);
+    await expect(call('GET', '/v1/partnership/vertical-mappings', auth())).rejects.toMatchObject({
+      code: 'ECONNRESET',
+    });
+    const retry = await call('GET', '/v1/partnership/vertical-mappings', auth());
+    expect(retry.status).toBe(200);
+    expect(retry.headers['x-sandbox-warning']).toMatch(
+      /repeats one that the connection-reset drill cut off \d+ ms ago: your HTTP client retried it/,
+    );
+    // Only once: the next call is an ordinary one.
+    const later = await call('GET', '/v1/partnership/vertical-mappings', auth());
+    expect(String(later.headers['x-sandbox-warning'] ?? '')).not.toMatch(/connection-reset drill/);
   });
 });
 

@@ -1,11 +1,13 @@
 /**
  * The served OpenAPI documents: valid OpenAPI 3.1 (checked by an independent validator),
- * generated from the same schemas, listing every endpoint, header and error row.
+ * generated from the same schemas, listing every endpoint, header and error row; the
+ * partner document free of sandbox-only items, the sandbox document with them; error
+ * codes typed per response, response headers declared, names fit for code generators.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { errorCodes } from '../src/contract/errors.js';
-import { createHarness } from './harness.js';
+import { createHarness, DEMO, MAPPINGS } from './harness.js';
 
 const PARTNERSHIP_PATHS = {
   '/v1/partnership/vertical-mappings': ['get'],
@@ -15,52 +17,102 @@ const PARTNERSHIP_PATHS = {
   '/v1/partnership/accounts/{account_id}/layouts/{layout_id}': ['patch'],
   '/oauth/token': ['post'],
 };
+const CONTROLS_PATH = '/v1/partnership/accounts/{account_id}/marketplacecontrolslists';
+const STATUS_PATH = '/v1/partnership/accounts/{account_id}/status';
+
+// biome-ignore lint/suspicious/noExplicitAny: documents are asserted field by field
+type Doc = any;
 
 async function documents() {
   const h = createHarness();
-  const partnership = (await h.request('GET', '/openapi.json')).body;
-  const control = (await h.request('GET', '/__sandbox/openapi.json')).body;
-  return { partnership, control };
+  const partnership: Doc = (await h.request('GET', '/openapi.json')).body;
+  const sandbox: Doc = (await h.request('GET', '/openapi.sandbox.json')).body;
+  const control: Doc = (await h.request('GET', '/__sandbox/openapi.json')).body;
+  return { h, partnership, sandbox, control };
 }
 
-describe('GET /openapi.json', () => {
-  it('is a valid OpenAPI 3.1 document (independent validator)', async () => {
-    const { partnership } = await documents();
-    expect(partnership.openapi).toBe('3.1.0');
-    const result = await new Validator().validate(partnership);
-    expect(result.errors ?? []).toEqual([]);
-    expect(result.valid).toBe(true);
+/** Every operation of a document as [path, method, operation]. */
+const operations = (doc: Doc): [string, string, Doc][] =>
+  Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item as Doc).map(([method, op]) => [path, method, op] as [string, string, Doc]),
+  );
+
+/** The header names declared on a response, resolved through components.headers. */
+const headerNames = (response: Doc) => Object.keys(response.headers ?? {}).sort();
+const resolveHeader = (doc: Doc, h: Doc) =>
+  h.$ref ? doc.components.headers[h.$ref.replace('#/components/headers/', '')] : h;
+/** The error codes an error response can carry (its envelopes' error.code enums). */
+function codesOf(doc: Doc, response: Doc): string[] {
+  const schema = response.content['application/json'].schema;
+  const members: Doc[] = schema.anyOf ?? [schema];
+  return members.map((m) => {
+    const envelope = doc.components.schemas[m.$ref.replace('#/components/schemas/', '')];
+    const error = doc.components.schemas[envelope.properties.error.$ref.replace('#/components/schemas/', '')];
+    return error.properties.code.enum[0];
+  });
+}
+
+describe('GET /openapi.json (the partner document)', () => {
+  it('is a valid OpenAPI 3.1 document (independent validator), and so is the sandbox document', async () => {
+    const { partnership, sandbox } = await documents();
+    for (const doc of [partnership, sandbox]) {
+      expect(doc.openapi).toBe('3.1.0');
+      const result = await new Validator().validate(doc);
+      expect(result.errors ?? []).toEqual([]);
+      expect(result.valid).toBe(true);
+    }
   });
 
-  it('lists the seven partnership endpoints and the token endpoint, and nothing else', async () => {
-    const { partnership } = await documents();
-    const listed = Object.fromEntries(
-      Object.entries(partnership.paths).map(([p, ops]) => [p, Object.keys(ops as object).sort()]),
-    );
-    expect(listed).toEqual(PARTNERSHIP_PATHS);
-  });
-
-  it('documents the headers: parent account (required on writes), Idempotency-Key, dry_run, X-Sandbox-Scenario', async () => {
-    const { partnership } = await documents();
-    const params = (path: string, method: string) =>
-      Object.fromEntries(
-        (
-          partnership.paths[path][method].parameters as { name: string; in: string; required?: boolean }[]
-        ).map((p) => [`${p.in}:${p.name.toLowerCase()}`, p.required === true]),
+  it('lists the seven partnership endpoints and the token endpoint, and nothing else; so does the sandbox document', async () => {
+    const { partnership, sandbox } = await documents();
+    for (const doc of [partnership, sandbox]) {
+      const listed = Object.fromEntries(
+        Object.entries(doc.paths).map(([p, ops]) => [p, Object.keys(ops as object).sort()]),
       );
-    const put = params('/v1/partnership/accounts/{account_id}/marketplacecontrolslists', 'put');
-    expect(put).toMatchObject({
+      expect(listed).toEqual(PARTNERSHIP_PATHS);
+    }
+  });
+
+  it('documents the headers: parent account (required on writes), Idempotency-Key, dry_run; X-Sandbox-Scenario only in the sandbox document', async () => {
+    const { partnership, sandbox } = await documents();
+    const params = (doc: Doc, path: string, method: string) =>
+      Object.fromEntries(
+        (doc.paths[path][method].parameters as { name: string; in: string; required?: boolean }[]).map(
+          (p) => [`${p.in}:${p.name.toLowerCase()}`, p.required === true],
+        ),
+      );
+    const put = params(partnership, CONTROLS_PATH, 'put');
+    expect(put).toEqual({
       'header:x-platform-parent-account-id': true,
       'header:idempotency-key': true,
-      'header:x-sandbox-scenario': false,
       'query:dry_run': false,
       'path:account_id': true,
     });
-    const register = params('/v1/accounts/register/partnership', 'post');
+    expect(params(sandbox, CONTROLS_PATH, 'put')).toEqual({ ...put, 'header:x-sandbox-scenario': false });
+    const register = params(partnership, '/v1/accounts/register/partnership', 'post');
     expect(register['header:x-platform-parent-account-id']).toBe(true);
     expect(register['header:idempotency-key']).toBeUndefined();
-    const read = params('/v1/partnership/accounts/{account_id}/status', 'get');
+    const read = params(partnership, STATUS_PATH, 'get');
     expect(read['header:x-platform-parent-account-id']).toBe(false);
+  });
+
+  it('the partner document has no sandbox-only item: no X-Sandbox-* parameter or header anywhere', async () => {
+    const { partnership, sandbox } = await documents();
+    expect(JSON.stringify(partnership)).not.toMatch(
+      /x-sandbox-scenario"|X-Sandbox-Warning|X-Sandbox-Scenario-Applied|XSandbox/i,
+    );
+    for (const [path, method, op] of operations(sandbox)) {
+      if (path === '/oauth/token') continue;
+      expect(
+        op.parameters.some((p: Doc) => p.name === 'x-sandbox-scenario'),
+        `${method} ${path}`,
+      ).toBe(true);
+      for (const [status, response] of Object.entries(op.responses as Record<string, Doc>)) {
+        expect(headerNames(response), `${method} ${path} ${status}`).toEqual(
+          expect.arrayContaining(['X-Sandbox-Scenario-Applied', 'X-Sandbox-Warning']),
+        );
+      }
+    }
   });
 
   it('carries the spec enums and lengths from the schemas', async () => {
@@ -71,13 +123,14 @@ describe('GET /openapi.json', () => {
     expect(s.RegisterRequest.properties.store_identifier).toMatchObject({ minLength: 3, maxLength: 400 });
     expect(s.StatusWriteRequest.properties.status.enum).toEqual(['active', 'paused']);
     expect(s.StatusData.properties.status.enum).toEqual(['active', 'paused', 'mixed']);
+    expect(s.Variant.required.sort()).toEqual(['name', 'page_id', 'status']);
+    expect(Object.keys(s.Variant.properties).sort()).toEqual(['name', 'page_id', 'status']);
     expect(
       s.BlockedVerticalWrite.properties.policy.enum ?? [s.BlockedVerticalWrite.properties.policy.const],
     ).toEqual(['Block']);
     expect(s.ControlsWriteRequest.required).toEqual(
       expect.arrayContaining(['blockedVerticals', 'domains', 'contentHash']),
     );
-    expect(s.Error.properties.code.enum).toEqual(errorCodes);
   });
 
   it('documents the error rows of spec §7 on each route', async () => {
@@ -87,18 +140,237 @@ describe('GET /openapi.json', () => {
     expect(responses('/v1/accounts/register/partnership', 'post')).toEqual(
       expect.arrayContaining(['200', '400', '401', '403', '422']),
     );
-    expect(responses('/v1/partnership/accounts/{account_id}/marketplacecontrolslists', 'put')).toEqual(
+    expect(responses(CONTROLS_PATH, 'put')).toEqual(
       expect.arrayContaining(['200', '400', '401', '403', '404', '409', '422']),
     );
-    expect(responses('/v1/partnership/accounts/{account_id}/status', 'put')).toEqual(
+    expect(responses(STATUS_PATH, 'put')).toEqual(
       expect.arrayContaining(['200', '400', '401', '403', '404', '422']),
     );
     expect(responses('/oauth/token', 'post')).toEqual(expect.arrayContaining(['200', '400', '401']));
   });
 });
 
+describe('error codes typed per response (issue 14 A5, A7)', () => {
+  it('the 409 of the controls PUT is one of two envelopes: content_hash_mismatch or idempotency_key_in_progress, told apart by error.code', async () => {
+    const { partnership } = await documents();
+    const conflict = partnership.paths[CONTROLS_PATH].put.responses['409'];
+    expect(conflict.content['application/json'].schema.anyOf).toEqual([
+      { $ref: '#/components/schemas/ContentHashMismatchEnvelope' },
+      { $ref: '#/components/schemas/IdempotencyKeyInProgressEnvelope' },
+    ]);
+    expect(codesOf(partnership, conflict)).toEqual(['content_hash_mismatch', 'idempotency_key_in_progress']);
+    expect(conflict.description).toMatch(/re-read/);
+    expect(conflict.description).toMatch(/Retry-After/);
+    expect(headerNames(conflict)).toContain('Retry-After');
+    const s = partnership.components.schemas;
+    expect(s.ContentHashMismatchError.description).toMatch(/re-read it \(GET\), re-apply/);
+    expect(s.IdempotencyKeyInProgressError.description).toMatch(
+      /wait Retry-After seconds and send the same request again with the same key/,
+    );
+    expect(s.ContentHashMismatchError.properties.details.properties.sent_content_hash.type).toEqual([
+      'string',
+      'null',
+    ]);
+    expect(s.IdempotencyKeyInProgressError.properties.details.properties).toHaveProperty(
+      'retry_after_seconds',
+    );
+    // The status PUT and layout PATCH have no content hash: in progress only.
+    expect(codesOf(partnership, partnership.paths[STATUS_PATH].put.responses['409'])).toEqual([
+      'idempotency_key_in_progress',
+    ]);
+  });
+
+  it('each error response lists the codes its route can answer', async () => {
+    const { partnership } = await documents();
+    const put = partnership.paths[CONTROLS_PATH].put.responses;
+    expect(codesOf(partnership, put['400']).sort()).toEqual(
+      [
+        'malformed_json',
+        'missing_idempotency_key',
+        'unknown_scenario',
+        'validation_error',
+        'vertical_mapping_not_seeded',
+        'vertical_not_mapped',
+      ].sort(),
+    );
+    expect(codesOf(partnership, put['401']).sort()).toEqual([
+      'auth_propagation_pending',
+      'token_expired',
+      'unauthorized',
+    ]);
+    expect(codesOf(partnership, put['404'])).toEqual(['account_not_found']);
+    expect(codesOf(partnership, put['422']).sort()).toEqual([
+      'idempotency_key_reused',
+      'missing_parent_account_header',
+    ]);
+    expect(codesOf(partnership, put['429'])).toEqual(['rate_limited']);
+    const mappings = partnership.paths['/v1/partnership/vertical-mappings'].get.responses;
+    expect(codesOf(partnership, mappings['403']).sort()).toEqual(['forbidden', 'parent_account_mismatch']);
+    expect(mappings).not.toHaveProperty('409');
+  });
+
+  it("every code has its own error schema ({code: one-value enum, details typed}), and the control plane's ApiErrorObject discriminates on code", async () => {
+    const { partnership, control } = await documents();
+    const union = control.components.schemas.ApiErrorObject;
+    expect(union.discriminator.propertyName).toBe('code');
+    expect(Object.keys(union.discriminator.mapping).sort()).toEqual([...errorCodes].sort());
+    for (const code of errorCodes) {
+      const name = union.discriminator.mapping[code].replace('#/components/schemas/', '');
+      expect(control.components.schemas[name].properties.code.enum).toEqual([code]);
+    }
+    const s = partnership.components.schemas;
+    const detail = (name: string) => Object.keys(s[name].properties.details.properties).sort();
+    expect(detail('VerticalNotMappedError')).toEqual(['sub_vertical_id', 'unmapped_pairs', 'vertical_id']);
+    expect(s.VerticalNotMappedError.properties.details.properties.unmapped_pairs.items.$ref).toBe(
+      '#/components/schemas/UnmappedPair',
+    );
+    expect(detail('ValidationError')).toEqual(['fields']);
+    expect(detail('MethodNotAllowedError')).toEqual(['allowed']);
+    expect(detail('RateLimitedError')).toEqual(['retry_after_seconds']);
+    expect(detail('MissingIdempotencyKeyError')).toEqual(['header']);
+    expect(detail('PartialFailureError')).toEqual(['failed_count', 'variant_count']);
+    expect(s.UnauthorizedError.properties.details).toBeUndefined();
+  });
+
+  it('the error envelope has data: null (type null), and no schema is named like a JS/TS global', async () => {
+    const { partnership, sandbox, control } = await documents();
+    expect(partnership.components.schemas.ContentHashMismatchEnvelope.properties.data).toEqual({
+      type: 'null',
+    });
+    expect(control.components.schemas.ErrorEnvelope.properties.data).toEqual({ type: 'null' });
+    const globals = new Set([
+      ...Object.getOwnPropertyNames(globalThis),
+      // browser globals that generated clients also meet
+      ...['Document', 'Element', 'Node', 'Text', 'Location', 'Range', 'Selection', 'Screen', 'History'],
+      ...['Navigator', 'Storage', 'Window', 'Image', 'Option', 'Audio', 'Notification', 'Comment', 'Attr'],
+    ]);
+    for (const doc of [partnership, sandbox, control]) {
+      for (const kind of Object.keys(doc.components)) {
+        for (const name of Object.keys(doc.components[kind])) expect(globals.has(name), name).toBe(false);
+      }
+    }
+    expect(globals.has('Error')).toBe(true); // the check itself
+  });
+
+  it('no anonymous object schema where a generator needs a name: marketplace_controls_list and the partial-failure error', async () => {
+    const { partnership } = await documents();
+    const s = partnership.components.schemas;
+    expect(s.ControlsData.properties.marketplace_controls_list).toEqual({
+      $ref: '#/components/schemas/MarketplaceControlsList',
+    });
+    expect(s.StatusWriteEnvelope.properties.error.oneOf).toEqual([
+      { $ref: '#/components/schemas/PartialFailureError' },
+      { type: 'null' },
+    ]);
+  });
+});
+
+describe('response headers (issue 14 A6)', () => {
+  it('are reusable components, declared where they occur', async () => {
+    const { partnership, sandbox } = await documents();
+    expect(Object.keys(sandbox.components.headers).sort()).toEqual(
+      [
+        'Allow',
+        'IdempotentReplayed',
+        'RetryAfter',
+        'WWWAuthenticate',
+        'WWWAuthenticateBasic',
+        'XRequestId',
+        'XSandboxScenarioApplied',
+        'XSandboxWarning',
+      ].sort(),
+    );
+    for (const [path, method, op] of operations(partnership)) {
+      const where = `${method} ${path}`;
+      for (const [status, response] of Object.entries(op.responses as Record<string, Doc>)) {
+        expect(response.headers['X-Request-Id'], `${where} ${status}`).toEqual({
+          $ref: '#/components/headers/XRequestId',
+        });
+      }
+      expect(headerNames(op.responses['405']), where).toContain('Allow');
+      expect(op.responses['405'].content['application/json'].schema.$ref).toBe(
+        '#/components/schemas/MethodNotAllowedEnvelope',
+      );
+      expect(headerNames(op.responses['401']), where).toContain('WWW-Authenticate');
+      if (path !== '/oauth/token') expect(headerNames(op.responses['429']), where).toContain('Retry-After');
+      const idempotent = (op.parameters ?? []).some((p: Doc) => p.name === 'idempotency-key');
+      expect(headerNames(op.responses['200']).includes('Idempotent-Replayed'), where).toBe(idempotent);
+    }
+    // Integer seconds, declared as the digits that travel (kin-openapi checks raw header text).
+    expect(resolveHeader(partnership, { $ref: '#/components/headers/RetryAfter' }).schema).toEqual({
+      type: 'string',
+      pattern: '^[0-9]+$',
+    });
+  });
+
+  it('the answers carry them: a 429 Retry-After, a 401 WWW-Authenticate, a 405 Allow (checked against the document by the harness)', async () => {
+    const { h } = await documents();
+    const partner = await h.client();
+    const limited = await partner.get(MAPPINGS, { 'X-Sandbox-Scenario': 'rate-limited=2' });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('2');
+    const anonymous = await h.request('GET', MAPPINGS);
+    expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const wrongMethod = await partner.call('DELETE', MAPPINGS);
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
+
+describe('generator friction (issue 14 A7)', () => {
+  it('every parameter has a description and an example; the parent examples work against the default fixtures', async () => {
+    const { h, partnership } = await documents();
+    for (const [path, method, op] of operations(partnership)) {
+      for (const p of op.parameters ?? []) {
+        expect(p.description, `${method} ${path} ${p.name}`).toBeTruthy();
+        expect(p.schema.example ?? p.example, `${method} ${path} ${p.name}`).toBeDefined();
+      }
+    }
+    const get = partnership.paths['/v1/partnership/vertical-mappings'].get.parameters as Doc[];
+    const example = (name: string) => get.find((p) => p.name === name)!.schema.example;
+    expect(example('x-platform-parent-account-id')).toBe(DEMO.parent);
+    // A tool that sends the examples (Dredd, a Postman import) gets a 200, not a 403.
+    const res = await h.request(
+      'GET',
+      `${MAPPINGS}?parent_account_id=${encodeURIComponent(example('parent_account_id'))}`,
+      {
+        headers: {
+          Authorization: `Bearer ${await h.token()}`,
+          'X-Platform-Parent-Account-Id': example('x-platform-parent-account-id'),
+        },
+      },
+    );
+    expect(res.status).toBe(200);
+  });
+
+  it('POST /oauth/token declares client_secret_basic (HTTP Basic) or client_secret_post (no scheme: the body)', async () => {
+    const { partnership } = await documents();
+    expect(partnership.paths['/oauth/token'].post.security).toEqual([{ clientSecretBasic: [] }, {}]);
+    expect(partnership.components.securitySchemes.clientSecretBasic).toMatchObject({
+      type: 'http',
+      scheme: 'basic',
+    });
+    for (const [path, method, op] of operations(partnership)) {
+      if (path !== '/oauth/token') expect(op.security, `${method} ${path}`).toEqual([{ bearerAuth: [] }]);
+    }
+  });
+
+  it('no empty webhooks; the server is {base_url} with the serving origin as its default', async () => {
+    const { partnership, control } = await documents();
+    for (const doc of [partnership, control]) {
+      expect(doc).not.toHaveProperty('webhooks');
+      expect(doc.servers).toEqual([
+        expect.objectContaining({
+          url: '{base_url}',
+          variables: { base_url: expect.objectContaining({ default: 'http://localhost' }) },
+        }),
+      ]);
+    }
+  });
+});
+
 describe('GET /__sandbox/openapi.json', () => {
-  it('is a valid OpenAPI 3.1 document of the control plane routes of SANDBOX.md §6', async () => {
+  it('is a valid OpenAPI 3.1 document of the control plane routes of SANDBOX.md §6 and §10', async () => {
     const { control } = await documents();
     const result = await new Validator().validate(control);
     expect(result.errors ?? []).toEqual([]);
@@ -116,8 +388,20 @@ describe('GET /__sandbox/openapi.json', () => {
         '/__sandbox/requests',
         '/__sandbox/scenarios',
         '/__sandbox/report',
+        // §10
+        '/__sandbox/partners/{parent_account_id}/reset',
+        '/__sandbox/partners/{parent_account_id}/clock',
+        '/__sandbox/partners/{parent_account_id}/clock/advance',
+        '/__sandbox/snapshots',
+        '/__sandbox/snapshots/{name}',
+        '/__sandbox/snapshots/{name}/restore',
+        '/__sandbox/requests/count',
+        '/__sandbox/partners/{parent_account_id}/bundle',
+        '/__sandbox/bundles',
       ].sort(),
     );
+    const account = control.components.schemas.AccountDetail.properties.last_status_write;
+    expect(JSON.stringify(account)).toContain('StatusWriteRecord');
   });
 });
 
@@ -134,5 +418,7 @@ describe('GET /docs', () => {
       const asset = await h.request('GET', url);
       expect(asset.status, url).toBe(200);
     }
+    const init = await h.request('GET', '/docs/init.js');
+    expect(init.text).toContain("url: '/openapi.sandbox.json'");
   });
 });

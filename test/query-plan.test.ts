@@ -159,7 +159,14 @@ const hot: Record<string, (s: Store) => unknown> = {
   'idempotency get': (s) => s.idempotency.get(PARENT, 'k', NOW),
   'idempotency reserve': (s) =>
     s.idempotency.reserve(
-      { parent_account_id: PARENT, key: 'k2', fingerprint: 'f', dry_run: 0, expires_at: NOW + 1 },
+      {
+        parent_account_id: PARENT,
+        key: 'k2',
+        operation: 'PUT /x',
+        fingerprint: 'f',
+        dry_run: 0,
+        expires_at: NOW + 1,
+      },
       NOW,
     ),
   'idempotency complete': (s) => s.idempotency.complete(PARENT, 'k2', 200, '{}'),
@@ -171,6 +178,7 @@ const hot: Record<string, (s: Store) => unknown> = {
 const cold: Record<string, (s: Store) => unknown> = {
   'partner by parent': (s) => s.partners.byParent(PARENT),
   'partners list': (s) => s.partners.all(),
+  'abandoned idempotency reservations (start-up)': (s) => s.idempotency.releaseAbandoned(),
   'partner insert': (s) =>
     s.partners.insert({
       parent_account_id: 'pa_x',
@@ -204,6 +212,26 @@ const cold: Record<string, (s: Store) => unknown> = {
   'idempotency count': (s) => s.idempotency.count(),
   'meta get': (s) => s.meta.get('seeded'),
   'meta set': (s) => s.meta.set('bench', '1'),
+  // Test isolation (SANDBOX.md §10): partner reset, partner clocks, bundles
+  'meta delete': (s) => s.meta.delete('bench'),
+  'meta by prefix (partner clocks)': (s) => s.meta.prefixed('clock_offset_ms:'),
+  'partner delete (bundle import)': (s) => s.partners.delete('pa_none'),
+  'accounts of a parent (bundle export)': (s) => s.accounts.allOf(PARENT),
+  'account ids of a parent (partner reset)': (s) => s.accounts.idsOf(PARENT),
+  'accounts delete of a parent (partner reset)': (s) => s.accounts.deleteOf('pa_none'),
+  'idempotency keys of a parent (bundle export)': (s) => s.idempotency.doneOf(PARENT),
+  'idempotency insert (bundle import)': (s) =>
+    s.idempotency.insertDone({
+      parent_account_id: 'pa_none',
+      key: 'k3',
+      operation: 'PUT /x',
+      fingerprint: 'f',
+      dry_run: 0,
+      status: 200,
+      body: '{}',
+      expires_at: NOW,
+    }),
+  'idempotency delete of a parent (partner reset)': (s) => s.idempotency.deleteOf('pa_none'),
 };
 
 // ---- the tests -----------------------------------------------------------------------

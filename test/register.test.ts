@@ -4,7 +4,15 @@
  * idempotent matching on external_account_id, and what registration creates.
  */
 import { describe, expect, it } from 'vitest';
-import { mappingNotSeededMessage, registerUnmappedMessage } from '../src/contract/messages.js';
+import {
+  BLANK_MESSAGE,
+  controlCharacterMessage,
+  dryRunRegisterWarning,
+  EDGE_WHITESPACE_MESSAGE,
+  mappingNotSeededMessage,
+  registerUnmappedMessage,
+  unpairedSurrogateMessage,
+} from '../src/contract/messages.js';
 import {
   CONTROLS,
   createHarness,
@@ -510,5 +518,252 @@ describe('endpoint 2: what registration creates', () => {
     }
     // internal taxonomy names never leave through the translated view
     expect(JSON.stringify(data)).not.toContain('Gambling');
+  });
+});
+
+/** Row counts of every table a register could write (the journal aside). */
+function rowCounts(h: Harness) {
+  const count = (table: string) =>
+    (h.sandbox.store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  return Object.fromEntries(
+    ['accounts', 'pages', 'layouts', 'variants', 'controls_lists', 'idempotency_keys'].map((t) => [
+      t,
+      count(t),
+    ]),
+  );
+}
+
+describe('endpoint 2: dry_run=true (spec §1.5)', () => {
+  const DRY = `${REGISTER}?dry_run=true`;
+
+  it('register dry run: a new external_account_id answers what would be created and writes nothing', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const before = rowCounts(h);
+    const body = registerBody();
+    const res = await partner.call('POST', DRY, { body });
+    const data = expectOk(res);
+    expect(res.body.dry_run).toBe(true);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'data',
+      'dry_run',
+      'error',
+      'message',
+      'request_id',
+      'status',
+    ]);
+    // only the spec's fields, IDs in the real formats (generated for this answer only)
+    expect(Object.keys(data).sort()).toEqual(['account_id', 'pages']);
+    expect(data.account_id).toMatch(/^acct_[0-9a-z]{20}$/);
+    expect(data.pages.map((p: { surface: string }) => p.surface)).toEqual(['confirmation', 'tracking']);
+    for (const page of data.pages) {
+      expect(Object.keys(page).sort()).toEqual(['layout_id', 'page_id', 'page_identifier', 'surface']);
+      expect(page.page_id).toMatch(UUID);
+      expect(page.layout_id).toMatch(UUID);
+      expect(page.page_identifier.startsWith(`${page.surface}_`)).toBe(true);
+    }
+    // the layout types it would create are in the warning (the answer has no field for them)
+    expect(res.headers.get('x-sandbox-warning')).toBe(
+      dryRunRegisterWarning([
+        { surface: 'confirmation', layout_type: 'Overlay' },
+        { surface: 'tracking', layout_type: 'Embedded' },
+      ]),
+    );
+    expect(rowCounts(h)).toEqual(before);
+    expect(await accountsOf(h)).toEqual([]);
+    expect((await h.request('GET', `/__sandbox/accounts/${data.account_id}`)).status).toBe(404);
+    expect((await partner.get(STATUS(data.account_id))).status).toBe(404);
+
+    // the real register afterwards creates the account, with IDs of its own
+    const real = expectOk(await partner.register(body));
+    expect(real.account_id).not.toBe(data.account_id);
+    expect(real.pages.map((p: { surface: string }) => p.surface)).toEqual(['confirmation', 'tracking']);
+    const ids = new Set(
+      data.pages.flatMap((p: { page_id: string; layout_id: string }) => [p.page_id, p.layout_id]),
+    );
+    for (const p of real.pages) {
+      expect(ids.has(p.page_id)).toBe(false);
+      expect(ids.has(p.layout_id)).toBe(false);
+    }
+    expect(await accountsOf(h)).toEqual([
+      expect.objectContaining({ account_id: real.account_id, external_account_id: body.external_account_id }),
+    ]);
+  });
+
+  it('register dry run: pages passed show those surfaces (and layout types in the warning); pages [] shows none', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const pages = [
+      { surface: 'returns', layout_type: 'Embedded' },
+      { surface: 'confirmation', layout_type: 'Overlay' },
+    ];
+    const res = await partner.call('POST', DRY, { body: registerBody({ pages }) });
+    const data = expectOk(res);
+    expect(data.pages.map((p: { surface: string }) => p.surface)).toEqual(['returns', 'confirmation']);
+    expect(res.headers.get('x-sandbox-warning')).toBe(dryRunRegisterWarning(pages));
+    const none = await partner.call('POST', DRY, { body: registerBody({ pages: [] }) });
+    expect(expectOk(none).pages).toEqual([]);
+    expect(none.headers.get('x-sandbox-warning')).toBe(dryRunRegisterWarning([]));
+    expect(none.headers.get('x-sandbox-warning')).toContain('would create no pages');
+    expect(await accountsOf(h)).toEqual([]);
+  });
+
+  it('register dry run: an existing external_account_id answers the matched account as it is, unchanged', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const body = registerBody();
+    const real = expectOk(await partner.register(body));
+    const before = rowCounts(h);
+    const detail = await accountDetail(h, real.account_id);
+    const res = await partner.call('POST', DRY, { body: { ...body, brand: 'Renamed' } });
+    expect(res.body.dry_run).toBe(true);
+    expect(expectOk(res)).toEqual(real);
+    expect(res.headers.get('x-sandbox-warning')).toContain('brand');
+    expect(rowCounts(h)).toEqual(before);
+    expect(await accountDetail(h, real.account_id)).toEqual(detail);
+  });
+
+  it('register dry run: validates fully (mapping, URL, headers) and the errors carry dry_run: true', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const unmapped = await partner.call('POST', DRY, {
+      body: registerBody({ vertical_id: 10, sub_vertical_id: 2001 }),
+    });
+    const e1 = expectErrorEnvelope(unmapped, 400, 'vertical_not_mapped');
+    expect(e1.message).toBe(registerUnmappedMessage(10, 2001));
+    expect(e1.dry_run).toBe(true);
+    const url = await partner.call('POST', DRY, {
+      body: registerBody({ store_identifier: 'acme.example.com' }),
+    });
+    expect(expectFieldError(url, 'store_identifier').message).toContain('scheme');
+    expect(url.body.dry_run).toBe(true);
+    const noParent = await h.request('POST', DRY, {
+      body: registerBody(),
+      headers: { Authorization: `Bearer ${partner.token}` },
+    });
+    expect(expectErrorEnvelope(noParent, 422, 'missing_parent_account_header').dry_run).toBe(true);
+    const unseeded = await (await h.client(UNSEEDED)).call('POST', DRY, {
+      body: registerBody({ platform_parent_account_id: UNSEEDED.parent }),
+    });
+    expect(expectErrorEnvelope(unseeded, 400, 'vertical_mapping_not_seeded').message).toBe(
+      mappingNotSeededMessage(UNSEEDED.parent),
+    );
+    expect(await accountsOf(h)).toEqual([]);
+    expect(await accountsOf(h, UNSEEDED.parent)).toEqual([]);
+  });
+
+  it('register dry run: the auth-propagation drill is not taken (nothing is created to propagate)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const res = await partner.call('POST', DRY, {
+      body: registerBody(),
+      headers: { 'X-Sandbox-Scenario': 'auth-propagation=60' },
+    });
+    expectOk(res);
+    expect(res.headers.get('x-sandbox-scenario-applied')).toBeNull();
+    expect(await accountsOf(h)).toEqual([]);
+  });
+
+  it('register: dry_run=false registers for real, without dry_run in the envelope', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const res = await partner.call('POST', `${REGISTER}?dry_run=false`, { body: registerBody() });
+    const data = expectOk(res);
+    expect(res.body.dry_run).toBeUndefined();
+    expect(await accountsOf(h)).toEqual([expect.objectContaining({ account_id: data.account_id })]);
+  });
+
+  it('register: the OpenAPI document lists the dry_run query parameter', async () => {
+    const h = createHarness();
+    const doc = (await h.request('GET', '/openapi.json')).body;
+    const params = doc.paths[REGISTER].post.parameters as { name: string; in: string; schema: unknown }[];
+    const dryRun = params.find((p) => p.name === 'dry_run');
+    expect(dryRun).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { type: 'string', enum: ['true', 'false'] },
+    });
+  });
+});
+
+describe('endpoint 2: identifiers are compared exactly as sent (never trimmed or merged)', () => {
+  it('register: " trim-1" and "trim-1  " are 400 naming external_account_id; "trim-1" is one merchant of its own', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    for (const value of [' trim-1', 'trim-1  ', '\u00a0trim-1', 'trim-1\u3000']) {
+      const issue = expectFieldError(
+        await partner.register({ external_account_id: value }),
+        'external_account_id',
+      );
+      expect(issue.message).toBe(EDGE_WHITESPACE_MESSAGE);
+    }
+    expect(await accountsOf(h)).toEqual([]);
+    const data = expectOk(await partner.register({ external_account_id: 'trim-1' }));
+    expect(await accountsOf(h)).toEqual([
+      expect.objectContaining({ account_id: data.account_id, external_account_id: 'trim-1' }),
+    ]);
+  });
+
+  it('register: distinct values stay distinct merchants (inner space, case, NFC vs NFD, é vs è)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const values = ['m 1', 'm1', 'M1', 'caf\u00e9', 'cafe\u0301', 'caf\u00e8'];
+    const ids = [];
+    for (const value of values)
+      ids.push(expectOk(await partner.register({ external_account_id: value })).account_id);
+    expect(new Set(ids).size).toBe(values.length);
+    const stored = (await accountsOf(h)).map((a) => a.external_account_id).sort();
+    expect(stored).toEqual([...values].sort());
+    // and each matches itself again, exactly
+    for (const [i, value] of values.entries()) {
+      expect(expectOk(await partner.register({ external_account_id: value })).account_id).toBe(ids[i]);
+    }
+    expect(await accountsOf(h)).toHaveLength(values.length);
+  });
+
+  it('register: unpaired surrogates (\\ud800, \\udc00) are 400: stored as UTF-8 they would both be U+FFFD', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    for (const [jsonEscape, ch] of [
+      ['\\ud800', '\ud800'],
+      ['\\udc00', '\udc00'],
+    ] as const) {
+      const raw = JSON.stringify(registerBody({ external_account_id: 'bad@@' })).replace('@@', jsonEscape);
+      const res = await partner.call('POST', REGISTER, {
+        raw,
+        headers: { 'Content-Type': 'application/json' },
+      });
+      expect(expectFieldError(res, 'external_account_id').message).toBe(unpairedSurrogateMessage(ch, 3));
+    }
+    // a proper pair (an emoji) is fine
+    expectOk(await partner.register({ external_account_id: 'bad\ud83d\ude00' }));
+    expect(await accountsOf(h)).toHaveLength(1);
+  });
+
+  const cases: [keyof RegisterBody, string, string][] = [
+    ['external_account_id', 'm-1\n', controlCharacterMessage('\n', 3)],
+    ['external_account_id', 'm\u0000', controlCharacterMessage('\u0000', 1)],
+    ['external_account_id', '   ', BLANK_MESSAGE],
+    ['brand', ' Acme', EDGE_WHITESPACE_MESSAGE],
+    ['brand', 'Acme\t', controlCharacterMessage('\t', 4)],
+    ['brand', '\u0085Acme', controlCharacterMessage('\u0085', 0)],
+    ['platform_parent_account_id', `${DEMO.parent} `, EDGE_WHITESPACE_MESSAGE],
+  ];
+  for (const [field, value, message] of cases) {
+    it(`register: ${field} ${JSON.stringify(value)} is 400: "${message}"`, async () => {
+      const h = createHarness();
+      const partner = await h.client();
+      const issue = expectFieldError(await partner.register({ [field]: value }), field);
+      expect(issue.message).toBe(message);
+      expect(await accountsOf(h)).toEqual([]);
+    });
+  }
+
+  it('register: brand is stored exactly as sent (inner spaces and Unicode kept)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const brand = 'Acme  Outfitters \u00e9\u0301 \ud83d\ude00';
+    const data = expectOk(await partner.register({ brand }));
+    expect((await accountDetail(h, data.account_id)).account.brand).toBe(brand);
   });
 });

@@ -30,7 +30,7 @@ describe('Dockerfile', () => {
   it('starts the same entry point as npm start and package.json main', () => {
     const cmd = dockerCmd();
     expect(cmd.join(' ')).toBe(pkg.scripts.start);
-    expect(cmd[1]).toBe(pkg.main);
+    expect(cmd[1]).toBe(pkg.bin['partnership-sandbox']);
     // the build (scripts/build.mjs) bundles src/main.ts into that file
     const build = readFileSync(join(root, 'scripts', 'build.mjs'), 'utf8');
     expect(pkg.scripts.build).toBe('node scripts/build.mjs');

@@ -11,6 +11,7 @@ import {
   PROPAGATION_MESSAGE,
   partialFailureMessage,
   STALE_CONTENT_HASH_MESSAGE,
+  unmappedPairsEmptyMappingMessage,
 } from '../src/contract/messages.js';
 import { BUILT_IN_NAMES } from './fixed-names.js';
 import {
@@ -21,6 +22,7 @@ import {
   expectOk,
   type Harness,
   MAPPINGS,
+  pair,
   REGISTER,
   type Reply,
   registerBody,
@@ -199,7 +201,8 @@ scenarioCases('status-partial-failure', {
       // biome-ignore lint/suspicious/noExplicitAny: control-plane view
       const after = o.after as any;
       const [first, second] = after.variants;
-      expect(res.body.error.details.failed_variant_ids).toEqual([first.variant_id]);
+      expect(res.body.error.details).toEqual({ failed_count: 1, variant_count: 2 });
+      expect(res.headers.get('x-sandbox-warning')).toContain(first.variant_id);
       expect(res.body.message).toBe(partialFailureMessage(1, 2, 'paused', 'mixed', res.body.request_id));
       expect(res.body.data.status).toBe('mixed');
       expect([first.enabled, second.enabled]).toEqual([true, false]);
@@ -222,7 +225,7 @@ scenarioCases('unseeded-mappings', {
     },
     'controls.put': async (o) => {
       const body = expectErrorEnvelope(o.res!, 400, 'vertical_mapping_not_seeded');
-      expect(body.message).toBe(mappingNotSeededMessage(DEMO.parent));
+      expect(body.message).toBe(unmappedPairsEmptyMappingMessage([pair(10, 1001)], DEMO.parent));
       expect(o.res!.headers.get(APPLIED)).toBe('unseeded-mappings');
       await expectNothingApplied(o);
     },
@@ -374,6 +377,42 @@ describe('auth-propagation: the window opened at register', () => {
 // stale-content-hash and unseeded-mappings as a client meets them
 // ---------------------------------------------------------------------------------------
 
+describe('drills that must not touch what a call does not change (issue 14 B15)', () => {
+  it('a matched re-register does not report auth-propagation as applied and does not use up an armed count', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const body = registerBody();
+    expectOk(await partner.register(body));
+    await arm(h, { scenario: 'auth-propagation', value: 60, parent_account_id: DEMO.parent, times: 1 });
+    const again = await partner.register(body);
+    expectOk(again);
+    expect(again.headers.get(APPLIED)).toBeNull();
+    expect((await armedList(h)).map((a) => a.remaining)).toEqual([1]);
+    // The next new account takes it.
+    const fresh = await partner.register(registerBody());
+    expect(fresh.headers.get(APPLIED)).toBe('auth-propagation=60');
+    expect(await armedList(h)).toEqual([]);
+  });
+
+  it('stale-content-hash on a dry run changes nothing: the stored hash and version stay, and the dry run shows the clean result', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await partner.account();
+    const hash = await currentHash(partner, accountId);
+    const before = await adminAccount(h, accountId);
+    const dry = await partner.put(`${CONTROLS(accountId)}?dry_run=true`, CONTROLS_BODY(hash), {
+      [SCENARIO]: 'stale-content-hash',
+    });
+    expect(dry.status).toBe(200);
+    expect(dry.body.dry_run).toBe(true);
+    expect(dry.headers.get(APPLIED)).toBeNull();
+    const after = await adminAccount(h, accountId);
+    expect(after.controls.version).toBe(before.controls.version);
+    expect(after.controls.content_hash).toBe(before.controls.content_hash);
+    expect(await currentHash(partner, accountId)).toBe(hash);
+  });
+});
+
 describe('stale-content-hash', () => {
   it('the PUT gets 409; a re-read shows a new hash; a retry with it succeeds; the writer left the blocks alone', async () => {
     const h = createHarness();
@@ -424,7 +463,7 @@ describe('unseeded-mappings', () => {
       400,
       'vertical_mapping_not_seeded',
     );
-    expect(put.message).toBe(mappingNotSeededMessage(DEMO.parent));
+    expect(put.message).toBe(unmappedPairsEmptyMappingMessage([pair(20, 2001)], DEMO.parent));
     expect(await adminAccount(h, accountId)).toEqual(before);
 
     expect(expectOk(await partner.get(MAPPINGS)).vertical_mappings).toEqual(real);
@@ -567,6 +606,61 @@ describe('armed times', () => {
     expect(third.headers.get(APPLIED)).toBeNull();
   });
 
+  it('a preset armed with times applies all its effects to each matching request and counts it once (flaky-network times 2: 503, 503, then 200 at once)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await partner.account();
+    await arm(h, { scenario: 'flaky-network', account_id: accountId, times: 2 });
+    const timed = async () => {
+      const started = performance.now();
+      const res = await partner.get(CONTROLS(accountId));
+      return { res, ms: performance.now() - started };
+    };
+    for (let i = 0; i < 2; i++) {
+      const { res, ms } = await timed();
+      expectErrorEnvelope(res, 503, 'service_unavailable');
+      expect(ms).toBeGreaterThanOrEqual(790);
+      expect(res.headers.get(APPLIED)).toBe('latency=800, server-error=503');
+    }
+    expect(await armedList(h)).toEqual([]);
+    const { res, ms } = await timed();
+    expectOk(res);
+    expect(ms).toBeLessThan(500);
+  });
+
+  it('flaky-network armed with times 1 fails the next call with its 503 (the latency does not use the entry up alone)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    await arm(h, { scenario: 'flaky-network', parent_account_id: DEMO.parent, times: 1 });
+    expectErrorEnvelope(await partner.get(MAPPINGS), 503, 'service_unavailable');
+    expectOk(await partner.get(MAPPINGS));
+  });
+
+  it("a scenario armed for an account does not fire for another partner's call on it: a plain 404, the drill is not used up, and the journal does not file the probe under the account", async () => {
+    const h = createHarness();
+    const owner = await h.client();
+    const accountId = await owner.account();
+    await arm(h, { scenario: 'token-expired', account_id: accountId, times: 1 });
+    const created = await h.request('POST', '/__sandbox/partners', {
+      body: { parent_account_id: 'pa_prober' },
+    });
+    const prober = await h.client({
+      parent: 'pa_prober',
+      clientId: created.body.client_id,
+      clientSecret: created.body.client_secret,
+    });
+    const probe = await prober.get(CONTROLS(accountId));
+    expectErrorEnvelope(probe, 404, 'account_not_found');
+    expect(probe.headers.get(APPLIED)).toBeNull();
+    expect((await armedList(h)).map((a) => a.remaining)).toEqual([1]);
+    const filed = await h.request('GET', `/__sandbox/requests?account_id=${accountId}`);
+    expect(filed.body.requests.map((e: { parent_account_id: string }) => e.parent_account_id)).not.toContain(
+      'pa_prober',
+    );
+    // The owner's next call gets the drill.
+    expectErrorEnvelope(await owner.get(CONTROLS(accountId)), 401, 'token_expired');
+  });
+
   it('armed without times stays until DELETE /__sandbox/scenarios', async () => {
     const h = createHarness();
     const partner = await h.client();
@@ -644,7 +738,13 @@ describe('presets', () => {
     expect(byName['auth-propagation']!.value).toContain('default 90');
     expect(byName.latency!.value).toContain('milliseconds');
     expect(byName['server-error']!.value).toContain('500, 502, 503');
-    expect(byName.latency!.applies_to).toHaveLength(7);
+    // SANDBOX.md §5: latency, server-error, rate-limited and connection-reset apply to the
+    // token endpoint too; token-expired does not.
+    for (const name of ['latency', 'server-error', 'rate-limited', 'connection-reset']) {
+      expect(byName[name]!.applies_to, name).toHaveLength(8);
+      expect(byName[name]!.applies_to, name).toContain('token');
+    }
+    expect(byName['token-expired']!.applies_to).not.toContain('token');
 
     const presets = res.body.presets as { name: string; description: string; effects: unknown[] }[];
     expect(presets.map((p) => p.name).sort()).toEqual(PRESET_NAMES);

@@ -4,13 +4,15 @@
  * database across a restart.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { defaultFixturesDir, loadConfig } from '../src/config.js';
 import { createSandbox } from '../src/sandbox.js';
 import { startServer } from '../src/server.js';
+import { type SandboxOptions, startSandbox } from '../src/start.js';
 import { StartupError } from '../src/startup-error.js';
 import { CONTROLS, DEMO, type expectOk, registerBody, testConfig } from './harness.js';
 
@@ -244,5 +246,121 @@ describe('durability with SANDBOX_DB=path', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe("errors of Node's HTTP parser are answered with the envelope (over a raw socket)", () => {
+  let running: Awaited<ReturnType<typeof startServer>>;
+  beforeAll(async () => {
+    running = await startServer(testConfig({ port: 0 }));
+  });
+  afterAll(() => running?.close());
+
+  interface RawReply {
+    status: number;
+    headers: Record<string, string>;
+    // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
+    body: any;
+  }
+
+  /** Writes raw bytes, reads until the server closes; parses status, headers and the JSON body. */
+  function raw(request: string) {
+    return new Promise<RawReply>((resolve, reject) => {
+      const socket = connect(running.port, '127.0.0.1', () => socket.end(request));
+      let text = '';
+      socket.on('data', (d) => {
+        text += d;
+      });
+      socket.once('error', reject);
+      socket.once('close', () => {
+        const [head = '', body = ''] = text.split('\r\n\r\n');
+        const [statusLine = '', ...lines] = head.split('\r\n');
+        const headers = Object.fromEntries(
+          lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+        );
+        resolve({ status: Number(statusLine.split(' ')[1]), headers, body: body ? JSON.parse(body) : null });
+      });
+    });
+  }
+
+  function expectParserEnvelope(res: RawReply, status: number, code: string) {
+    expect(res.status).toBe(status);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers.connection).toBe('close');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.body).toEqual({
+      status,
+      error: { code },
+      message: expect.any(String),
+      request_id: res.headers['x-request-id'],
+      data: null,
+    });
+    expect(res.body.request_id).toMatch(/^[0-9a-f-]{36}$/);
+  }
+
+  it('a 2,000-name scenario header: 431 request_headers_too_large naming the limit', async () => {
+    const names = Array.from({ length: 2000 }, (_, i) => `latency=${i}`).join(',');
+    const res = await raw(
+      `GET /v1/partnership/vertical-mappings HTTP/1.1\r\nHost: x\r\nX-Sandbox-Scenario: ${names}\r\n\r\n`,
+    );
+    expectParserEnvelope(res, 431, 'request_headers_too_large');
+    expect(res.body.message).toMatch(/exceed 16384 bytes/);
+  });
+
+  it('a duplicate Content-Length (to /oauth/token too): 400 malformed_request with the reason', async () => {
+    const res = await raw(
+      'POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!',
+    );
+    expectParserEnvelope(res, 400, 'malformed_request');
+    expect(res.body.message).toMatch(/^Malformed HTTP request: .*Content-Length/i);
+  });
+
+  it('a request line that is not HTTP: 400 malformed_request; the server keeps serving', async () => {
+    expectParserEnvelope(await raw('HELLO\r\n\r\n'), 400, 'malformed_request');
+    const health = await fetch(`${running.url}/__sandbox/health`);
+    expect(health.status).toBe(200);
+  });
+});
+
+describe('startSandbox() options', () => {
+  it.each([
+    [{ port: -1 }, /startSandbox: invalid option port=-1: /],
+    [{ port: '4010' }, /startSandbox: invalid option port="4010": /],
+    [{ strictIdempotency: 'yes' }, /invalid option strictIdempotency="yes"/],
+    [{ authPropagationSeconds: 1.5 }, /invalid option authPropagationSeconds=1\.5/],
+    [
+      { log: 'loud' },
+      /invalid option log="loud": must be a boolean or an object with info\(\) and error\(\)/,
+    ],
+    [{ prot: 1 }, /startSandbox: invalid option prot: Unrecognized key/],
+  ])('a bad option rejects naming it (%o)', async (options, message) => {
+    await expect(startSandbox(options as SandboxOptions)).rejects.toThrow(message);
+    await expect(startSandbox(options as SandboxOptions)).rejects.toBeInstanceOf(StartupError);
+  });
+
+  it('a store that cannot be opened rejects naming SANDBOX_DB, the path and the user', async () => {
+    await expect(startSandbox({ db: '/nonexistent/sandbox.db' })).rejects.toThrow(
+      /^SANDBOX_DB=\/nonexistent\/sandbox\.db: cannot open the store as user .+ \(uid \d+\): the folder \/nonexistent does not exist/,
+    );
+  });
+
+  it('defaults: a free port, in memory, loopback; a logger of our own gets the lines', async () => {
+    const lines: string[] = [];
+    const sandbox = await startSandbox({
+      log: { info: (m) => lines.push(m), error: (m) => lines.push(`error: ${m}`) },
+    });
+    try {
+      expect(sandbox.url).toBe(`http://127.0.0.1:${sandbox.port}`);
+      expect(sandbox.port).toBeGreaterThan(0);
+      expect(await sandbox.control.health()).toEqual({ status: 'ok' });
+      await sandbox.control.partners.create({ parent_account_id: 'pa_in_memory' });
+      await sandbox.reset();
+      await expect(sandbox.control.partners.unseedMappings('pa_in_memory')).rejects.toMatchObject({
+        status: 404,
+      });
+    } finally {
+      await sandbox.stop();
+    }
+    await expect(fetch(`${sandbox.url}/__sandbox/health`)).rejects.toThrow();
   });
 });

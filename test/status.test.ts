@@ -72,9 +72,13 @@ async function readStatus(partner: Partner, accountId: string) {
   return expectOk(await partner.get(STATUS(accountId)));
 }
 
-/** The per-variant states as {variant_id: status} in list order. */
-const states = (variants: { variant_id: string; status: string }[]) =>
-  variants.map((v) => [v.variant_id, v.status] as const);
+/**
+ * A partner answer's variants carry the spec §2.6 fields only ({page_id, name, status}):
+ * a variant is identified by page and name, and the control plane gives its ID.
+ */
+const states = (variants: { page_id: string; name: string; status: string }[]) =>
+  variants.map((v) => [`${v.page_id}/${v.name}`, v.status] as const);
+const key = (v: AdminVariant) => `${v.page_id}/${v.name}`;
 
 /** Asserts the partial-failure envelope (HTTP 200, error partial_failure) and returns the body. */
 function expectPartialFailure(res: Reply) {
@@ -109,8 +113,8 @@ describe('status aggregate (spec §3, first table)', () => {
     for (const v of data.variants) {
       expect(v.status).toBe('active');
       expect(pageIds).toContain(v.page_id);
-      expect(typeof v.variant_id).toBe('string');
       expect(typeof v.name).toBe('string');
+      expect(Object.keys(v).sort()).toEqual(['name', 'page_id', 'status']);
     }
   });
 
@@ -143,8 +147,8 @@ describe('status aggregate (spec §3, first table)', () => {
     const data = await readStatus(partner, accountId);
     expect(data.status).toBe('mixed');
     expect(states(data.variants)).toEqual([
-      [first!.variant_id, 'active'],
-      [second!.variant_id, 'paused'],
+      [key(first!), 'active'],
+      [key(second!), 'paused'],
     ]);
   });
 
@@ -158,7 +162,7 @@ describe('status aggregate (spec §3, first table)', () => {
     await patchVariant(h, second!.variant_id, { archived: true });
     const data = await readStatus(partner, accountId);
     expect(data.status).toBe('active');
-    expect(states(data.variants)).toEqual([[first!.variant_id, 'active']]);
+    expect(states(data.variants)).toEqual([[key(first!), 'active']]);
   });
 
   it('status: archiving every variant makes the aggregate paused (none non-archived exist)', async () => {
@@ -188,8 +192,9 @@ describe('status PUT (endpoint 5, rule 6)', () => {
     expect(data.variants).toHaveLength(2);
     for (const v of data.variants) {
       expect(v.status).toBe('paused');
-      expect(v.result).toBe('updated');
-      expect(v.variant_id).not.toBe(archived.variant_id);
+      expect(`${v.page_id}/${v.name}`).not.toBe(key(archived));
+      expect(v).not.toHaveProperty('variant_id');
+      expect(v).not.toHaveProperty('result');
     }
 
     const after = await adminVariants(h, accountId);
@@ -210,16 +215,14 @@ describe('status PUT (endpoint 5, rule 6)', () => {
 
     const data = expectOk(await partner.put(STATUS(accountId), { status: 'active' }));
     expect(data.status).toBe('active');
-    expect(data.variants.map((v: { variant_id: string }) => v.variant_id)).toEqual(
-      variants.map((v) => v.variant_id),
-    );
+    expect(states(data.variants)).toEqual(variants.map((v) => [key(v), 'active']));
     expect(data.variants.every((v: { status: string }) => v.status === 'active')).toBe(true);
 
     const stored = (await adminVariants(h, accountId)).find((v) => v.variant_id === archived.variant_id)!;
     expect(stored).toMatchObject({ archived: true, enabled: false });
   });
 
-  it('status PUT has no merge: the body status is applied to all variants of a mixed account (updated vs unchanged)', async () => {
+  it('status PUT has no merge: the body status is applied to all variants of a mixed account', async () => {
     const h = createHarness();
     const partner = await h.client();
     const { accountId } = await registerAccount(partner);
@@ -228,8 +231,14 @@ describe('status PUT (endpoint 5, rule 6)', () => {
 
     const data = expectOk(await partner.put(STATUS(accountId), { status: 'active' }));
     expect(data.status).toBe('active');
+    expect(states(data.variants)).toEqual([
+      [key(first!), 'active'],
+      [key(second!), 'active'],
+    ]);
+    // Per-variant results are sandbox detail: the control plane's last_status_write.
+    const record = (await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.last_status_write;
     expect(
-      data.variants.map((v: { variant_id: string; result: string }) => [v.variant_id, v.result]),
+      record.variants.map((v: { variant_id: string; result: string }) => [v.variant_id, v.result]),
     ).toEqual([
       [first!.variant_id, 'unchanged'],
       [second!.variant_id, 'updated'],
@@ -237,8 +246,8 @@ describe('status PUT (endpoint 5, rule 6)', () => {
     const read = await readStatus(partner, accountId);
     expect(read.status).toBe('active');
     expect(states(read.variants)).toEqual([
-      [first!.variant_id, 'active'],
-      [second!.variant_id, 'active'],
+      [key(first!), 'active'],
+      [key(second!), 'active'],
     ]);
   });
 
@@ -277,10 +286,7 @@ describe('status PUT (endpoint 5, rule 6)', () => {
     const data = expectOk(res);
     expect(res.body.dry_run).toBe(true);
     expect(data.status).toBe('paused');
-    expect(data.variants.map((v: { status: string; result: string }) => [v.status, v.result])).toEqual([
-      ['paused', 'updated'],
-      ['paused', 'updated'],
-    ]);
+    expect(data.variants.map((v: { status: string }) => v.status)).toEqual(['paused', 'paused']);
 
     expect(await readStatus(partner, accountId)).toEqual(before);
   });
@@ -367,62 +373,112 @@ describe('status PUT (endpoint 5, rule 6)', () => {
 });
 
 describe('status-partial-failure scenario (SANDBOX.md §5)', () => {
-  it('status-partial-failure on 2 variants: 200 with partial_failure, mixed, one failed variant, and GET agrees', async () => {
+  /** The spec fields of a variant (spec §2.6), for comparing answers with the control plane. */
+  const specView = (v: { page_id: string; name: string; status?: string; enabled?: boolean }) => ({
+    page_id: v.page_id,
+    name: v.name,
+    status: v.status ?? (v.enabled ? 'active' : 'paused'),
+  });
+
+  async function pauseAll(h: Harness, accountId: string) {
+    for (const v of await adminVariants(h, accountId))
+      await patchVariant(h, v.variant_id, { enabled: false });
+  }
+
+  it('status-partial-failure activating a paused account (2 variants): 200 partial_failure, the failed variant stays paused, aggregate mixed, GET agrees', async () => {
     const h = createHarness();
     const partner = await h.client();
     const { accountId } = await registerAccount(partner);
+    await pauseAll(h, accountId);
     const variants = await adminVariants(h, accountId);
 
-    const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: PARTIAL });
+    const res = await partner.put(STATUS(accountId), { status: 'active' }, { [SCENARIO]: PARTIAL });
     const body = expectPartialFailure(res);
     expect(res.headers.get(APPLIED)).toBe(PARTIAL);
-    expect(body.message).toBe(partialFailureMessage(1, 2, 'paused', 'mixed', body.request_id));
-    expect(body.data.status).toBe('mixed');
+    expect(body.message).toBe(partialFailureMessage(1, 2, 'active', 'mixed', body.request_id));
+    expect(body.message).toContain('kept their previous state');
+    expect(body.error).toEqual({ code: 'partial_failure', details: { failed_count: 1, variant_count: 2 } });
     expect(body.data.account_id).toBe(accountId);
-    const results = body.data.variants.map((v: { variant_id: string; status: string; result: string }) => [
-      v.variant_id,
-      v.status,
-      v.result,
+    expect(body.data.status).toBe('mixed');
+    expect(body.data.variants.map(specView)).toEqual([
+      specView({ ...variants[0]!, status: 'paused' }),
+      specView({ ...variants[1]!, status: 'active' }),
     ]);
-    expect(results).toEqual([
-      [variants[0]!.variant_id, 'active', 'failed'],
-      [variants[1]!.variant_id, 'paused', 'updated'],
-    ]);
-    expect(body.error.details.failed_variant_ids).toEqual([variants[0]!.variant_id]);
 
+    const stored = await adminVariants(h, accountId);
+    expect(stored.map((v) => v.enabled)).toEqual([false, true]);
     const read = await readStatus(partner, accountId);
     expect(read.status).toBe('mixed');
-    expect(states(read.variants)).toEqual(
-      body.data.variants.map((v: { variant_id: string; status: string }) => [v.variant_id, v.status]),
-    );
+    expect(read.variants.map(specView)).toEqual(body.data.variants.map(specView));
   });
 
-  it('status-partial-failure=2 on 4 variants fails exactly 2 (the first two in creation order)', async () => {
+  it('status-partial-failure never flips: an all-active account asked to become active stays active (the failed variant unchanged)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    const before = await adminVariants(h, accountId);
+    expect(before.every((v) => v.enabled)).toBe(true);
+
+    const res = await partner.put(STATUS(accountId), { status: 'active' }, { [SCENARIO]: PARTIAL });
+    const body = expectPartialFailure(res);
+    expect(body.message).toBe(partialFailureMessage(1, 2, 'active', 'active', body.request_id));
+    expect(body.data.status).toBe('active');
+    expect(body.data.variants.map((v: { status: string }) => v.status)).toEqual(['active', 'active']);
+    expect(await adminVariants(h, accountId)).toEqual(before);
+    expect((await readStatus(partner, accountId)).status).toBe('active');
+  });
+
+  it('status-partial-failure pausing an active account with 2 variants: the failed one stays active, mixed', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const { accountId } = await registerAccount(partner);
+    const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: PARTIAL });
+    const body = expectPartialFailure(res);
+    expect(body.message).toBe(partialFailureMessage(1, 2, 'paused', 'mixed', body.request_id));
+    expect(body.data.status).toBe('mixed');
+    expect(body.data.variants.map((v: { status: string }) => v.status)).toEqual(['active', 'paused']);
+    expect((await adminVariants(h, accountId)).map((v) => v.enabled)).toEqual([true, false]);
+  });
+
+  it('status-partial-failure=2 on 4 paused variants fails exactly 2 (the first two in creation order), which keep paused', async () => {
     const h = createHarness();
     const partner = await h.client();
     const accountId = await fourVariantAccount(h, partner);
-    const variants = await adminVariants(h, accountId);
-    expect(variants).toHaveLength(4);
+    await pauseAll(h, accountId);
+    expect(await adminVariants(h, accountId)).toHaveLength(4);
 
-    const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: `${PARTIAL}=2` });
+    const res = await partner.put(STATUS(accountId), { status: 'active' }, { [SCENARIO]: `${PARTIAL}=2` });
     const body = expectPartialFailure(res);
     expect(res.headers.get(APPLIED)).toBe(`${PARTIAL}=2`);
-    expect(body.message).toBe(partialFailureMessage(2, 4, 'paused', 'mixed', body.request_id));
+    expect(body.message).toBe(partialFailureMessage(2, 4, 'active', 'mixed', body.request_id));
     expect(body.data.status).toBe('mixed');
-    expect(body.data.variants.map((v: { result: string }) => v.result)).toEqual([
-      'failed',
-      'failed',
-      'updated',
-      'updated',
+    expect(body.data.variants.map((v: { status: string }) => v.status)).toEqual([
+      'paused',
+      'paused',
+      'active',
+      'active',
     ]);
-    expect(body.error.details.failed_variant_ids).toEqual([variants[0]!.variant_id, variants[1]!.variant_id]);
-
     const read = await readStatus(partner, accountId);
     expect(read.status).toBe('mixed');
     expect(read.variants.map((v: { status: string }) => v.status)).toEqual([
-      'active',
-      'active',
       'paused',
+      'paused',
+      'active',
+      'active',
+    ]);
+  });
+
+  it('status-partial-failure with a value of all variants still leaves one updated, so a change shows as mixed', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await fourVariantAccount(h, partner);
+    const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: `${PARTIAL}=9` });
+    const body = expectPartialFailure(res);
+    expect(body.message).toBe(partialFailureMessage(3, 4, 'paused', 'mixed', body.request_id));
+    expect(body.data.variants.map((v: { status: string }) => v.status)).toEqual([
+      'active',
+      'active',
+      'active',
       'paused',
     ]);
   });
@@ -435,8 +491,9 @@ describe('status-partial-failure scenario (SANDBOX.md §5)', () => {
       const accountId = await fourVariantAccount(h, partner);
       const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: PARTIAL });
       const body = expectPartialFailure(res);
+      // A failed variant kept its old state (active) while the others were paused.
       positions.push(
-        body.data.variants.flatMap((v: { result: string }, i: number) => (v.result === 'failed' ? [i] : [])),
+        body.data.variants.flatMap((v: { status: string }, i: number) => (v.status === 'active' ? [i] : [])),
       );
     }
     // Default N = half of 4 = 2, the first two in variant order.
@@ -444,25 +501,7 @@ describe('status-partial-failure scenario (SANDBOX.md §5)', () => {
     expect(positions[1]).toEqual(positions[0]);
   });
 
-  it('status-partial-failure on a fresh all-active account with PUT active still yields mixed', async () => {
-    const h = createHarness();
-    const partner = await h.client();
-    const { accountId } = await registerAccount(partner);
-    expect((await readStatus(partner, accountId)).status).toBe('active');
-
-    const res = await partner.put(STATUS(accountId), { status: 'active' }, { [SCENARIO]: PARTIAL });
-    const body = expectPartialFailure(res);
-    expect(body.data.status).toBe('mixed');
-    expect(body.data.variants.map((v: { status: string; result: string }) => [v.status, v.result])).toEqual([
-      ['paused', 'failed'],
-      ['active', 'unchanged'],
-    ]);
-    const read = await readStatus(partner, accountId);
-    expect(read.status).toBe('mixed');
-    expect(read.variants.map((v: { status: string }) => v.status)).toEqual(['paused', 'active']);
-  });
-
-  it('status-partial-failure with a single variant fails that variant', async () => {
+  it('status-partial-failure with a single variant fails that variant: nothing changes', async () => {
     const h = createHarness();
     const partner = await h.client();
     const { accountId } = await registerAccount(partner, [
@@ -473,18 +512,61 @@ describe('status-partial-failure scenario (SANDBOX.md §5)', () => {
     const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: PARTIAL });
     const body = expectPartialFailure(res);
     expect(res.headers.get(APPLIED)).toBe(PARTIAL);
-    expect(body.data.variants).toEqual([
-      {
-        variant_id: only!.variant_id,
-        page_id: only!.page_id,
-        name: only!.name,
-        status: 'active',
-        result: 'failed',
-      },
-    ]);
-    expect(body.error.details.failed_variant_ids).toEqual([only!.variant_id]);
+    expect(body.message).toBe(partialFailureMessage(1, 1, 'paused', 'active', body.request_id));
+    expect(body.data.variants.map(specView)).toEqual([specView(only!)]);
     expect(body.data.status).toBe('active');
+    expect(await adminVariants(h, accountId)).toEqual([only]);
     expect((await readStatus(partner, accountId)).status).toBe('active');
+  });
+
+  it('which variants failed: X-Sandbox-Warning, the journal and the control plane account view (last_status_write) name them', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await fourVariantAccount(h, partner);
+    await pauseAll(h, accountId);
+    const variants = await adminVariants(h, accountId);
+    expect((await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.last_status_write).toBeNull();
+
+    const res = await partner.put(STATUS(accountId), { status: 'active' }, { [SCENARIO]: `${PARTIAL}=2` });
+    const body = expectPartialFailure(res);
+    const failed = variants.slice(0, 2);
+    const warning = res.headers.get('x-sandbox-warning') ?? '';
+    for (const v of failed) expect(warning).toContain(v.variant_id);
+    for (const v of variants.slice(2)) expect(warning).not.toContain(v.variant_id);
+
+    const journal = await h.request('GET', `/__sandbox/requests?account_id=${accountId}&method=PUT`);
+    const entry = journal.body.requests.find((e: { request_id: string }) => e.request_id === body.request_id);
+    expect(entry.status).toBe(200);
+    expect(entry.scenarios_applied).toEqual([`${PARTIAL}=2`]);
+    expect(entry.warnings.join(' ')).toContain(failed[0]!.variant_id);
+    expect(entry.warnings.join(' ')).toContain(failed[1]!.variant_id);
+
+    const view = (await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.last_status_write;
+    expect(view).toMatchObject({ request_id: body.request_id, requested: 'active', status: 'mixed' });
+    expect(
+      view.variants.map((v: { variant_id: string; result: string }) => [v.variant_id, v.result]),
+    ).toEqual([
+      [variants[0]!.variant_id, 'failed'],
+      [variants[1]!.variant_id, 'failed'],
+      [variants[2]!.variant_id, 'updated'],
+      [variants[3]!.variant_id, 'updated'],
+    ]);
+    expect(view.variants.map((v: { status: string }) => v.status)).toEqual([
+      'paused',
+      'paused',
+      'active',
+      'active',
+    ]);
+
+    // A clean write replaces the record.
+    expectOk(await partner.put(STATUS(accountId), { status: 'active' }));
+    const next = (await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.last_status_write;
+    expect(next.variants.map((v: { result: string }) => v.result)).toEqual([
+      'updated',
+      'updated',
+      'unchanged',
+      'unchanged',
+    ]);
   });
 
   it('status-partial-failure on a dry run changes nothing and is not reported as applied', async () => {
@@ -501,9 +583,10 @@ describe('status-partial-failure scenario (SANDBOX.md §5)', () => {
     const data = expectOk(res);
     expect(res.body.dry_run).toBe(true);
     expect(res.headers.get(APPLIED)).toBeNull();
-    expect(data.variants.every((v: { result: string }) => v.result !== 'failed')).toBe(true);
+    expect(data.variants.map((v: { status: string }) => v.status)).toEqual(['paused', 'paused']);
     expect(await adminVariants(h, accountId)).toEqual(before);
     expect((await readStatus(partner, accountId)).status).toBe('active');
+    expect((await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.last_status_write).toBeNull();
   });
 
   it('status-partial-failure does not apply to an account with no non-archived variants', async () => {

@@ -7,7 +7,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Vertical mapping of a parent account (endpoint 1) */
+        /**
+         * Vertical mapping of a parent account (endpoint 1)
+         * @description The parent account's partner taxonomy as mapped to the internal one (spec §2.1). An empty vertical_mappings means the taxonomy is not seeded: registration and controls writes then fail with 400.
+         */
         get: operations["listVerticalMappings"];
         put?: never;
         post?: never;
@@ -44,11 +47,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the marketplace controls list (endpoint 3) */
+        /**
+         * Read the marketplace controls list (endpoint 3)
+         * @description Blocked domains and the effective policy per partner sub-vertical (translated_verticals, in the partner taxonomy), with the content_hash to pass back as contentHash on the next PUT.
+         */
         get: operations["getMarketplaceControlsList"];
         /**
          * Replace the marketplace controls list (endpoint 4)
-         * @description Desired state: anything omitted becomes unblocked. Atomic: any unmapped pair rejects the whole write.
+         * @description Desired state: anything omitted becomes unblocked. Atomic: any unmapped pair rejects the whole write. A stale contentHash is 409 content_hash_mismatch: re-read, re-apply, retry (the same Idempotency-Key may be reused). A 409 idempotency_key_in_progress is different: the same request is still executing; wait Retry-After and send it again unchanged.
          */
         put: operations["replaceMarketplaceControlsList"];
         post?: never;
@@ -65,9 +71,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the aggregate partnership status (endpoint 6) */
+        /**
+         * Read the aggregate partnership status (endpoint 6)
+         * @description active when every non-archived variant is enabled, paused when every one is disabled or none exist, mixed otherwise (spec §3).
+         */
         get: operations["getPartnershipStatus"];
-        /** Activate or pause the partnership (endpoint 5) */
+        /**
+         * Activate or pause the partnership (endpoint 5)
+         * @description Applies the body status to every non-archived page variant (no merge). If some variants fail to update, the answer is still 200, with error.code partial_failure: the failed variants kept their previous state, the aggregate is derived as always (mixed when variants now differ); keep request_id and contact support.
+         */
         put: operations["setPartnershipStatus"];
         post?: never;
         delete?: never;
@@ -89,7 +101,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Edit a layout (endpoint 7; request and response are the sandbox's assumption) */
+        /**
+         * Edit a layout (endpoint 7; request and response are the sandbox's assumption)
+         * @description The spec shows neither request nor response: the sandbox accepts {layout_type?, name?} (at least one) and answers the edited layout.
+         */
         patch: operations["editLayout"];
         trace?: never;
     };
@@ -104,7 +119,7 @@ export interface paths {
         put?: never;
         /**
          * OAuth 2.0 client-credentials grant (RFC 6749 §4.4)
-         * @description Form-encoded or JSON body; client credentials in the body or with HTTP Basic. Errors are RFC 6749 §5.2 bodies, not the envelope.
+         * @description Form-encoded or JSON body. Client authentication: client_secret_basic (HTTP Basic) or client_secret_post (client_id and client_secret in the body), not both. Errors are RFC 6749 §5.2 bodies, not the envelope.
          */
         post: operations["requestAccessToken"];
         delete?: never;
@@ -118,15 +133,28 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         VerticalMappingsEnvelope: {
-            /** @example 200 */
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 200
+             */
             status: number;
             error: null;
-            /** @example ok */
+            /**
+             * @description "ok" on success.
+             * @example ok
+             */
             message: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
             request_id: string;
             data: components["schemas"]["VerticalMappingsData"];
-            /** @enum {boolean} */
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
             dry_run?: true;
         };
         VerticalMappingsData: {
@@ -141,39 +169,389 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        ErrorEnvelope: {
-            status: number;
-            error: components["schemas"]["Error"];
-            message: string;
-            /** Format: uuid */
-            request_id: string;
-            data?: unknown;
+        /** @description The error envelope of validation_error: A field is missing, mistyped, unknown or out of range; details.fields names each. */
+        ValidationErrorEnvelope: {
             /**
-             * @description Present when dry_run=true was sent.
+             * @description Mirrors the HTTP status.
+             * @example 400
+             */
+            status: number;
+            error: components["schemas"]["ValidationError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
              * @enum {boolean}
              */
             dry_run?: true;
         };
-        Error: {
-            /**
-             * @description Stable machine-readable code.
-             * @enum {string}
-             */
-            code: "partial_failure" | "validation_error" | "malformed_json" | "vertical_not_mapped" | "vertical_mapping_not_seeded" | "missing_idempotency_key" | "unknown_scenario" | "unauthorized" | "token_expired" | "auth_propagation_pending" | "forbidden" | "parent_account_mismatch" | "not_found" | "account_not_found" | "layout_not_found" | "method_not_allowed" | "content_hash_mismatch" | "idempotency_key_in_progress" | "payload_too_large" | "unsupported_media_type" | "missing_parent_account_header" | "idempotency_key_reused" | "rate_limited" | "internal_error" | "bad_gateway" | "service_unavailable";
+        /** @description A field is missing, mistyped, unknown or out of range; details.fields names each. */
+        ValidationError: {
+            /** @enum {string} */
+            code: "validation_error";
             details?: {
-                [key: string]: unknown;
+                /** @description Every problem found, each naming its field. */
+                fields: components["schemas"]["FieldIssue"][];
             };
         };
+        FieldIssue: {
+            /**
+             * @description The field as the client sent (or should send) it: `brand`, `pages[0].surface`, `header.Idempotency-Key`.
+             * @example country_code
+             */
+            field: string;
+            /** @example must be an ISO 3166-1 alpha-2 code in upper case (e.g. "US") */
+            message: string;
+        };
+        /** @description The error envelope of unknown_scenario: Sandbox only: X-Sandbox-Scenario names an unknown scenario or a bad value. */
+        UnknownScenarioEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 400
+             */
+            status: number;
+            error: components["schemas"]["UnknownScenarioError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description Sandbox only: X-Sandbox-Scenario names an unknown scenario or a bad value. */
+        UnknownScenarioError: {
+            /** @enum {string} */
+            code: "unknown_scenario";
+            details?: {
+                /** @description The built-in scenario names. */
+                known_scenarios: string[];
+                /** @description The preset names. */
+                presets: string[];
+            };
+        };
+        /** @description The error envelope of unauthorized: No bearer token, or an invalid one. */
+        UnauthorizedEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 401
+             */
+            status: number;
+            error: components["schemas"]["UnauthorizedError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description No bearer token, or an invalid one. */
+        UnauthorizedError: {
+            /** @enum {string} */
+            code: "unauthorized";
+        };
+        /** @description The error envelope of token_expired: The bearer token expired: get a new one at POST /oauth/token. */
+        TokenExpiredEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 401
+             */
+            status: number;
+            error: components["schemas"]["TokenExpiredError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description The bearer token expired: get a new one at POST /oauth/token. */
+        TokenExpiredError: {
+            /** @enum {string} */
+            code: "token_expired";
+        };
+        /** @description The error envelope of parent_account_mismatch: X-Platform-Parent-Account-Id differs from the token's parent account. */
+        ParentAccountMismatchEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 403
+             */
+            status: number;
+            error: components["schemas"]["ParentAccountMismatchError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description X-Platform-Parent-Account-Id differs from the token's parent account. */
+        ParentAccountMismatchError: {
+            /** @enum {string} */
+            code: "parent_account_mismatch";
+            details?: {
+                /**
+                 * @description The request header concerned.
+                 * @example X-Platform-Parent-Account-Id
+                 */
+                header: string;
+            };
+        };
+        /** @description The error envelope of forbidden: A parent_account_id query of another parent than the token's; on the control plane, a cross-site browser request. */
+        ForbiddenEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 403
+             */
+            status: number;
+            error: components["schemas"]["ForbiddenError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description A parent_account_id query of another parent than the token's; on the control plane, a cross-site browser request. */
+        ForbiddenError: {
+            /** @enum {string} */
+            code: "forbidden";
+            details?: {
+                /** @example parent_account_id */
+                field?: string;
+                /**
+                 * @description Control plane: the browser header that showed a cross-site request.
+                 * @example Origin
+                 */
+                header?: string;
+            };
+        };
+        /** @description The error envelope of method_not_allowed: The path does not serve this method; Allow and details.allowed name the ones it serves. */
+        MethodNotAllowedEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 405
+             */
+            status: number;
+            error: components["schemas"]["MethodNotAllowedError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description The path does not serve this method; Allow and details.allowed name the ones it serves. */
+        MethodNotAllowedError: {
+            /** @enum {string} */
+            code: "method_not_allowed";
+            details?: {
+                /**
+                 * @description The methods this path serves (also in Allow).
+                 * @example [
+                 *       "GET",
+                 *       "PUT"
+                 *     ]
+                 */
+                allowed: string[];
+            };
+        };
+        /** @description The error envelope of rate_limited: Too many requests: wait Retry-After seconds; nothing was applied. */
+        RateLimitedEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 429
+             */
+            status: number;
+            error: components["schemas"]["RateLimitedError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description Too many requests: wait Retry-After seconds; nothing was applied. */
+        RateLimitedError: {
+            /** @enum {string} */
+            code: "rate_limited";
+            details?: {
+                /**
+                 * @description Seconds to wait (also in Retry-After).
+                 * @example 1
+                 */
+                retry_after_seconds: number;
+            };
+        };
+        /** @description The error envelope of internal_error: An unexpected error (quote request_id), or the server-error scenario. */
+        InternalErrorEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 500
+             */
+            status: number;
+            error: components["schemas"]["InternalError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description An unexpected error (quote request_id), or the server-error scenario. */
+        InternalError: {
+            /** @enum {string} */
+            code: "internal_error";
+        };
+        /** @description The error envelope of bad_gateway: Bad gateway (the server-error scenario). */
+        BadGatewayEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 502
+             */
+            status: number;
+            error: components["schemas"]["BadGatewayError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description Bad gateway (the server-error scenario). */
+        BadGatewayError: {
+            /** @enum {string} */
+            code: "bad_gateway";
+        };
+        /** @description The error envelope of service_unavailable: Service unavailable (the server-error scenario). */
+        ServiceUnavailableEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 503
+             */
+            status: number;
+            error: components["schemas"]["ServiceUnavailableError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description Service unavailable (the server-error scenario). */
+        ServiceUnavailableError: {
+            /** @enum {string} */
+            code: "service_unavailable";
+        };
         RegisterEnvelope: {
-            /** @example 200 */
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 200
+             */
             status: number;
             error: null;
-            /** @example ok */
+            /**
+             * @description "ok" on success.
+             * @example ok
+             */
             message: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
             request_id: string;
             data: components["schemas"]["RegisterData"];
-            /** @enum {boolean} */
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
             dry_run?: true;
         };
         RegisterData: {
@@ -188,6 +566,215 @@ export interface components {
         };
         /** @enum {string} */
         Surface: "confirmation" | "tracking" | "returns";
+        /** @description The error envelope of malformed_json: The body is not JSON (or not UTF-8). */
+        MalformedJsonEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 400
+             */
+            status: number;
+            error: components["schemas"]["MalformedJsonError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description The body is not JSON (or not UTF-8). */
+        MalformedJsonError: {
+            /** @enum {string} */
+            code: "malformed_json";
+        };
+        /** @description The error envelope of vertical_not_mapped: A partner vertical pair is not in the vertical mapping; nothing was written. */
+        VerticalNotMappedEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 400
+             */
+            status: number;
+            error: components["schemas"]["VerticalNotMappedError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description A partner vertical pair is not in the vertical mapping; nothing was written. */
+        VerticalNotMappedError: {
+            /** @enum {string} */
+            code: "vertical_not_mapped";
+            /** @description Controls PUT: unmapped_pairs. Register: vertical_id and sub_vertical_id. */
+            details?: {
+                /** @description Controls PUT: every pair of blockedVerticals that the mapping lacks. */
+                unmapped_pairs?: components["schemas"]["UnmappedPair"][];
+                /** @description Register: the vertical_id sent. */
+                vertical_id?: number;
+                /** @description Register: the sub_vertical_id sent. */
+                sub_vertical_id?: number;
+            };
+        };
+        /** @description A partner vertical pair that the mapping lacks. */
+        UnmappedPair: {
+            partnerVerticalId: number;
+            partnerSubVerticalId: number;
+        };
+        /** @description The error envelope of vertical_mapping_not_seeded: The parent account's vertical mapping is empty (not seeded). */
+        VerticalMappingNotSeededEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 400
+             */
+            status: number;
+            error: components["schemas"]["VerticalMappingNotSeededError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description The parent account's vertical mapping is empty (not seeded). */
+        VerticalMappingNotSeededError: {
+            /** @enum {string} */
+            code: "vertical_mapping_not_seeded";
+            details?: {
+                /** @example pa_unseeded_platform */
+                parent_account_id: string;
+                /** @description Controls PUT: every pair of blockedVerticals (none can be translated). */
+                unmapped_pairs?: components["schemas"]["UnmappedPair"][];
+            };
+        };
+        /** @description The error envelope of payload_too_large: The body is larger than the limit. */
+        PayloadTooLargeEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 413
+             */
+            status: number;
+            error: components["schemas"]["PayloadTooLargeError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description The body is larger than the limit. */
+        PayloadTooLargeError: {
+            /** @enum {string} */
+            code: "payload_too_large";
+            details?: {
+                /**
+                 * @description The body size limit.
+                 * @example 262144
+                 */
+                limit_bytes: number;
+            };
+        };
+        /** @description The error envelope of unsupported_media_type: A write whose Content-Type is not JSON. */
+        UnsupportedMediaTypeEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 415
+             */
+            status: number;
+            error: components["schemas"]["UnsupportedMediaTypeError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description A write whose Content-Type is not JSON. */
+        UnsupportedMediaTypeError: {
+            /** @enum {string} */
+            code: "unsupported_media_type";
+            details?: {
+                /**
+                 * @description The request header concerned.
+                 * @example Content-Type
+                 */
+                header: string;
+            };
+        };
+        /** @description The error envelope of missing_parent_account_header: A write without X-Platform-Parent-Account-Id. */
+        MissingParentAccountHeaderEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 422
+             */
+            status: number;
+            error: components["schemas"]["MissingParentAccountHeaderError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description A write without X-Platform-Parent-Account-Id. */
+        MissingParentAccountHeaderError: {
+            /** @enum {string} */
+            code: "missing_parent_account_header";
+            details?: {
+                /**
+                 * @description The request header concerned.
+                 * @example X-Platform-Parent-Account-Id
+                 */
+                header: string;
+            };
+        };
         RegisterRequest: {
             brand: string;
             vertical_id: number;
@@ -210,25 +797,39 @@ export interface components {
             layout_type: "Overlay" | "Embedded";
         };
         ControlsEnvelope: {
-            /** @example 200 */
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 200
+             */
             status: number;
             error: null;
-            /** @example ok */
+            /**
+             * @description "ok" on success.
+             * @example ok
+             */
             message: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
             request_id: string;
             data: components["schemas"]["ControlsData"];
-            /** @enum {boolean} */
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
             dry_run?: true;
         };
         ControlsData: {
             account_id: string;
-            marketplace_controls_list: {
-                marketplace_controls_list_id: string;
-                domains: components["schemas"]["DomainRule"][];
-                content_hash: string;
-            };
+            marketplace_controls_list: components["schemas"]["MarketplaceControlsList"];
             translated_verticals: components["schemas"]["TranslatedVertical"][];
+        };
+        MarketplaceControlsList: {
+            marketplace_controls_list_id: string;
+            domains: components["schemas"]["DomainRule"][];
+            content_hash: string;
         };
         DomainRule: {
             domain: string;
@@ -241,6 +842,214 @@ export interface components {
             vertical_id: number;
             policy: components["schemas"]["Policy"];
             position_1_policy: components["schemas"]["Policy"];
+        };
+        /** @description The error envelope of auth_propagation_pending: A newly registered account: token authentication has not propagated yet (401 or 403). Retry every 15 to 30 s for up to 2 minutes. */
+        AuthPropagationPendingEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 401
+             */
+            status: number;
+            error: components["schemas"]["AuthPropagationPendingError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description A newly registered account: token authentication has not propagated yet (401 or 403). Retry every 15 to 30 s for up to 2 minutes. */
+        AuthPropagationPendingError: {
+            /** @enum {string} */
+            code: "auth_propagation_pending";
+        };
+        /** @description The error envelope of account_not_found: No such account for this parent account (another parent's account is answered the same). */
+        AccountNotFoundEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 404
+             */
+            status: number;
+            error: components["schemas"]["AccountNotFoundError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description No such account for this parent account (another parent's account is answered the same). */
+        AccountNotFoundError: {
+            /** @enum {string} */
+            code: "account_not_found";
+            details?: {
+                /** @example acct_01jbx7k2m9q4r8s6t3v5 */
+                account_id: string;
+            };
+        };
+        /** @description The error envelope of missing_idempotency_key: A write that needs Idempotency-Key was sent without it. */
+        MissingIdempotencyKeyEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 400
+             */
+            status: number;
+            error: components["schemas"]["MissingIdempotencyKeyError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description A write that needs Idempotency-Key was sent without it. */
+        MissingIdempotencyKeyError: {
+            /** @enum {string} */
+            code: "missing_idempotency_key";
+            details?: {
+                /**
+                 * @description The request header concerned.
+                 * @example Idempotency-Key
+                 */
+                header: string;
+            };
+        };
+        /** @description The error envelope of content_hash_mismatch: contentHash no longer matches the stored list: re-read it (GET), re-apply your change to what it returns, and retry with its content_hash (the same Idempotency-Key may be reused). */
+        ContentHashMismatchEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 409
+             */
+            status: number;
+            error: components["schemas"]["ContentHashMismatchError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description contentHash no longer matches the stored list: re-read it (GET), re-apply your change to what it returns, and retry with its content_hash (the same Idempotency-Key may be reused). */
+        ContentHashMismatchError: {
+            /** @enum {string} */
+            code: "content_hash_mismatch";
+            details?: {
+                /** @description The contentHash the write sent. */
+                sent_content_hash: string | null;
+            };
+        };
+        /** @description The error envelope of idempotency_key_in_progress: A request with this Idempotency-Key is still executing: wait Retry-After seconds and send the same request again with the same key (it then replays the first answer). */
+        IdempotencyKeyInProgressEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 409
+             */
+            status: number;
+            error: components["schemas"]["IdempotencyKeyInProgressError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description A request with this Idempotency-Key is still executing: wait Retry-After seconds and send the same request again with the same key (it then replays the first answer). */
+        IdempotencyKeyInProgressError: {
+            /** @enum {string} */
+            code: "idempotency_key_in_progress";
+            details?: {
+                /**
+                 * @description The request header concerned.
+                 * @example Idempotency-Key
+                 */
+                header: string;
+                /**
+                 * @description Seconds to wait before sending the same request again (also in Retry-After).
+                 * @example 1
+                 */
+                retry_after_seconds?: number;
+            };
+        };
+        /** @description The error envelope of idempotency_key_reused: The Idempotency-Key was first used on another operation, or (strict mode) with another payload: use a fresh key. */
+        IdempotencyKeyReusedEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 422
+             */
+            status: number;
+            error: components["schemas"]["IdempotencyKeyReusedError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description The Idempotency-Key was first used on another operation, or (strict mode) with another payload: use a fresh key. */
+        IdempotencyKeyReusedError: {
+            /** @enum {string} */
+            code: "idempotency_key_reused";
+            details?: {
+                /**
+                 * @description The request header concerned.
+                 * @example Idempotency-Key
+                 */
+                header: string;
+                /** @description Where the key was first used, when that was another operation. */
+                first_used?: {
+                    /** @example PUT */
+                    method: string;
+                    path: string;
+                };
+            };
         };
         ControlsWriteRequest: {
             name?: string;
@@ -262,15 +1071,28 @@ export interface components {
             policy?: "Block";
         };
         StatusEnvelope: {
-            /** @example 200 */
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 200
+             */
             status: number;
             error: null;
-            /** @example ok */
+            /**
+             * @description "ok" on success.
+             * @example ok
+             */
             message: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
             request_id: string;
             data: components["schemas"]["StatusData"];
-            /** @enum {boolean} */
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
             dry_run?: true;
         };
         StatusData: {
@@ -280,50 +1102,81 @@ export interface components {
             variants: components["schemas"]["Variant"][];
         };
         Variant: {
-            variant_id: string;
             page_id: string;
             name: string;
             /** @enum {string} */
             status: "active" | "paused";
-            /**
-             * @description On a status PUT: what happened to this variant.
-             * @enum {string}
-             */
-            result?: "updated" | "unchanged" | "failed";
         };
         StatusWriteEnvelope: {
-            /** @example 200 */
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 200
+             */
             status: number;
-            /** @description null, or {code: "partial_failure"} when some variants failed. */
-            error: {
-                /** @enum {string} */
-                code: "partial_failure";
-                details?: {
-                    [key: string]: unknown;
-                };
-            } | null;
-            /** @example ok */
+            /** @description null, or the partial_failure error when some variants failed. */
+            error: components["schemas"]["PartialFailureError"] | null;
+            /**
+             * @description "ok" on success.
+             * @example ok
+             */
             message: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
             request_id: string;
             data: components["schemas"]["StatusData"];
-            /** @enum {boolean} */
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
             dry_run?: true;
+        };
+        /** @description A status PUT that some variants failed (HTTP 200): they kept their previous state. Keep request_id and contact support. */
+        PartialFailureError: {
+            /** @enum {string} */
+            code: "partial_failure";
+            details?: {
+                /**
+                 * @description How many non-archived variants failed (and kept their previous state).
+                 * @example 1
+                 */
+                failed_count: number;
+                /**
+                 * @description How many non-archived variants the PUT applied to.
+                 * @example 2
+                 */
+                variant_count: number;
+            };
         };
         StatusWriteRequest: {
             /** @enum {string} */
             status: "active" | "paused";
         };
         LayoutEnvelope: {
-            /** @example 200 */
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 200
+             */
             status: number;
             error: null;
-            /** @example ok */
+            /**
+             * @description "ok" on success.
+             * @example ok
+             */
             message: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
             request_id: string;
             data: components["schemas"]["LayoutData"];
-            /** @enum {boolean} */
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
             dry_run?: true;
         };
         LayoutData: {
@@ -337,6 +1190,41 @@ export interface components {
         };
         /** @enum {string} */
         LayoutType: "Overlay" | "Embedded";
+        /** @description The error envelope of layout_not_found: No such layout on this account. */
+        LayoutNotFoundEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 404
+             */
+            status: number;
+            error: components["schemas"]["LayoutNotFoundError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description No such layout on this account. */
+        LayoutNotFoundError: {
+            /** @enum {string} */
+            code: "layout_not_found";
+            details?: {
+                /**
+                 * @description The layout ID as sent.
+                 * @example 01936b2e-7c4a-7d21-9f3e-4b5c6d7e8f90
+                 */
+                layout_id: string;
+            };
+        };
         LayoutPatchRequest: {
             /** @enum {string} */
             layout_type?: "Overlay" | "Embedded";
@@ -352,7 +1240,7 @@ export interface components {
         };
         OAuthError: {
             /** @enum {string} */
-            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope";
+            error: "invalid_request" | "invalid_client" | "unsupported_grant_type" | "invalid_scope" | "server_error" | "temporarily_unavailable";
             error_description: string;
         };
         TokenRequest: {
@@ -368,7 +1256,38 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /**
+         * @description The request_id of this answer (on a replay: this request's own ID; the body keeps the stored one).
+         * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+         */
+        XRequestId: string;
+        /**
+         * @description Seconds to wait before retrying: on every 429, and on a 409 idempotency_key_in_progress (then send the same request with the same Idempotency-Key). Not sent with 409 content_hash_mismatch.
+         * @example 1
+         */
+        RetryAfter: string;
+        /**
+         * @description The Bearer challenge (RFC 6750): error="invalid_token" when the token is invalid, expired, or not yet propagated to a new account.
+         * @example Bearer realm="partnership-sandbox", error="invalid_token", error_description="The access token expired"
+         */
+        WWWAuthenticate: string;
+        /**
+         * @description The HTTP Basic challenge of the token endpoint (RFC 6749 §5.2 invalid_client): sent when the client used HTTP Basic or sent no credentials, never to a client that authenticated in the body.
+         * @example Basic realm="partnership-sandbox"
+         */
+        WWWAuthenticateBasic: string;
+        /**
+         * @description The methods this path serves.
+         * @example GET, PUT
+         */
+        Allow: string;
+        /**
+         * @description true when this answer is the stored answer of an earlier request with the same Idempotency-Key (nothing was executed).
+         * @example true
+         */
+        IdempotentReplayed: "true";
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -380,8 +1299,6 @@ export interface operations {
                 parent_account_id?: string;
             };
             header?: {
-                /** @description Sandbox only: fault-injection scenarios, comma separated, each name or name=value (GET /__sandbox/scenarios lists them). */
-                "x-sandbox-scenario"?: string;
                 /** @description The partner platform's parent account ID (recommended on reads). */
                 "x-platform-parent-account-id"?: string;
             };
@@ -393,83 +1310,105 @@ export interface operations {
             /** @description The mapping; [] when not seeded. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["VerticalMappingsEnvelope"];
                 };
             };
-            /** @description Validation error naming the field, malformed JSON, missing Idempotency-Key, or an unknown X-Sandbox-Scenario. */
+            /** @description Validation error naming the query or path parameter. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"];
                 };
             };
-            /** @description Missing, invalid or expired bearer token; or, for a newly registered account, token authentication that has not propagated yet (retry every 15 to 30 s for up to 2 minutes). */
+            /** @description Missing, invalid or expired bearer token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["UnauthorizedEnvelope"] | components["schemas"]["TokenExpiredEnvelope"];
                 };
             };
-            /** @description X-Platform-Parent-Account-Id differs from the token's parent; or the propagation race on a new account. */
+            /** @description X-Platform-Parent-Account-Id (or the parent_account_id query) names another parent than the token's. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ParentAccountMismatchEnvelope"] | components["schemas"]["ForbiddenEnvelope"];
                 };
             };
-            /** @description Rate limited (sandbox scenario rate-limited); see Retry-After. */
+            /** @description The path does not serve this method: Allow names the ones it serves. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedEnvelope"];
+                };
+            };
+            /** @description Too many requests: wait Retry-After seconds; nothing was applied. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["RateLimitedEnvelope"];
                 };
             };
-            /** @description Internal error (or the server-error scenario). */
+            /** @description Internal error: quote request_id. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
                 };
             };
-            /** @description Bad gateway (server-error scenario). */
+            /** @description Bad gateway; nothing was applied. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable (server-error scenario). */
+            /** @description Service unavailable; nothing was applied. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
                 };
             };
         };
     };
     registerPartnershipAccount: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false). */
+                dry_run?: "true" | "false";
+            };
             header: {
-                /** @description Sandbox only: fault-injection scenarios, comma separated, each name or name=value (GET /__sandbox/scenarios lists them). */
-                "x-sandbox-scenario"?: string;
                 /** @description The partner platform's parent account ID. Required on every write; missing: 422. */
                 "x-platform-parent-account-id": string;
             };
@@ -485,100 +1424,124 @@ export interface operations {
             /** @description The new or matched account. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["RegisterEnvelope"];
                 };
             };
-            /** @description Validation error naming the field, malformed JSON, missing Idempotency-Key, or an unknown X-Sandbox-Scenario. */
+            /** @description Validation error naming the field, malformed JSON, a missing Idempotency-Key, or an unmapped partner vertical. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["VerticalNotMappedEnvelope"] | components["schemas"]["VerticalMappingNotSeededEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"];
                 };
             };
-            /** @description Missing, invalid or expired bearer token; or, for a newly registered account, token authentication that has not propagated yet (retry every 15 to 30 s for up to 2 minutes). */
+            /** @description Missing, invalid or expired bearer token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["UnauthorizedEnvelope"] | components["schemas"]["TokenExpiredEnvelope"];
                 };
             };
-            /** @description X-Platform-Parent-Account-Id differs from the token's parent; or the propagation race on a new account. */
+            /** @description X-Platform-Parent-Account-Id (or the parent_account_id query) names another parent than the token's. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ParentAccountMismatchEnvelope"];
+                };
+            };
+            /** @description The path does not serve this method: Allow names the ones it serves. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedEnvelope"];
                 };
             };
             /** @description Request body larger than the limit. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["PayloadTooLargeEnvelope"];
                 };
             };
             /** @description Content-Type is not application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
                 };
             };
-            /** @description X-Platform-Parent-Account-Id missing on a write; or, in strict idempotency mode, a reused Idempotency-Key with a different payload. */
+            /** @description X-Platform-Parent-Account-Id missing. */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["MissingParentAccountHeaderEnvelope"];
                 };
             };
-            /** @description Rate limited (sandbox scenario rate-limited); see Retry-After. */
+            /** @description Too many requests: wait Retry-After seconds; nothing was applied. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["RateLimitedEnvelope"];
                 };
             };
-            /** @description Internal error (or the server-error scenario). */
+            /** @description Internal error: quote request_id. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
                 };
             };
-            /** @description Bad gateway (server-error scenario). */
+            /** @description Bad gateway; nothing was applied. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable (server-error scenario). */
+            /** @description Service unavailable; nothing was applied. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
                 };
             };
         };
@@ -587,12 +1550,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Sandbox only: fault-injection scenarios, comma separated, each name or name=value (GET /__sandbox/scenarios lists them). */
-                "x-sandbox-scenario"?: string;
                 /** @description The partner platform's parent account ID (recommended on reads). */
                 "x-platform-parent-account-id"?: string;
             };
             path: {
+                /** @description The account ID returned by register. */
                 account_id: string;
             };
             cookie?: never;
@@ -602,82 +1564,104 @@ export interface operations {
             /** @description The list, translated to the partner taxonomy. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ControlsEnvelope"];
                 };
             };
-            /** @description Validation error naming the field, malformed JSON, missing Idempotency-Key, or an unknown X-Sandbox-Scenario. */
+            /** @description Validation error naming the query or path parameter. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"];
                 };
             };
-            /** @description Missing, invalid or expired bearer token; or, for a newly registered account, token authentication that has not propagated yet (retry every 15 to 30 s for up to 2 minutes). */
+            /** @description Missing, invalid or expired bearer token. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["UnauthorizedEnvelope"] | components["schemas"]["TokenExpiredEnvelope"] | components["schemas"]["AuthPropagationPendingEnvelope"];
                 };
             };
-            /** @description X-Platform-Parent-Account-Id differs from the token's parent; or the propagation race on a new account. */
+            /** @description X-Platform-Parent-Account-Id (or the parent_account_id query) names another parent than the token's. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ParentAccountMismatchEnvelope"] | components["schemas"]["AuthPropagationPendingEnvelope"];
                 };
             };
             /** @description No such account for this parent account (another parent's account is answered the same). */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["AccountNotFoundEnvelope"];
                 };
             };
-            /** @description Rate limited (sandbox scenario rate-limited); see Retry-After. */
+            /** @description The path does not serve this method: Allow names the ones it serves. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedEnvelope"];
+                };
+            };
+            /** @description Too many requests: wait Retry-After seconds; nothing was applied. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["RateLimitedEnvelope"];
                 };
             };
-            /** @description Internal error (or the server-error scenario). */
+            /** @description Internal error: quote request_id. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
                 };
             };
-            /** @description Bad gateway (server-error scenario). */
+            /** @description Bad gateway; nothing was applied. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable (server-error scenario). */
+            /** @description Service unavailable; nothing was applied. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
                 };
             };
         };
@@ -685,18 +1669,17 @@ export interface operations {
     replaceMarketplaceControlsList: {
         parameters: {
             query?: {
-                /** @description Validate the write fully without persisting it. */
+                /** @description Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false). */
                 dry_run?: "true" | "false";
             };
             header: {
-                /** @description Sandbox only: fault-injection scenarios, comma separated, each name or name=value (GET /__sandbox/scenarios lists them). */
-                "x-sandbox-scenario"?: string;
                 /** @description The partner platform's parent account ID. Required on every write; missing: 422. */
                 "x-platform-parent-account-id": string;
-                /** @description A fresh UUID per logical retry group; missing: 400. */
+                /** @description A fresh UUID per logical retry group (retries of one write reuse it; a new write, or the real write after a dry run, takes a fresh one). Missing: 400. */
                 "idempotency-key": string;
             };
             path: {
+                /** @description The account ID returned by register. */
                 account_id: string;
             };
             cookie?: never;
@@ -710,118 +1693,146 @@ export interface operations {
             /** @description The stored list with a fresh content_hash (on a dry run: what would be written). */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ControlsEnvelope"];
                 };
             };
-            /** @description Validation error naming the field, malformed JSON, missing Idempotency-Key, or an unknown X-Sandbox-Scenario. */
+            /** @description Validation error naming the field, malformed JSON, a missing Idempotency-Key, or an unmapped partner vertical. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["VerticalNotMappedEnvelope"] | components["schemas"]["VerticalMappingNotSeededEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"];
                 };
             };
-            /** @description Missing, invalid or expired bearer token; or, for a newly registered account, token authentication that has not propagated yet (retry every 15 to 30 s for up to 2 minutes). */
+            /** @description Missing, invalid or expired bearer token. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["UnauthorizedEnvelope"] | components["schemas"]["TokenExpiredEnvelope"] | components["schemas"]["AuthPropagationPendingEnvelope"];
                 };
             };
-            /** @description X-Platform-Parent-Account-Id differs from the token's parent; or the propagation race on a new account. */
+            /** @description X-Platform-Parent-Account-Id (or the parent_account_id query) names another parent than the token's. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ParentAccountMismatchEnvelope"] | components["schemas"]["AuthPropagationPendingEnvelope"];
                 };
             };
             /** @description No such account for this parent account (another parent's account is answered the same). */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["AccountNotFoundEnvelope"];
                 };
             };
-            /** @description contentHash no longer matches the stored list (re-read and retry); or the Idempotency-Key is still in progress. */
-            409: {
+            /** @description The path does not serve this method: Allow names the ones it serves. */
+            405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["MethodNotAllowedEnvelope"];
+                };
+            };
+            /** @description content_hash_mismatch: contentHash no longer matches the stored list (re-read, re-apply your change, retry with the new content_hash). idempotency_key_in_progress: the same Idempotency-Key is still executing (wait Retry-After, then send the same request with the same key). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContentHashMismatchEnvelope"] | components["schemas"]["IdempotencyKeyInProgressEnvelope"];
                 };
             };
             /** @description Request body larger than the limit. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["PayloadTooLargeEnvelope"];
                 };
             };
             /** @description Content-Type is not application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
                 };
             };
-            /** @description X-Platform-Parent-Account-Id missing on a write; or, in strict idempotency mode, a reused Idempotency-Key with a different payload. */
+            /** @description X-Platform-Parent-Account-Id missing; or an Idempotency-Key first used on another operation (or, in strict mode, with another payload). */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["MissingParentAccountHeaderEnvelope"] | components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
-            /** @description Rate limited (sandbox scenario rate-limited); see Retry-After. */
+            /** @description Too many requests: wait Retry-After seconds; nothing was applied. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["RateLimitedEnvelope"];
                 };
             };
-            /** @description Internal error (or the server-error scenario). */
+            /** @description Internal error: quote request_id. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
                 };
             };
-            /** @description Bad gateway (server-error scenario). */
+            /** @description Bad gateway; nothing was applied. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable (server-error scenario). */
+            /** @description Service unavailable; nothing was applied. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
                 };
             };
         };
@@ -830,12 +1841,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Sandbox only: fault-injection scenarios, comma separated, each name or name=value (GET /__sandbox/scenarios lists them). */
-                "x-sandbox-scenario"?: string;
                 /** @description The partner platform's parent account ID (recommended on reads). */
                 "x-platform-parent-account-id"?: string;
             };
             path: {
+                /** @description The account ID returned by register. */
                 account_id: string;
             };
             cookie?: never;
@@ -845,82 +1855,104 @@ export interface operations {
             /** @description Aggregate status derived from the non-archived variants. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatusEnvelope"];
                 };
             };
-            /** @description Validation error naming the field, malformed JSON, missing Idempotency-Key, or an unknown X-Sandbox-Scenario. */
+            /** @description Validation error naming the query or path parameter. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"];
                 };
             };
-            /** @description Missing, invalid or expired bearer token; or, for a newly registered account, token authentication that has not propagated yet (retry every 15 to 30 s for up to 2 minutes). */
+            /** @description Missing, invalid or expired bearer token. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["UnauthorizedEnvelope"] | components["schemas"]["TokenExpiredEnvelope"] | components["schemas"]["AuthPropagationPendingEnvelope"];
                 };
             };
-            /** @description X-Platform-Parent-Account-Id differs from the token's parent; or the propagation race on a new account. */
+            /** @description X-Platform-Parent-Account-Id (or the parent_account_id query) names another parent than the token's. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ParentAccountMismatchEnvelope"] | components["schemas"]["AuthPropagationPendingEnvelope"];
                 };
             };
             /** @description No such account for this parent account (another parent's account is answered the same). */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["AccountNotFoundEnvelope"];
                 };
             };
-            /** @description Rate limited (sandbox scenario rate-limited); see Retry-After. */
+            /** @description The path does not serve this method: Allow names the ones it serves. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Allow: components["headers"]["Allow"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MethodNotAllowedEnvelope"];
+                };
+            };
+            /** @description Too many requests: wait Retry-After seconds; nothing was applied. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["RateLimitedEnvelope"];
                 };
             };
-            /** @description Internal error (or the server-error scenario). */
+            /** @description Internal error: quote request_id. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
                 };
             };
-            /** @description Bad gateway (server-error scenario). */
+            /** @description Bad gateway; nothing was applied. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable (server-error scenario). */
+            /** @description Service unavailable; nothing was applied. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
                 };
             };
         };
@@ -928,18 +1960,17 @@ export interface operations {
     setPartnershipStatus: {
         parameters: {
             query?: {
-                /** @description Validate the write fully without persisting it. */
+                /** @description Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false). */
                 dry_run?: "true" | "false";
             };
             header: {
-                /** @description Sandbox only: fault-injection scenarios, comma separated, each name or name=value (GET /__sandbox/scenarios lists them). */
-                "x-sandbox-scenario"?: string;
                 /** @description The partner platform's parent account ID. Required on every write; missing: 422. */
                 "x-platform-parent-account-id": string;
-                /** @description A fresh UUID per logical retry group; missing: 400. */
+                /** @description A fresh UUID per logical retry group (retries of one write reuse it; a new write, or the real write after a dry run, takes a fresh one). Missing: 400. */
                 "idempotency-key": string;
             };
             path: {
+                /** @description The account ID returned by register. */
                 account_id: string;
             };
             cookie?: never;
@@ -950,121 +1981,149 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The resulting status and per-variant outcome. A partial failure is also 200, with error.code partial_failure and status mixed. */
+            /** @description The resulting status and each variant after the call. A partial failure is also 200, with error.code partial_failure. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StatusWriteEnvelope"];
                 };
             };
-            /** @description Validation error naming the field, malformed JSON, missing Idempotency-Key, or an unknown X-Sandbox-Scenario. */
+            /** @description Validation error naming the field, malformed JSON, a missing Idempotency-Key, or an unmapped partner vertical. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"];
                 };
             };
-            /** @description Missing, invalid or expired bearer token; or, for a newly registered account, token authentication that has not propagated yet (retry every 15 to 30 s for up to 2 minutes). */
+            /** @description Missing, invalid or expired bearer token. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["UnauthorizedEnvelope"] | components["schemas"]["TokenExpiredEnvelope"] | components["schemas"]["AuthPropagationPendingEnvelope"];
                 };
             };
-            /** @description X-Platform-Parent-Account-Id differs from the token's parent; or the propagation race on a new account. */
+            /** @description X-Platform-Parent-Account-Id (or the parent_account_id query) names another parent than the token's. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ParentAccountMismatchEnvelope"] | components["schemas"]["AuthPropagationPendingEnvelope"];
                 };
             };
             /** @description No such account for this parent account (another parent's account is answered the same). */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["AccountNotFoundEnvelope"];
                 };
             };
-            /** @description The Idempotency-Key is still in progress. */
-            409: {
+            /** @description The path does not serve this method: Allow names the ones it serves. */
+            405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["MethodNotAllowedEnvelope"];
+                };
+            };
+            /** @description idempotency_key_in_progress: the same Idempotency-Key is still executing (wait Retry-After, then send the same request with the same key). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInProgressEnvelope"];
                 };
             };
             /** @description Request body larger than the limit. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["PayloadTooLargeEnvelope"];
                 };
             };
             /** @description Content-Type is not application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
                 };
             };
-            /** @description X-Platform-Parent-Account-Id missing on a write; or, in strict idempotency mode, a reused Idempotency-Key with a different payload. */
+            /** @description X-Platform-Parent-Account-Id missing; or an Idempotency-Key first used on another operation (or, in strict mode, with another payload). */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["MissingParentAccountHeaderEnvelope"] | components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
-            /** @description Rate limited (sandbox scenario rate-limited); see Retry-After. */
+            /** @description Too many requests: wait Retry-After seconds; nothing was applied. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["RateLimitedEnvelope"];
                 };
             };
-            /** @description Internal error (or the server-error scenario). */
+            /** @description Internal error: quote request_id. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
                 };
             };
-            /** @description Bad gateway (server-error scenario). */
+            /** @description Bad gateway; nothing was applied. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable (server-error scenario). */
+            /** @description Service unavailable; nothing was applied. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
                 };
             };
         };
@@ -1072,19 +2131,19 @@ export interface operations {
     editLayout: {
         parameters: {
             query?: {
-                /** @description Validate the write fully without persisting it. */
+                /** @description Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false). */
                 dry_run?: "true" | "false";
             };
             header: {
-                /** @description Sandbox only: fault-injection scenarios, comma separated, each name or name=value (GET /__sandbox/scenarios lists them). */
-                "x-sandbox-scenario"?: string;
                 /** @description The partner platform's parent account ID. Required on every write; missing: 422. */
                 "x-platform-parent-account-id": string;
-                /** @description A fresh UUID per logical retry group; missing: 400. */
+                /** @description A fresh UUID per logical retry group (retries of one write reuse it; a new write, or the real write after a dry run, takes a fresh one). Missing: 400. */
                 "idempotency-key": string;
             };
             path: {
+                /** @description The account ID returned by register. */
                 account_id: string;
+                /** @description A layout ID of the account (pages[].layout_id of the register answer). */
                 layout_id: string;
             };
             cookie?: never;
@@ -1098,118 +2157,146 @@ export interface operations {
             /** @description The edited layout. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LayoutEnvelope"];
                 };
             };
-            /** @description Validation error naming the field, malformed JSON, missing Idempotency-Key, or an unknown X-Sandbox-Scenario. */
+            /** @description Validation error naming the field, malformed JSON, a missing Idempotency-Key, or an unmapped partner vertical. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"];
                 };
             };
-            /** @description Missing, invalid or expired bearer token; or, for a newly registered account, token authentication that has not propagated yet (retry every 15 to 30 s for up to 2 minutes). */
+            /** @description Missing, invalid or expired bearer token. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["UnauthorizedEnvelope"] | components["schemas"]["TokenExpiredEnvelope"];
                 };
             };
-            /** @description X-Platform-Parent-Account-Id differs from the token's parent; or the propagation race on a new account. */
+            /** @description X-Platform-Parent-Account-Id (or the parent_account_id query) names another parent than the token's. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ParentAccountMismatchEnvelope"];
                 };
             };
-            /** @description No such account, or no such layout on this account. */
+            /** @description No such account for this parent account (another parent's account is answered the same), or no such layout on this account. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["AccountNotFoundEnvelope"] | components["schemas"]["LayoutNotFoundEnvelope"];
                 };
             };
-            /** @description The Idempotency-Key is still in progress. */
-            409: {
+            /** @description The path does not serve this method: Allow names the ones it serves. */
+            405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["MethodNotAllowedEnvelope"];
+                };
+            };
+            /** @description idempotency_key_in_progress: the same Idempotency-Key is still executing (wait Retry-After, then send the same request with the same key). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInProgressEnvelope"];
                 };
             };
             /** @description Request body larger than the limit. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["PayloadTooLargeEnvelope"];
                 };
             };
             /** @description Content-Type is not application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
                 };
             };
-            /** @description X-Platform-Parent-Account-Id missing on a write; or, in strict idempotency mode, a reused Idempotency-Key with a different payload. */
+            /** @description X-Platform-Parent-Account-Id missing; or an Idempotency-Key first used on another operation (or, in strict mode, with another payload). */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["MissingParentAccountHeaderEnvelope"] | components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
-            /** @description Rate limited (sandbox scenario rate-limited); see Retry-After. */
+            /** @description Too many requests: wait Retry-After seconds; nothing was applied. */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["RateLimitedEnvelope"];
                 };
             };
-            /** @description Internal error (or the server-error scenario). */
+            /** @description Internal error: quote request_id. */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
                 };
             };
-            /** @description Bad gateway (server-error scenario). */
+            /** @description Bad gateway; nothing was applied. */
             502: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable (server-error scenario). */
+            /** @description Service unavailable; nothing was applied. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
                 };
             };
         };
@@ -1231,6 +2318,7 @@ export interface operations {
             /** @description An access token. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1240,28 +2328,84 @@ export interface operations {
             /** @description invalid_request, unsupported_grant_type or invalid_scope. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description invalid_client (with WWW-Authenticate: Basic). */
+            /** @description invalid_client: unknown client or wrong secret. WWW-Authenticate: Basic only when the client used HTTP Basic or sent no credentials (RFC 6749 §5.2); a client that authenticated in the body gets none. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticateBasic"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description Body over the size limit. */
-            413: {
+            /** @description The token endpoint serves POST only. */
+            405: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Allow: components["headers"]["Allow"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "application/json": components["schemas"]["MethodNotAllowedEnvelope"];
+                };
+            };
+            /** @description invalid_request: the body is over the size limit. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description temporarily_unavailable, with Retry-After (sandbox scenario rate-limited). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description server_error (sandbox scenario server-error=500). */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description server_error (sandbox scenario server-error=502). */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description temporarily_unavailable (sandbox scenario server-error=503). */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
                 };
             };
         };

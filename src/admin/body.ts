@@ -4,28 +4,30 @@ import type { z } from 'zod';
 import { ApiError, validationError } from '../contract/errors.js';
 import type { AppEnv } from '../http/env.js';
 import { requestHeader } from '../http/headers.js';
-import { readBody } from '../http/read-body.js';
+import { readJsonText } from '../http/read-body.js';
 import { issuesToFields } from '../http/validation.js';
+
+/** Reads a control-plane JSON body (an empty one reads as `{}`); `limit` overrides the body limit. */
+export async function adminJson(c: Context<AppEnv>, limit?: number): Promise<unknown> {
+  const type = requestHeader(c, 'content-type') ?? '';
+  const text = await readJsonText(c, limit);
+  if (text.trim() === '') return {};
+  if (!/^application\/(?:[a-z0-9.+-]*\+)?json/i.test(type)) {
+    throw new ApiError('unsupported_media_type', 'Content-Type must be application/json.');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new ApiError(
+      'malformed_json',
+      `Request body is not valid JSON: ${(e as Error).message.slice(0, 200)}`,
+    );
+  }
+}
 
 /** Reads and validates a control-plane JSON body. */
 export async function adminBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
-  const type = requestHeader(c, 'content-type') ?? '';
-  const text = await readBody(c);
-  let json: unknown = {};
-  if (text.trim() !== '') {
-    if (!/^application\/(?:[a-z0-9.+-]*\+)?json/i.test(type)) {
-      throw new ApiError('unsupported_media_type', 'Content-Type must be application/json.');
-    }
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      throw new ApiError(
-        'malformed_json',
-        `Request body is not valid JSON: ${(e as Error).message.slice(0, 200)}`,
-      );
-    }
-  }
-  const parsed = schema.safeParse(json);
+  const parsed = schema.safeParse(await adminJson(c));
   if (!parsed.success) throw validationError(issuesToFields(parsed.error.issues));
   return parsed.data;
 }

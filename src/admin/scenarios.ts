@@ -58,7 +58,9 @@ export function scenarioRoutes(s: Sandbox) {
       ...(body.parent_account_id ? { parent_account_id: body.parent_account_id } : {}),
       ...(body.account_id ? { account_id: body.account_id } : {}),
       ...(body.times ? { remaining: body.times } : {}),
-      armed_at: s.clock.iso(),
+      armed_at: s.clock.iso(
+        body.parent_account_id ?? s.store.accounts.byId(body.account_id ?? '')?.parent_account_id,
+      ),
     });
     return c.json({ armed }, 200);
   });

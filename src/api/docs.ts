@@ -1,14 +1,18 @@
 /**
- * The API documents and an offline reference page: GET /openapi.json (partnership API),
- * GET /__sandbox/openapi.json (control plane), GET /docs (Swagger UI, served from the
- * swagger-ui-dist package's own files: no CDN, works without internet).
+ * The API documents and an offline reference page: GET /openapi.json (the partner
+ * document: the partnership API with no sandbox-only item), GET /openapi.sandbox.json
+ * (the same plus the sandbox's X-Sandbox-Scenario parameter and X-Sandbox-* headers),
+ * GET /openapi-3.0.json (the partner document in OpenAPI 3.0.3), GET
+ * /__sandbox/openapi.json (control plane), GET /docs (Swagger UI over the sandbox
+ * document, served from the swagger-ui-dist package's own files: no CDN, works without
+ * internet).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
-import { controlPlaneDocument, partnershipDocument } from '../contract/openapi.js';
+import { controlPlaneDocument, partnershipDocuments } from '../contract/openapi.js';
 import type { AppEnv } from '../http/env.js';
 
 const ASSETS: Record<string, string> = {
@@ -33,7 +37,7 @@ const PAGE = `<!doctype html>
 `;
 
 const INIT = `window.ui = SwaggerUIBundle({
-  url: '/openapi.json',
+  url: '/openapi.sandbox.json',
   dom_id: '#docs',
   deepLinking: true,
   docExpansion: 'list',
@@ -62,26 +66,34 @@ export function docsApi(app: OpenAPIHono<AppEnv>) {
     return value;
   };
   const origin = (url: string) => new URL(url).origin;
+  const documents = new Map<string, { partner: string; sandbox: string; partner30: string }>();
 
-  api.get('/openapi.json', (c) => {
-    const o = origin(c.req.url);
-    return c.body(
-      once(`partnership ${o}`, () => JSON.stringify(partnershipDocument(app, o))),
-      200,
-      {
-        'Content-Type': 'application/json',
-      },
-    );
-  });
+  const partnership = (url: string) => {
+    const o = origin(url);
+    let docs = documents.get(o);
+    if (!docs) {
+      const built = partnershipDocuments(app, o);
+      docs = {
+        partner: JSON.stringify(built.partner),
+        sandbox: JSON.stringify(built.sandbox),
+        partner30: JSON.stringify(built.partner30),
+      };
+      documents.set(o, docs);
+    }
+    return docs;
+  };
+  const document = (text: string) => ({ text, headers: { 'Content-Type': 'application/json' } });
+  const serveDocument = (text: string) => {
+    const d = document(text);
+    return [d.text, 200, d.headers] as const;
+  };
+
+  api.get('/openapi.json', (c) => c.body(...serveDocument(partnership(c.req.url).partner)));
+  api.get('/openapi.sandbox.json', (c) => c.body(...serveDocument(partnership(c.req.url).sandbox)));
+  api.get('/openapi-3.0.json', (c) => c.body(...serveDocument(partnership(c.req.url).partner30)));
   api.get('/__sandbox/openapi.json', (c) => {
     const o = origin(c.req.url);
-    return c.body(
-      once(`control ${o}`, () => JSON.stringify(controlPlaneDocument(o))),
-      200,
-      {
-        'Content-Type': 'application/json',
-      },
-    );
+    return c.body(...serveDocument(once(`control ${o}`, () => JSON.stringify(controlPlaneDocument(o)))));
   });
   api.get('/docs', (c) => c.html(PAGE, 200, { 'Content-Security-Policy': CSP }));
   api.get('/docs/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));

@@ -1,64 +1,97 @@
 /**
  * POST /oauth/token: the client-credentials grant (RFC 6749 §4.4). Form-encoded or JSON
  * body, or HTTP Basic client authentication; errors in RFC 6749 §5.2 bodies, because
- * OAuth client libraries parse those.
+ * OAuth client libraries parse those, injected faults included (SANDBOX.md §5). Also the
+ * authorization-server metadata (RFC 8414) that OAuth libraries discover it by.
+ *
+ * Order: scenario header (400) → body (413) → parameters (400) → client authentication
+ * (401) → injected faults (reset, latency, 429, 5xx) → the token.
  */
 import { Hono } from 'hono';
+import { ApiError } from '../contract/errors.js';
 import type { AppEnv } from '../http/env.js';
 import { json } from '../http/envelope.js';
+import { injectFaults } from '../http/faults.js';
 import { requestHeader } from '../http/headers.js';
 import { readBody } from '../http/read-body.js';
-import { grantToken, OAuthError, type TokenRequest } from '../services/auth.js';
+import { parseScenarioHeader, SCENARIO_HEADER, ScenarioContext } from '../scenarios/context.js';
+import {
+  authenticateClient,
+  clientMatching,
+  issueToken,
+  OAuthError,
+  TOKEN_SCOPE,
+  type TokenRequest,
+} from '../services/auth.js';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+const MALFORMED_BASIC = 'malformed HTTP Basic credentials';
+export const TOKEN_PATH = '/oauth/token';
 
-function basicCredentials(header: string | undefined): { id: string; secret: string } | undefined {
+/** RFC 6749 §2.3.1 and what a client that skipped the form-encoding should be told. */
+export const BASIC_NOT_FORM_ENCODED =
+  'the HTTP Basic credentials were not form-encoded before Base64 (RFC 6749 section 2.3.1), and the value as sent matches this client: encode client_id and client_secret with application/x-www-form-urlencoded before Base64 (a "+" as %2B, "%" as %25, ":" as %3A), or send them in the body (client_secret_post)';
+
+interface Basic {
+  /** Form-decoded (RFC 6749 §2.3.1), or undefined when the decoding failed. */
+  decoded?: { id: string; secret: string };
+  /** As sent, without the form-decoding. */
+  raw: { id: string; secret: string };
+}
+
+function basicCredentials(header: string | undefined): Basic | undefined {
   const match = header ? /^Basic[ ]+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
   if (!match) return undefined;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon === -1) throw new OAuthError('invalid_request', 'malformed HTTP Basic credentials', 400);
+  const text = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = text.indexOf(':');
+  if (colon === -1) throw new OAuthError('invalid_request', MALFORMED_BASIC, 400);
+  const raw = { id: text.slice(0, colon), secret: text.slice(colon + 1) };
   try {
-    // RFC 6749 §2.3.1: both parts are form-urlencoded before Basic encoding.
     const decode = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
-    return { id: decode(decoded.slice(0, colon)), secret: decode(decoded.slice(colon + 1)) };
+    return { decoded: { id: decode(raw.id), secret: decode(raw.secret) }, raw };
   } catch {
-    throw new OAuthError('invalid_request', 'malformed HTTP Basic credentials', 400);
+    return { raw };
   }
 }
 
-async function readTokenRequest(
-  raw: string,
-  type: string,
-  authorization: string | undefined,
-): Promise<TokenRequest> {
-  let fields: Record<string, unknown> = {};
-  if (raw.trim() !== '') {
-    if (/^application\/x-www-form-urlencoded/i.test(type)) {
-      fields = Object.fromEntries(new URLSearchParams(raw));
-    } else if (/^application\/(?:[a-z0-9.+-]*\+)?json/i.test(type)) {
-      try {
-        const parsed: unknown = JSON.parse(raw);
-        if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
-        fields = parsed as Record<string, unknown>;
-      } catch {
-        throw new OAuthError('invalid_request', 'the request body is not a valid JSON object', 400);
-      }
-    } else {
-      throw new OAuthError(
-        'invalid_request',
-        'send the request as application/x-www-form-urlencoded or application/json',
-        400,
-      );
+function readFields(raw: string, type: string): Record<string, unknown> {
+  if (raw.trim() === '') return {};
+  if (/^application\/x-www-form-urlencoded/i.test(type)) {
+    const params = new URLSearchParams(raw);
+    const fields: Record<string, unknown> = {};
+    for (const [name, value] of params) {
+      // RFC 6749 §3.2: parameters MUST NOT be included more than once.
+      if (name in fields) throw new OAuthError('invalid_request', `${name} is sent more than once`, 400);
+      fields[name] = value;
+    }
+    return fields;
+  }
+  if (/^application\/(?:[a-z0-9.+-]*\+)?json/i.test(type)) {
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+      return parsed as Record<string, unknown>;
+    } catch {
+      throw new OAuthError('invalid_request', 'the request body is not a valid JSON object', 400);
     }
   }
+  throw new OAuthError(
+    'invalid_request',
+    'send the request as application/x-www-form-urlencoded or application/json',
+    400,
+  );
+}
+
+function readTokenRequest(
+  fields: Record<string, unknown>,
+  basic: Basic | undefined,
+): TokenRequest & { basicRaw?: Basic['raw'] } {
   const text = (name: string): string | undefined => {
     const v = fields[name];
     if (v === undefined || v === null) return undefined;
     if (typeof v !== 'string') throw new OAuthError('invalid_request', `${name} must be a string`, 400);
     return v;
   };
-  const basic = basicCredentials(authorization);
   if (basic && text('client_secret') !== undefined) {
     throw new OAuthError(
       'invalid_request',
@@ -68,36 +101,103 @@ async function readTokenRequest(
   }
   return {
     grant_type: text('grant_type'),
-    client_id: basic?.id ?? text('client_id'),
-    client_secret: basic?.secret ?? text('client_secret'),
+    client_id: basic ? basic.decoded?.id : text('client_id'),
+    client_secret: basic ? basic.decoded?.secret : text('client_secret'),
     scope: text('scope'),
     basic: basic !== undefined,
+    basicRaw: basic?.raw,
   };
+}
+
+function sentBodyCredentials(raw: string | null): boolean {
+  return raw !== null && /client_(?:id|secret)/.test(raw);
+}
+
+/** An injected fault or a body over the limit, as RFC 6749 §5.2 error bodies. */
+function oauthErrorOf(e: ApiError): OAuthError {
+  const status = e.status as OAuthError['status'];
+  if (status === 429 || status === 503) {
+    return new OAuthError('temporarily_unavailable', e.message, status, e.headers);
+  }
+  if (status >= 500) return new OAuthError('server_error', e.message, status, e.headers);
+  return new OAuthError('invalid_request', e.message, status === 413 ? 413 : 400, e.headers);
 }
 
 export function oauthApi() {
   const api = new Hono<AppEnv>();
-  api.post('/oauth/token', async (c) => {
-    const raw = await readBody(c);
+
+  api.post(TOKEN_PATH, async (c) => {
+    const s = c.get('sandbox');
+    const authorization = requestHeader(c, 'authorization');
+    const usedBasic = /^Basic\s/i.test(authorization ?? '');
     try {
-      const request = await readTokenRequest(
-        raw,
-        requestHeader(c, 'content-type') ?? '',
-        requestHeader(c, 'authorization'),
-      );
-      const s = c.get('sandbox');
-      const { grant, principal } = grantToken(s, request);
-      c.set('principal', principal);
-      const burst = s.diagnostics.tokenGranted(principal.client_id, s.clock.now());
-      if (burst) c.get('warnings').push(burst);
-      return json(c, grant, 200, NO_STORE);
+      let basicRaw: Basic['raw'] | undefined;
+      try {
+        const effects = parseScenarioHeader(requestHeader(c, SCENARIO_HEADER), s.presets);
+        const scenarios = new ScenarioContext(effects, s.armed);
+        scenarios.endpoint = 'token';
+        c.set('scenarios', scenarios);
+        const raw = await readBody(c);
+        const basic = basicCredentials(authorization);
+        const request = readTokenRequest(readFields(raw, requestHeader(c, 'content-type') ?? ''), basic);
+        basicRaw = request.basicRaw;
+        if (basic && !basic.decoded) {
+          throw new OAuthError('invalid_request', MALFORMED_BASIC, 400);
+        }
+        let principal = authenticateClient(s, request);
+        c.set('principal', principal);
+        // Faults apply once the client is known: the header's, and those armed for its parent.
+        scenarios.parentId = principal.parent_account_id;
+        const epoch = s.epoch;
+        const fault = injectFaults(c);
+        if (fault instanceof Response) return fault;
+        await fault;
+        // A reset during the latency drill: the client is authenticated again, against the new state.
+        if (s.epoch !== epoch) principal = authenticateClient(s, request);
+        const grant = issueToken(s, principal);
+        const burst = s.diagnostics.tokenGranted(
+          principal.client_id,
+          s.clock.now(principal.parent_account_id),
+        );
+        if (burst) c.get('warnings').push(burst);
+        return json(c, grant, 200, NO_STORE);
+      } catch (e) {
+        if (e instanceof ApiError) throw oauthErrorOf(e);
+        // Basic credentials that only match without the form-decoding: say exactly that.
+        const credentialError =
+          e instanceof OAuthError && (e.code === 'invalid_client' || e.description === MALFORMED_BASIC);
+        if (credentialError && basicRaw) {
+          if (clientMatching(s, basicRaw.id, basicRaw.secret)) {
+            c.get('warnings').push(BASIC_NOT_FORM_ENCODED);
+            throw new OAuthError(e.code, `${e.description}: ${BASIC_NOT_FORM_ENCODED}`, e.status);
+          }
+        }
+        throw e;
+      }
     } catch (e) {
       if (!(e instanceof OAuthError)) throw e;
-      const headers: Record<string, string> = { ...NO_STORE };
-      if (e.status === 401) headers['WWW-Authenticate'] = 'Basic realm="partnership-sandbox"';
-      const body = { error: e.code, error_description: e.description };
-      return json(c, body, e.status, headers);
+      const headers: Record<string, string> = { ...NO_STORE, ...e.headers };
+      // RFC 6749 §5.2: the Basic challenge to a client that authenticated with Basic, or that
+      // sent no credentials at all; never to one that authenticated in the body (OAuth
+      // libraries read a challenge there as a protocol error of their own).
+      if (e.status === 401 && (usedBasic || !sentBodyCredentials(c.get('rawBody'))))
+        headers['WWW-Authenticate'] = 'Basic realm="partnership-sandbox"';
+      return json(c, { error: e.code, error_description: e.description }, e.status, headers);
     }
   });
+
+  // RFC 8414 authorization-server metadata (and the OpenID discovery path that
+  // openid-client asks first): where the token endpoint is and how to authenticate.
+  const metadata = (origin: string) => ({
+    issuer: origin,
+    token_endpoint: `${origin}${TOKEN_PATH}`,
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    grant_types_supported: ['client_credentials'],
+    response_types_supported: [],
+    scopes_supported: [TOKEN_SCOPE],
+  });
+  for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+    api.get(path, (c) => c.json(metadata(new URL(c.req.url).origin), 200, { 'Cache-Control': 'no-store' }));
+  }
   return api;
 }

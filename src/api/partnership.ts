@@ -4,7 +4,7 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { ApiError } from '../contract/errors.js';
-import { partialFailureMessage } from '../contract/messages.js';
+import { partialFailureMessage, partialFailureWarning } from '../contract/messages.js';
 import { routes } from '../contract/routes.js';
 import type { AppEnv } from '../http/env.js';
 import { envelope, json, ok } from '../http/envelope.js';
@@ -39,8 +39,11 @@ export function partnershipApi() {
       c.get('scenarios'),
       c.get('principal')!.parent_account_id,
       c.req.valid('json'),
+      c.get('dryRun'),
     );
     c.get('warnings').push(...result.warnings);
+    // The journal files the call that created (or matched) the account under it.
+    if (typeof result.data.account_id === 'string') c.set('accountId', result.data.account_id);
     return ok(c, result.data);
   });
 
@@ -80,8 +83,11 @@ export function partnershipApi() {
       c.get('account')!,
       requested,
       c.get('dryRun'),
+      c.get('requestId'),
     );
     if (result.failed === 0) return ok(c, result.data);
+    const failed = result.outcomes.filter((v) => v.result === 'failed');
+    c.get('warnings').push(partialFailureWarning(failed));
     const message = partialFailureMessage(
       result.failed,
       result.total,
@@ -93,11 +99,7 @@ export function partnershipApi() {
       ...envelope(c, result.data, message),
       error: {
         code: 'partial_failure' as const,
-        details: {
-          failed_variant_ids: result.data.variants
-            .filter((v) => v.result === 'failed')
-            .map((v) => v.variant_id),
-        },
+        details: { failed_count: result.failed, variant_count: result.total },
       },
     };
     return json(c, body, 200);

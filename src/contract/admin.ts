@@ -5,12 +5,27 @@
 import { z } from '@hono/zod-openapi';
 import { VerticalMapping } from './schemas.js';
 
-export const id = z.string().trim().min(1).max(128);
+/** An identifier as the partner will send it: compared as sent, so nothing to trim. */
+export const id = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[\x21-\x7e]+$/, 'must be visible ASCII characters (no spaces or control characters)');
+
+/**
+ * RFC 6749 appendix A: a client secret is VSCHAR (%x20-7E). OAuth libraries refuse other
+ * characters, so a partner could never use such a secret.
+ */
+const clientSecret = z
+  .string()
+  .min(8)
+  .max(256)
+  .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII (RFC 6749 appendix A: %x20-7E)');
 
 export const PartnerCreate = z.strictObject({
   parent_account_id: id.optional(),
   client_id: id.optional(),
-  client_secret: z.string().min(8).max(256).optional(),
+  client_secret: clientSecret.optional(),
   name: z.string().min(1).max(200).optional(),
 });
 
@@ -60,6 +75,17 @@ export const ArmRequest = z
     path: ['parent_account_id'],
   });
 
+/** The journal's filters (GET /__sandbox/requests query), as a client sends them. */
+export const JournalFilters = z.object({
+  account_id: z.string().optional(),
+  parent_account_id: z.string().optional(),
+  method: z.string().optional(),
+  path: z.string().optional(),
+  status: z.union([z.int(), z.string()]).optional(),
+  since: z.string().optional(),
+  limit: z.union([z.int(), z.string()]).optional(),
+});
+
 export const Health = z.object({ status: z.literal('ok') }).openapi('Health');
 export const PartnerCredentials = z
   .object({ parent_account_id: z.string(), client_id: z.string(), client_secret: z.string() })
@@ -79,6 +105,27 @@ export const VariantAdmin = z
     created_at: z.string(),
   })
   .openapi('VariantAdmin');
+export const StatusWriteRecord = z
+  .object({
+    request_id: z.string(),
+    at: z.string().openapi({ format: 'date-time' }),
+    requested: z.enum(['active', 'paused']),
+    status: z.enum(['active', 'paused', 'mixed']),
+    variants: z.array(
+      z.object({
+        variant_id: z.string(),
+        page_id: z.string(),
+        name: z.string(),
+        status: z.enum(['active', 'paused']),
+        result: z.enum(['updated', 'unchanged', 'failed']).openapi({
+          description: 'failed: the status-partial-failure scenario; the variant kept its previous state.',
+        }),
+      }),
+    ),
+  })
+  .openapi('StatusWriteRecord', {
+    description: 'What the latest real status PUT did to each variant (dry runs and replays leave none).',
+  });
 export const AccountDetail = z
   .object({
     account: z.record(z.string(), z.unknown()),
@@ -87,13 +134,18 @@ export const AccountDetail = z
     layouts: z.array(z.record(z.string(), z.unknown())),
     variants: z.array(VariantAdmin),
     status: z.enum(['active', 'paused', 'mixed']),
+    last_status_write: StatusWriteRecord.nullable(),
     controls: z.record(z.string(), z.unknown()),
   })
   .openapi('AccountDetail');
 export const JournalEntry = z
   .object({
     id: z.int(),
-    time: z.string(),
+    time: z.string().openapi({ description: 'The sandbox clock (global) when the call was answered.' }),
+    partner_time: z.string().nullable().openapi({
+      description:
+        "The caller's partner clock (global clock plus its own offset) when the call was answered; null when no partner was authenticated.",
+    }),
     method: z.string(),
     path: z.string(),
     query: z.record(z.string(), z.string()),
@@ -109,6 +161,8 @@ export const JournalEntry = z
     duration_ms: z.number(),
   })
   .openapi('JournalEntry');
+export const ResetAnswer = z.object({ reset: z.literal(true), clock: ClockView });
+export const ClearedAnswer = z.object({ cleared: z.literal(true) });
 export const JournalAnswer = z.object({ requests: z.array(JournalEntry), max: z.int() }).openapi('Journal');
 export const Armed = z
   .object({
@@ -121,6 +175,8 @@ export const Armed = z
     armed_at: z.string(),
   })
   .openapi('ArmedScenario');
+export const ArmAnswer = z.object({ armed: Armed });
+export const DisarmAnswer = z.object({ armed: z.array(Armed) });
 export const Catalogue = z
   .object({
     built_ins: z.array(
@@ -178,3 +234,243 @@ export const PartnerList = z
     ),
   })
   .openapi('PartnerList');
+
+// ---- Test isolation (SANDBOX.md §10) ----
+
+const MAX_OFFSET_SECONDS = 100 * 365 * 86_400;
+
+export const PartnerClockView = z
+  .object({
+    parent_account_id: z.string(),
+    now: z.string().openapi({ description: "This partner's time: the global clock plus its own offset." }),
+    offset_seconds: z
+      .number()
+      .openapi({ description: "This partner's own offset, on top of the global one." }),
+    global_offset_seconds: z.number(),
+  })
+  .openapi('PartnerClock');
+
+export const PartnerResetAnswer = z
+  .object({ reset: z.literal(true), parent_account_id: z.string(), clock: PartnerClockView })
+  .openapi('PartnerReset');
+
+/** A snapshot's name: it is a path segment and (file stores) a file name. */
+export const snapshotName = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    'must be 1 to 64 letters, digits, ".", "_" or "-", not starting with "." "_" or "-"',
+  );
+
+export const SnapshotSave = z.strictObject({ name: snapshotName });
+
+export const SnapshotInfo = z
+  .object({
+    name: z.string(),
+    size_bytes: z.int().openapi({ description: 'The size of the saved database image.' }),
+    saved_at: z.string().openapi({ description: 'Real time of the save.' }),
+    clock: z.string().openapi({ description: 'The global sandbox clock at the save.' }),
+  })
+  .openapi('Snapshot');
+export const SnapshotSaved = z
+  .object({ snapshot: SnapshotInfo, replaced: z.boolean() })
+  .openapi('SnapshotSaved');
+export const SnapshotList = z.object({ snapshots: z.array(SnapshotInfo), max: z.int() }).openapi('Snapshots');
+export const SnapshotRestored = z
+  .object({ restored: SnapshotInfo, clock: ClockView })
+  .openapi('SnapshotRestored');
+
+/** A header name as RFC 9110 allows it (a token). */
+const headerName = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name');
+
+export const CountRequest = z.strictObject({
+  account_id: z.string().min(1).max(128).optional(),
+  parent_account_id: z.string().min(1).max(128).optional(),
+  method: z.string().min(1).max(16).optional(),
+  path: z.string().min(1).max(2048).optional(),
+  status: z.int().min(0).max(599).optional(),
+  since: z.string().min(1).max(64).optional(),
+  header: z.strictObject({ name: headerName, value: z.string().max(8192).optional() }).optional(),
+  body_contains: z.string().min(1).max(65_536).optional(),
+});
+export const CountAnswer = z.object({ count: z.int() }).openapi('RequestCount');
+
+// A bundle: one partner's whole state, its journal, clock and armed scenarios.
+
+export const BUNDLE_KIND = 'partnership-sandbox-bundle';
+export const BUNDLE_VERSION = 1;
+/** The largest bundle `POST /__sandbox/bundles` reads. */
+export const BUNDLE_LIMIT_BYTES = 32 * 1024 * 1024;
+
+const isoTime = z.iso.datetime({ offset: true });
+const text = (max = 1000) => z.string().max(max);
+const epochMs = z.int().min(0).max(8_640_000_000_000_000);
+
+const BundleEffect = z.strictObject({ name: z.string().min(1).max(100), value: z.number().optional() });
+const BundleJournalEntry = z.strictObject({
+  time: isoTime,
+  partner_time: isoTime.nullable(),
+  method: z.string().min(1).max(16),
+  path: text(2048),
+  query: z.record(text(1000), text(8192)),
+  request_headers: z.record(headerName, text(16_384)),
+  request_body: text(70_000).nullable(),
+  status: z.int().min(0).max(599),
+  response_body: text(70_000).nullable(),
+  request_id: text(128),
+  parent_account_id: id.nullable(),
+  account_id: id.nullable(),
+  scenarios_applied: z.array(text(200)).max(100),
+  warnings: z.array(text(4000)).max(100),
+  duration_ms: z.number().min(0),
+});
+
+export const Bundle = z
+  .strictObject({
+    kind: z.literal(BUNDLE_KIND),
+    version: z.literal(BUNDLE_VERSION),
+    exported_at: isoTime,
+    partner: z.strictObject({
+      parent_account_id: id,
+      client_id: id,
+      client_secret: clientSecret,
+      name: z.string().min(1).max(200),
+      created_at: isoTime,
+    }),
+    clock: z.strictObject({
+      now: isoTime.openapi({ description: "The partner's time at the export." }),
+      offset_seconds: z.number().min(0).max(MAX_OFFSET_SECONDS).openapi({
+        description:
+          "The partner's whole offset (global plus its own). An import sets the partner's own offset so its time is the same again.",
+      }),
+    }),
+    vertical_mappings: z
+      .array(
+        z.strictObject({
+          partner_vertical_id: z.int().nonnegative(),
+          partner_vertical_name: z.string().min(1).max(200),
+          partner_sub_vertical_id: z.int().nonnegative(),
+          partner_sub_vertical_name: z.string().min(1).max(200),
+          vertical_name: z.string().min(1).max(200),
+          created_at: isoTime,
+        }),
+      )
+      .max(10_000),
+    accounts: z
+      .array(
+        z.strictObject({
+          account_id: id,
+          external_account_id: z.string().min(1).max(255),
+          brand: text(),
+          vertical_id: z.int(),
+          sub_vertical_id: z.int(),
+          country_code: text(16),
+          store_identifier: text(2048),
+          auth_ready_at: epochMs,
+          created_at: isoTime,
+          pages: z
+            .array(
+              z.strictObject({
+                page_id: id,
+                surface: text(100),
+                page_identifier: text(200),
+                created_at: isoTime,
+              }),
+            )
+            .max(100),
+          layouts: z
+            .array(
+              z.strictObject({
+                layout_id: id,
+                page_id: id,
+                layout_type: text(100),
+                name: text(200),
+                updated_at: isoTime,
+              }),
+            )
+            .max(100),
+          variants: z
+            .array(
+              z.strictObject({
+                variant_id: id,
+                page_id: id,
+                name: text(200),
+                enabled: z.boolean(),
+                archived: z.boolean(),
+                created_at: isoTime,
+              }),
+            )
+            .max(1000),
+          controls: z.strictObject({
+            list_id: id,
+            name: text(200),
+            version: z.int().nonnegative(),
+            content_hash: text(200),
+            blocked: z
+              .array(
+                z.strictObject({
+                  vertical_name: z.string().min(1).max(200),
+                  policy: z.literal('Block'),
+                  position_1_policy: z.literal('Block'),
+                }),
+              )
+              .max(10_000),
+            domains: z
+              .array(z.strictObject({ domain: z.string().min(1).max(253), policy: z.literal('Block') }))
+              .max(10_000),
+            updated_at: isoTime,
+          }),
+        }),
+      )
+      .max(100_000),
+    idempotency_keys: z
+      .array(
+        z.strictObject({
+          key: z.string().min(1).max(255),
+          operation: text(2100),
+          fingerprint: text(128),
+          dry_run: z.boolean(),
+          status: z.int().min(100).max(599),
+          body: text(1_000_000),
+          expires_at: epochMs,
+        }),
+      )
+      .max(100_000),
+    armed: z
+      .array(
+        z.strictObject({
+          scenario: z.string().min(1).max(100),
+          effects: z.array(BundleEffect).min(1).max(20),
+          account_id: id.optional(),
+          remaining: z.int().min(1).max(1_000_000).optional(),
+          armed_at: isoTime,
+        }),
+      )
+      .max(1000),
+    journal: z
+      .array(BundleJournalEntry)
+      .max(100_000)
+      .openapi({ description: 'Newest first, redacted as the journal is.' }),
+  })
+  .openapi('Bundle', {
+    description:
+      'One partner: credentials, mapping, accounts with everything under them, completed idempotency keys, its clock, armed scenarios and journal (secrets redacted as the journal redacts them; the credentials are in clear so the bundle replays).',
+  });
+export type BundleData = z.infer<typeof Bundle>;
+
+export const BundleImported = z
+  .object({
+    imported: z.object({
+      parent_account_id: z.string(),
+      replaced: z.boolean(),
+      accounts: z.int(),
+      idempotency_keys: z.int(),
+      armed: z.int(),
+      journal: z.int(),
+    }),
+  })
+  .openapi('BundleImported');

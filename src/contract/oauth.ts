@@ -24,7 +24,14 @@ export const TokenResponse = z
 
 export const OAuthErrorBody = z
   .object({
-    error: z.enum(['invalid_request', 'invalid_client', 'unsupported_grant_type', 'invalid_scope']),
+    error: z.enum([
+      'invalid_request',
+      'invalid_client',
+      'unsupported_grant_type',
+      'invalid_scope',
+      'server_error',
+      'temporarily_unavailable',
+    ]),
     error_description: z.string(),
   })
   .openapi('OAuthError');

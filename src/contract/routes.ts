@@ -4,7 +4,9 @@
  * pipeline and a handler to each; the OpenAPI document is generated from these.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { ErrorEnvelope, successEnvelope } from './envelope.js';
+import { errorBody, successEnvelope } from './envelope.js';
+import type { ErrorCode } from './errors.js';
+import type { HeaderComponent } from './headers.js';
 import {
   AccountParams,
   ControlsData,
@@ -21,40 +23,135 @@ import {
   VerticalMappingsData,
 } from './schemas.js';
 
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
-const error = (description: string) => ({ description, ...json(ErrorEnvelope) });
+/** The parent account of the default fixtures: examples that work against a fresh sandbox. */
+export const DEMO_PARENT = 'pa_demo_platform';
 
-const authErrors = {
-  401: error(
-    'Missing, invalid or expired bearer token; or, for a newly registered account, token authentication that has not propagated yet (retry every 15 to 30 s for up to 2 minutes).',
-  ),
-  403: error(
-    "X-Platform-Parent-Account-Id differs from the token's parent; or the propagation race on a new account.",
-  ),
-  429: error('Rate limited (sandbox scenario rate-limited); see Retry-After.'),
-  500: error('Internal error (or the server-error scenario).'),
-  502: error('Bad gateway (server-error scenario).'),
-  503: error('Service unavailable (server-error scenario).'),
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
+
+/** A reusable response header (components.headers, registered in openapi.ts). */
+const header = (name: HeaderComponent) => ({ $ref: `#/components/headers/${name}` });
+/** On every answer: X-Request-Id, and in the sandbox document the X-Sandbox-* headers. */
+const commonHeaders = {
+  'X-Request-Id': header('XRequestId'),
+  'X-Sandbox-Warning': header('XSandboxWarning'),
+  'X-Sandbox-Scenario-Applied': header('XSandboxScenarioApplied'),
 };
-const badRequest = error(
-  'Validation error naming the field, malformed JSON, missing Idempotency-Key, or an unknown X-Sandbox-Scenario.',
-);
-const writeErrors = {
-  400: badRequest,
-  ...authErrors,
-  413: error('Request body larger than the limit.'),
-  415: error('Content-Type is not application/json.'),
-  422: error(
-    'X-Platform-Parent-Account-Id missing on a write; or, in strict idempotency mode, a reused Idempotency-Key with a different payload.',
-  ),
-};
-const notFound = {
-  404: error("No such account for this parent account (another parent's account is answered the same)."),
-};
+
+type Headers = Record<string, { $ref: string }>;
+const success = <T extends z.ZodType>(description: string, schema: T, headers: Headers = {}) => ({
+  description,
+  headers: { ...commonHeaders, ...headers },
+  ...json(schema),
+});
+const failure = (description: string, codes: readonly ErrorCode[], headers: Headers = {}) => ({
+  description,
+  headers: { ...commonHeaders, ...headers },
+  ...json(errorBody(codes)),
+});
+
+/** Which checks a route's pipeline runs (src/http/pipeline.ts), so which errors it can answer. */
+interface Errors {
+  write?: boolean;
+  idempotent?: boolean;
+  propagation?: boolean;
+  /** Translates partner verticals (register, controls PUT): 400 vertical_not_mapped / not seeded. */
+  mapping?: boolean;
+  /** Takes a parent_account_id query (mappings GET): 403 forbidden. */
+  parentQuery?: boolean;
+  /** 404s it can answer. */
+  notFound?: ErrorCode[];
+  /** 409 content_hash_mismatch (controls PUT). */
+  contentHash?: boolean;
+}
+
+/** Every error response of a route, each with the error codes it can carry and its headers. */
+function errors(o: Errors) {
+  const badRequest: ErrorCode[] = ['validation_error'];
+  if (o.write) badRequest.push('malformed_json');
+  if (o.idempotent) badRequest.push('missing_idempotency_key');
+  if (o.mapping) badRequest.push('vertical_not_mapped', 'vertical_mapping_not_seeded');
+  badRequest.push('unknown_scenario');
+  const unauthorized: ErrorCode[] = ['unauthorized', 'token_expired'];
+  const forbidden: ErrorCode[] = ['parent_account_mismatch'];
+  if (o.parentQuery) forbidden.push('forbidden');
+  if (o.propagation) {
+    unauthorized.push('auth_propagation_pending');
+    forbidden.push('auth_propagation_pending');
+  }
+  const propagationNote = o.propagation
+    ? ' For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes).'
+    : '';
+  return {
+    400: failure(
+      o.write
+        ? 'Validation error naming the field, malformed JSON, a missing Idempotency-Key, or an unmapped partner vertical.'
+        : 'Validation error naming the query or path parameter.',
+      badRequest,
+    ),
+    401: failure(`Missing, invalid or expired bearer token.${propagationNote}`, unauthorized, {
+      'WWW-Authenticate': header('WWWAuthenticate'),
+    }),
+    403: failure(
+      `X-Platform-Parent-Account-Id (or the parent_account_id query) names another parent than the token's.${propagationNote}`,
+      forbidden,
+    ),
+    ...(o.notFound
+      ? {
+          404: failure(
+            o.notFound.includes('layout_not_found')
+              ? "No such account for this parent account (another parent's account is answered the same), or no such layout on this account."
+              : "No such account for this parent account (another parent's account is answered the same).",
+            o.notFound,
+          ),
+        }
+      : {}),
+    405: failure(
+      'The path does not serve this method: Allow names the ones it serves.',
+      ['method_not_allowed'],
+      {
+        Allow: header('Allow'),
+      },
+    ),
+    ...(o.idempotent
+      ? {
+          409: failure(
+            o.contentHash
+              ? 'content_hash_mismatch: contentHash no longer matches the stored list (re-read, re-apply your change, retry with the new content_hash). idempotency_key_in_progress: the same Idempotency-Key is still executing (wait Retry-After, then send the same request with the same key).'
+              : 'idempotency_key_in_progress: the same Idempotency-Key is still executing (wait Retry-After, then send the same request with the same key).',
+            o.contentHash
+              ? ['content_hash_mismatch', 'idempotency_key_in_progress']
+              : ['idempotency_key_in_progress'],
+            { 'Retry-After': header('RetryAfter') },
+          ),
+        }
+      : {}),
+    ...(o.write
+      ? {
+          413: failure('Request body larger than the limit.', ['payload_too_large']),
+          415: failure('Content-Type is not application/json.', ['unsupported_media_type']),
+          422: failure(
+            o.idempotent
+              ? 'X-Platform-Parent-Account-Id missing; or an Idempotency-Key first used on another operation (or, in strict mode, with another payload).'
+              : 'X-Platform-Parent-Account-Id missing.',
+            o.idempotent
+              ? ['missing_parent_account_header', 'idempotency_key_reused']
+              : ['missing_parent_account_header'],
+          ),
+        }
+      : {}),
+    429: failure('Too many requests: wait Retry-After seconds; nothing was applied.', ['rate_limited'], {
+      'Retry-After': header('RetryAfter'),
+    }),
+    500: failure('Internal error: quote request_id.', ['internal_error']),
+    502: failure('Bad gateway; nothing was applied.', ['bad_gateway']),
+    503: failure('Service unavailable; nothing was applied.', ['service_unavailable']),
+  };
+}
 
 const scenarioHeader = z.string().optional().openapi({
   description:
-    'Sandbox only: fault-injection scenarios, comma separated, each name or name=value (GET /__sandbox/scenarios lists them).',
+    'Sandbox only: fault-injection scenarios, comma separated, each name or name=value (GET /__sandbox/scenarios lists them). Only in the sandbox document (/openapi.sandbox.json).',
+  example: 'latency=100',
 });
 
 const parentHeader = (required: boolean) =>
@@ -63,20 +160,26 @@ const parentHeader = (required: boolean) =>
     'x-platform-parent-account-id': required
       ? z.string().openapi({
           description: "The partner platform's parent account ID. Required on every write; missing: 422.",
+          example: DEMO_PARENT,
         })
-      : z
-          .string()
-          .optional()
-          .openapi({ description: "The partner platform's parent account ID (recommended on reads)." }),
+      : z.string().optional().openapi({
+          description: "The partner platform's parent account ID (recommended on reads).",
+          example: DEMO_PARENT,
+        }),
   });
 const writeHeaders = (idempotent: boolean) =>
   idempotent
     ? parentHeader(true).extend({
-        'idempotency-key': z
-          .string()
-          .openapi({ description: 'A fresh UUID per logical retry group; missing: 400.' }),
+        'idempotency-key': z.string().openapi({
+          description:
+            'A fresh UUID per logical retry group (retries of one write reuse it; a new write, or the real write after a dry run, takes a fresh one). Missing: 400.',
+          example: '5f0c6a2e-8d1b-4f3a-9c7e-2b4d6f8a1c3e',
+        }),
       })
     : parentHeader(true);
+
+/** Idempotent writes' 2xx: Idempotent-Replayed: true when the stored answer was replayed. */
+const replayed = { 'Idempotent-Replayed': header('IdempotentReplayed') };
 
 export const security = [{ bearerAuth: [] }];
 
@@ -87,15 +190,16 @@ export const routes = {
     operationId: 'listVerticalMappings',
     tags: ['Partnership'],
     summary: 'Vertical mapping of a parent account (endpoint 1)',
+    description:
+      "The parent account's partner taxonomy as mapped to the internal one (spec §2.1). An empty vertical_mappings means the taxonomy is not seeded: registration and controls writes then fail with 400.",
     security,
     request: { query: MappingsQuery, headers: parentHeader(false) },
     responses: {
-      200: {
-        description: 'The mapping; [] when not seeded.',
-        ...json(successEnvelope(VerticalMappingsData, 'VerticalMappingsEnvelope')),
-      },
-      400: badRequest,
-      ...authErrors,
+      200: success(
+        'The mapping; [] when not seeded.',
+        successEnvelope(VerticalMappingsData, 'VerticalMappingsEnvelope'),
+      ),
+      ...errors({ parentQuery: true }),
     },
   }),
   registerAccount: createRoute({
@@ -107,13 +211,14 @@ export const routes = {
     description:
       'Idempotent on external_account_id: a repeated call matches the existing account. No Idempotency-Key is needed.',
     security,
-    request: { headers: writeHeaders(false), body: { required: true, ...json(RegisterRequest) } },
+    request: {
+      query: DryRunQuery,
+      headers: writeHeaders(false),
+      body: { required: true, ...json(RegisterRequest) },
+    },
     responses: {
-      200: {
-        description: 'The new or matched account.',
-        ...json(successEnvelope(RegisterData, 'RegisterEnvelope')),
-      },
-      ...writeErrors,
+      200: success('The new or matched account.', successEnvelope(RegisterData, 'RegisterEnvelope')),
+      ...errors({ write: true, mapping: true }),
     },
   }),
   getControls: createRoute({
@@ -122,16 +227,16 @@ export const routes = {
     operationId: 'getMarketplaceControlsList',
     tags: ['Partnership'],
     summary: 'Read the marketplace controls list (endpoint 3)',
+    description:
+      'Blocked domains and the effective policy per partner sub-vertical (translated_verticals, in the partner taxonomy), with the content_hash to pass back as contentHash on the next PUT.',
     security,
     request: { params: AccountParams, headers: parentHeader(false) },
     responses: {
-      200: {
-        description: 'The list, translated to the partner taxonomy.',
-        ...json(successEnvelope(ControlsData, 'ControlsEnvelope')),
-      },
-      400: badRequest,
-      ...authErrors,
-      ...notFound,
+      200: success(
+        'The list, translated to the partner taxonomy.',
+        successEnvelope(ControlsData, 'ControlsEnvelope'),
+      ),
+      ...errors({ propagation: true, notFound: ['account_not_found'] }),
     },
   }),
   putControls: createRoute({
@@ -141,7 +246,7 @@ export const routes = {
     tags: ['Partnership'],
     summary: 'Replace the marketplace controls list (endpoint 4)',
     description:
-      'Desired state: anything omitted becomes unblocked. Atomic: any unmapped pair rejects the whole write.',
+      'Desired state: anything omitted becomes unblocked. Atomic: any unmapped pair rejects the whole write. A stale contentHash is 409 content_hash_mismatch: re-read, re-apply, retry (the same Idempotency-Key may be reused). A 409 idempotency_key_in_progress is different: the same request is still executing; wait Retry-After and send it again unchanged.',
     security,
     request: {
       params: AccountParams,
@@ -150,15 +255,19 @@ export const routes = {
       body: { required: true, ...json(ControlsWriteRequest) },
     },
     responses: {
-      200: {
-        description: 'The stored list with a fresh content_hash (on a dry run: what would be written).',
-        ...json(successEnvelope(ControlsData, 'ControlsEnvelope')),
-      },
-      ...writeErrors,
-      ...notFound,
-      409: error(
-        'contentHash no longer matches the stored list (re-read and retry); or the Idempotency-Key is still in progress.',
+      200: success(
+        'The stored list with a fresh content_hash (on a dry run: what would be written).',
+        successEnvelope(ControlsData, 'ControlsEnvelope'),
+        replayed,
       ),
+      ...errors({
+        write: true,
+        idempotent: true,
+        propagation: true,
+        mapping: true,
+        notFound: ['account_not_found'],
+        contentHash: true,
+      }),
     },
   }),
   putStatus: createRoute({
@@ -167,6 +276,8 @@ export const routes = {
     operationId: 'setPartnershipStatus',
     tags: ['Partnership'],
     summary: 'Activate or pause the partnership (endpoint 5)',
+    description:
+      'Applies the body status to every non-archived page variant (no merge). If some variants fail to update, the answer is still 200, with error.code partial_failure: the failed variants kept their previous state, the aggregate is derived as always (mixed when variants now differ); keep request_id and contact support.',
     security,
     request: {
       params: AccountParams,
@@ -175,14 +286,12 @@ export const routes = {
       body: { required: true, ...json(StatusWriteRequest) },
     },
     responses: {
-      200: {
-        description:
-          'The resulting status and per-variant outcome. A partial failure is also 200, with error.code partial_failure and status mixed.',
-        ...json(successEnvelope(StatusData, 'StatusWriteEnvelope', { partial: true })),
-      },
-      ...writeErrors,
-      ...notFound,
-      409: error('The Idempotency-Key is still in progress.'),
+      200: success(
+        'The resulting status and each variant after the call. A partial failure is also 200, with error.code partial_failure.',
+        successEnvelope(StatusData, 'StatusWriteEnvelope', { partial: true }),
+        replayed,
+      ),
+      ...errors({ write: true, idempotent: true, propagation: true, notFound: ['account_not_found'] }),
     },
   }),
   getStatus: createRoute({
@@ -191,16 +300,16 @@ export const routes = {
     operationId: 'getPartnershipStatus',
     tags: ['Partnership'],
     summary: 'Read the aggregate partnership status (endpoint 6)',
+    description:
+      'active when every non-archived variant is enabled, paused when every one is disabled or none exist, mixed otherwise (spec §3).',
     security,
     request: { params: AccountParams, headers: parentHeader(false) },
     responses: {
-      200: {
-        description: 'Aggregate status derived from the non-archived variants.',
-        ...json(successEnvelope(StatusData, 'StatusEnvelope')),
-      },
-      400: badRequest,
-      ...authErrors,
-      ...notFound,
+      200: success(
+        'Aggregate status derived from the non-archived variants.',
+        successEnvelope(StatusData, 'StatusEnvelope'),
+      ),
+      ...errors({ propagation: true, notFound: ['account_not_found'] }),
     },
   }),
   patchLayout: createRoute({
@@ -209,6 +318,8 @@ export const routes = {
     operationId: 'editLayout',
     tags: ['Partnership'],
     summary: "Edit a layout (endpoint 7; request and response are the sandbox's assumption)",
+    description:
+      'The spec shows neither request nor response: the sandbox accepts {layout_type?, name?} (at least one) and answers the edited layout.',
     security,
     request: {
       params: LayoutParams,
@@ -217,10 +328,8 @@ export const routes = {
       body: { required: true, ...json(LayoutPatchRequest) },
     },
     responses: {
-      200: { description: 'The edited layout.', ...json(successEnvelope(LayoutData, 'LayoutEnvelope')) },
-      ...writeErrors,
-      404: error('No such account, or no such layout on this account.'),
-      409: error('The Idempotency-Key is still in progress.'),
+      200: success('The edited layout.', successEnvelope(LayoutData, 'LayoutEnvelope'), replayed),
+      ...errors({ write: true, idempotent: true, notFound: ['account_not_found', 'layout_not_found'] }),
     },
   }),
 } as const;

@@ -6,6 +6,36 @@
  * Responses are snake_case; the controls PUT body is camelCase (spec §2.5).
  */
 import { z } from '@hono/zod-openapi';
+import {
+  enumMessage as allowedValuesMessage,
+  BLANK_MESSAGE,
+  BLOCKED_VERTICALS_REQUIRED_MESSAGE,
+  CONTENT_HASH_REQUIRED_MESSAGE,
+  COUNTRY_CODE_MESSAGE,
+  contentHashTypeMessage,
+  controlCharacterMessage,
+  countryCodeCaseMessage,
+  DOMAIN_NAME_MESSAGE,
+  DOMAIN_PATH_MESSAGE,
+  DOMAIN_PORT_MESSAGE,
+  DOMAINS_REQUIRED_MESSAGE,
+  domainEmailMessage,
+  domainSchemeMessage,
+  dryRunValueMessage,
+  EDGE_WHITESPACE_MESSAGE,
+  EMPTY_MESSAGE,
+  enumRequiredMessage,
+  innerWhitespaceMessage,
+  negativeMessage,
+  notAnIntegerMessage,
+  STORE_IDENTIFIER_HOST_MESSAGE,
+  STORE_IDENTIFIER_INVALID_MESSAGE,
+  storeIdentifierNoSchemeMessage,
+  storeIdentifierSchemeMessage,
+  storeIdentifierSlashesMessage,
+  unpairedSurrogateMessage,
+  wrongTypeMessage,
+} from './messages.js';
 
 // ---- shared enums (spec §2.2, §2.4, §2.6) ----------------------------------------
 
@@ -21,8 +51,62 @@ export const LayoutType = z.enum(LAYOUT_TYPES).openapi('LayoutType');
 export const Policy = z.enum(POLICIES).openapi('Policy');
 
 const enumMessage = (allowed: readonly string[]) => ({
-  error: () => `must be one of ${allowed.map((a) => `"${a}"`).join(', ')}`,
+  error: (issue: { input?: unknown }) =>
+    issue.input === undefined ? enumRequiredMessage(allowed) : allowedValuesMessage(allowed),
 });
+
+/** An integer field: a wrong value is named for what it is (zod says "expected int, received number" of 10.5). */
+const integer = () =>
+  z.int({
+    error: (issue) =>
+      issue.input === undefined
+        ? undefined
+        : typeof issue.input === 'number'
+          ? notAnIntegerMessage(issue.input)
+          : wrongTypeMessage('integer', issue.input),
+  });
+const nonNegativeInteger = () =>
+  integer().nonnegative({
+    error: (issue) => (typeof issue.input === 'number' ? negativeMessage(issue.input) : undefined),
+  });
+
+// ---- characters in string values ---------------------------------------------------
+
+/** C0 controls, DEL and C1 controls (U+0000-U+001F, U+007F-U+009F). */
+const CONTROL = /\p{Cc}/u;
+/** With the u flag, only a surrogate that is not half of a pair is a Cs code point. */
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+const EDGE_WHITESPACE = /^\s|\s$/;
+
+/**
+ * Characters no string field accepts: control characters (a newline or a NUL is not
+ * whitespace to trim but a character that should not be there), and unpaired surrogates
+ * (the store keeps UTF-8, where they would all become U+FFFD and distinct values equal).
+ */
+export function characterProblem(value: string): string | undefined {
+  const control = CONTROL.exec(value);
+  if (control) return controlCharacterMessage(control[0], control.index);
+  const surrogate = UNPAIRED_SURROGATE.exec(value);
+  if (surrogate) return unpairedSurrogateMessage(surrogate[0], surrogate.index);
+  return undefined;
+}
+
+/**
+ * Identifiers and names are kept and compared exactly as sent, never trimmed (trimming
+ * made " m-1" and "m-1" one merchant): a value with whitespace at either end is 400.
+ */
+export function textProblem(value: string): string | undefined {
+  const bad = characterProblem(value);
+  if (bad) return bad;
+  if (EDGE_WHITESPACE.test(value)) return value.trim() === '' ? BLANK_MESSAGE : EDGE_WHITESPACE_MESSAGE;
+  return undefined;
+}
+
+const problemCheck =
+  (problem: (value: string) => string | undefined) => (value: string, ctx: z.core.$RefinementCtx<string>) => {
+    const message = problem(value);
+    if (message) ctx.addIssue({ code: 'custom', message });
+  };
 
 // ---- limits (README "Limits") -----------------------------------------------------
 
@@ -44,7 +128,11 @@ export const AccountParams = z.object({
     .string()
     .min(1)
     .max(limits.idMax)
-    .openapi({ param: { name: 'account_id', in: 'path' } }),
+    .openapi({
+      param: { name: 'account_id', in: 'path' },
+      description: 'The account ID returned by register.',
+      example: 'acct_01jbx7k2m9q4r8s6t3v5',
+    }),
 });
 
 export const LayoutParams = AccountParams.extend({
@@ -52,16 +140,22 @@ export const LayoutParams = AccountParams.extend({
     .string()
     .min(1)
     .max(limits.idMax)
-    .openapi({ param: { name: 'layout_id', in: 'path' } }),
+    .openapi({
+      param: { name: 'layout_id', in: 'path' },
+      description: 'A layout ID of the account (pages[].layout_id of the register answer).',
+      example: '01936b2e-7c4a-7d21-9f3e-4b5c6d7e8f90',
+    }),
 });
 
 export const DryRunQuery = z.object({
   dry_run: z
-    .enum(['true', 'false'], enumMessage(['true', 'false']))
+    .enum(['true', 'false'], { error: (issue) => dryRunValueMessage(issue.input) })
     .optional()
     .openapi({
       param: { name: 'dry_run', in: 'query' },
-      description: 'Validate the write fully without persisting it.',
+      description:
+        'Validate the write fully without persisting it. Only "true" or "false"; any other value is 400 (never read as false).',
+      example: 'false',
     }),
 });
 
@@ -74,6 +168,7 @@ export const MappingsQuery = z.object({
     .openapi({
       param: { name: 'parent_account_id', in: 'query' },
       description: "The parent account ID; defaults to the token's parent. Another parent's ID is 403.",
+      example: 'pa_demo_platform',
     }),
 });
 
@@ -96,12 +191,13 @@ export const VerticalMappingsData = z
 
 // ---- 2.2 / 2.3 register -----------------------------------------------------------
 
+/** A name or identifier: 1 to `max` characters, taken exactly as sent (textProblem). */
 const nonEmpty = (max: number = limits.stringMax) =>
   z
     .string()
-    .trim()
-    .min(1, { error: 'must not be empty' })
-    .max(max, { error: `must be at most ${max} characters` });
+    .min(1, { error: EMPTY_MESSAGE })
+    .max(max, { error: `must be at most ${max} characters` })
+    .superRefine(problemCheck(textProblem));
 
 /** Spec §2.2: a valid URL including the scheme, 3 to 400 characters; a bare host is 400. */
 export const StoreIdentifier = z
@@ -112,25 +208,35 @@ export const StoreIdentifier = z
   .max(limits.storeIdentifierMax, {
     error: `must be ${limits.storeIdentifierMin} to ${limits.storeIdentifierMax} characters`,
   })
-  .superRefine((value, ctx) => {
-    const problem = storeIdentifierProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  })
+  .superRefine(problemCheck(storeIdentifierProblem))
   .openapi({ format: 'uri', example: 'https://shop.example.com' });
 
+/** A scheme at the start of a value ("mailto:"), unless what follows the colon is a port. */
+const SCHEME = /^([a-z][a-z0-9+.-]*):(?!\d)/i;
+
 export function storeIdentifierProblem(value: string): string | undefined {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-    return `must be a valid URL including the scheme (e.g. "https://${value.replace(/^\/+/, '') || 'shop.example.com'}"); a bare host is rejected`;
+  const bad = characterProblem(value);
+  if (bad) return bad;
+  if (EDGE_WHITESPACE.test(value)) return EDGE_WHITESPACE_MESSAGE;
+  const space = /\s/.exec(value);
+  if (space) return innerWhitespaceMessage(space[0], space.index);
+  const scheme = SCHEME.exec(value);
+  if (!scheme) {
+    // a bare host, a host with a port, or a scheme-relative URL
+    return storeIdentifierNoSchemeMessage(`https://${value.replace(/^\/+/, '') || 'shop.example.com'}`);
   }
+  const name = scheme[1]!.toLowerCase();
+  if (name !== 'http' && name !== 'https') return storeIdentifierSchemeMessage(scheme[1]!.slice(0, 20));
+  if (!value.slice(scheme[0].length).startsWith('//')) return storeIdentifierSlashesMessage(name);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return 'is not a valid URL';
+    return value.length === scheme[0].length + 2
+      ? STORE_IDENTIFIER_HOST_MESSAGE
+      : STORE_IDENTIFIER_INVALID_MESSAGE;
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use the http or https scheme';
-  if (!url.hostname) return 'must include a host';
-  if (/\s/.test(value)) return 'must not contain spaces';
+  if (!url.hostname) return STORE_IDENTIFIER_HOST_MESSAGE;
   return undefined;
 }
 
@@ -141,20 +247,28 @@ export const PageRequest = z
   })
   .openapi('PageRequest');
 
+function countryCodeProblem(value: string): string {
+  const bad = characterProblem(value);
+  if (bad) return bad;
+  if (EDGE_WHITESPACE.test(value)) return EDGE_WHITESPACE_MESSAGE;
+  if (/^[a-z]{2}$/i.test(value)) return countryCodeCaseMessage(value.toUpperCase());
+  return COUNTRY_CODE_MESSAGE;
+}
+
 export const RegisterRequest = z
   .strictObject({
     brand: nonEmpty(),
-    vertical_id: z.int().nonnegative(),
-    sub_vertical_id: z.int().nonnegative(),
-    country_code: z
-      .string()
-      .regex(/^[A-Z]{2}$/, { error: 'must be an ISO 3166-1 alpha-2 code in upper case (e.g. "US")' }),
+    vertical_id: nonNegativeInteger(),
+    sub_vertical_id: nonNegativeInteger(),
+    country_code: z.string().regex(/^[A-Z]{2}$/, {
+      error: (issue) => countryCodeProblem(issue.input as string),
+    }),
     platform_parent_account_id: nonEmpty(limits.idMax),
     store_identifier: StoreIdentifier,
     external_account_id: nonEmpty(limits.idMax),
     pages: z
       .array(PageRequest)
-      .max(limits.pagesMax)
+      .max(limits.pagesMax, { error: `must have at most ${limits.pagesMax} entries` })
       .superRefine((pages, ctx) => {
         const seen = new Set<string>();
         pages.forEach((p, i) => {
@@ -203,11 +317,13 @@ export const TranslatedVertical = z
 export const ControlsData = z
   .object({
     account_id: z.string(),
-    marketplace_controls_list: z.object({
-      marketplace_controls_list_id: z.string(),
-      domains: z.array(DomainRule),
-      content_hash: z.string(),
-    }),
+    marketplace_controls_list: z
+      .object({
+        marketplace_controls_list_id: z.string(),
+        domains: z.array(DomainRule),
+        content_hash: z.string(),
+      })
+      .openapi('MarketplaceControlsList'),
     translated_verticals: z.array(TranslatedVertical),
   })
   .openapi('ControlsData');
@@ -215,25 +331,34 @@ export type ControlsData = z.infer<typeof ControlsData>;
 
 /** Spec §2.5 domains: bare host names; the rules below are the sandbox's choice (README). */
 export function domainProblem(value: string): string | undefined {
-  if (value.length === 0) return 'must not be empty';
-  if (/\s/.test(value)) return 'must not contain spaces';
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-    return `must be a bare domain without a scheme (e.g. "${value.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').split('/')[0]}")`;
-  }
-  if (value.includes('/')) return 'must be a bare domain without a path';
-  if (value.includes(':')) return 'must be a bare domain without a port';
+  if (value.length === 0) return EMPTY_MESSAGE;
+  const bad = characterProblem(value);
+  if (bad) return bad;
+  if (EDGE_WHITESPACE.test(value)) return EDGE_WHITESPACE_MESSAGE;
+  const space = /\s/.exec(value);
+  if (space) return innerWhitespaceMessage(space[0], space.index);
+  const scheme = SCHEME.exec(value);
+  if (scheme) return domainSchemeMessage(hostOf(value.slice(scheme[0].length)));
+  if (value.includes('/')) return DOMAIN_PATH_MESSAGE;
+  if (value.includes('@')) return domainEmailMessage(hostOf(value));
+  if (value.includes(':')) return DOMAIN_PORT_MESSAGE;
   if (value.length > limits.domainMax) return `must be at most ${limits.domainMax} characters`;
   const label = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/i;
   const labels = value.split('.');
-  if (labels.length < 2 || !labels.every((l) => label.test(l)))
-    return 'must be a valid domain name such as "example.com"';
+  if (labels.length < 2 || !labels.every((l) => label.test(l))) return DOMAIN_NAME_MESSAGE;
   return undefined;
+}
+
+/** The host part of what was sent after a scheme (no slashes, user, path or port): the hint. */
+function hostOf(rest: string): string {
+  const host = rest.replace(/^\/+/, '').split(/[/?#]/)[0]!.replace(/^.*@/, '').replace(/:\d*$/, '');
+  return host || 'example.com';
 }
 
 export const BlockedVerticalWrite = z
   .strictObject({
-    partnerVerticalId: z.int(),
-    partnerSubVerticalId: z.int(),
+    partnerVerticalId: integer(),
+    partnerSubVerticalId: integer(),
     policy: z.enum(WRITE_POLICIES, enumMessage(WRITE_POLICIES)).optional(),
     position1Policy: z.enum(WRITE_POLICIES, enumMessage(WRITE_POLICIES)).optional(),
   })
@@ -241,10 +366,7 @@ export const BlockedVerticalWrite = z
 
 export const DomainWrite = z
   .strictObject({
-    domain: z.string().superRefine((value, ctx) => {
-      const problem = domainProblem(value);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    }),
+    domain: z.string().superRefine(problemCheck(domainProblem)),
     policy: z.enum(WRITE_POLICIES, enumMessage(WRITE_POLICIES)).optional(),
   })
   .openapi('DomainWrite');
@@ -253,7 +375,9 @@ export const ControlsWriteRequest = z
   .strictObject({
     name: nonEmpty().optional(),
     blockedVerticals: z
-      .array(BlockedVerticalWrite, { error: 'is required (send [] to unblock every vertical)' })
+      .array(BlockedVerticalWrite, {
+        error: (issue) => (issue.input === undefined ? BLOCKED_VERTICALS_REQUIRED_MESSAGE : undefined),
+      })
       .max(limits.blockedVerticalsMax, { error: `must have at most ${limits.blockedVerticalsMax} entries` })
       .superRefine((entries, ctx) => {
         const seen = new Set<string>();
@@ -269,7 +393,9 @@ export const ControlsWriteRequest = z
         });
       }),
     domains: z
-      .array(DomainWrite, { error: 'is required (send [] to unblock every domain)' })
+      .array(DomainWrite, {
+        error: (issue) => (issue.input === undefined ? DOMAINS_REQUIRED_MESSAGE : undefined),
+      })
       .max(limits.domainsMax, { error: `must have at most ${limits.domainsMax} entries` })
       .superRefine((entries, ctx) => {
         const seen = new Set<string>();
@@ -282,10 +408,11 @@ export const ControlsWriteRequest = z
       }),
     contentHash: z
       .string({
-        error: 'is required: null on the first write, then the content_hash of the latest GET or PUT',
+        error: (issue) =>
+          issue.input === undefined ? CONTENT_HASH_REQUIRED_MESSAGE : contentHashTypeMessage(issue.input),
       })
-      .min(1)
-      .max(limits.idMax)
+      .min(1, { error: EMPTY_MESSAGE })
+      .max(limits.idMax, { error: `must be at most ${limits.idMax} characters` })
       .nullable(),
   })
   .openapi('ControlsWriteRequest');
@@ -293,16 +420,12 @@ export type ControlsWriteRequest = z.infer<typeof ControlsWriteRequest>;
 
 // ---- 2.6 status ---------------------------------------------------------------------
 
+/** Spec §2.6, field for field: variant IDs and per-variant results are sandbox detail (control plane). */
 export const VariantView = z
   .object({
-    variant_id: z.string(),
     page_id: z.string(),
     name: z.string(),
     status: z.enum(REQUESTED_STATUSES),
-    result: z
-      .enum(['updated', 'unchanged', 'failed'])
-      .optional()
-      .openapi({ description: 'On a status PUT: what happened to this variant.' }),
   })
   .openapi('Variant');
 

@@ -3,7 +3,30 @@
  * sent `contentHash` is current (spec rule 3; SANDBOX.md §8).
  */
 import { createHash } from 'node:crypto';
-import type { ControlsListRow, DomainRuleRow, InternalBlock } from '../store/controls.js';
+
+/** A block on an internal category (the mapping's `vertical_name`). */
+export interface InternalBlock {
+  vertical_name: string;
+  policy: 'Block';
+  position_1_policy: 'Block';
+}
+
+export interface DomainRuleRow {
+  domain: string;
+  policy: 'Block';
+}
+
+/** One account's marketplace controls list, as the rules see it and the store keeps it. */
+export interface ControlsListRow {
+  account_id: string;
+  list_id: string;
+  name: string;
+  version: number;
+  content_hash: string;
+  blocked: InternalBlock[];
+  domains: DomainRuleRow[];
+  updated_at: string;
+}
 
 /**
  * A hash that changes on every accepted write (the version is part of it) and that a

@@ -31,9 +31,10 @@ export interface CascadePlan<V extends VariantState> {
 /**
  * The cascade of a status PUT over the non-archived variants (rule 6: no merge). With
  * `failing` > 0 (the status-partial-failure scenario) the first `failing` variants in
- * their stable order fail: a failed variant is left out of the requested state (its old
- * state in the usual drill where the state changes), so the aggregate becomes mixed
- * whenever 2+ variants exist (at most all but one fail). Same input, same outcome.
+ * their stable order fail (SANDBOX.md §5): a failed update changes nothing, so a failed
+ * variant keeps its old state (it never flips). At most all but one fail when there are
+ * 2+, so the aggregate is mixed whenever 2+ variants started in the other state. Same
+ * input, same outcome.
  */
 export function planCascade<V extends VariantState>(
   variants: readonly V[],
@@ -45,7 +46,7 @@ export function planCascade<V extends VariantState>(
   // A partial failure leaves at least one variant updated when there are 2+ of them.
   const failCount = Math.min(failing, live.length >= 2 ? live.length - 1 : live.length);
   return live.map((variant, index) => {
-    if (index < failCount) return { variant, enabled: !target, result: 'failed' as const };
+    if (index < failCount) return { variant, enabled: variant.enabled, result: 'failed' as const };
     return { variant, enabled: target, result: variant.enabled === target ? 'unchanged' : 'updated' };
   });
 }

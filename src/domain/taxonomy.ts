@@ -3,8 +3,13 @@
  * pairs to internal categories and back. Internal names never leave through the
  * translated view; only the partner's own IDs do.
  */
-import type { PartnerPair } from '../contract/messages.js';
-import type { InternalBlock } from '../store/controls.js';
+import type { InternalBlock } from './controls.js';
+
+/** A partner vertical / sub-vertical pair as a controls write sends it. */
+export interface PartnerPair {
+  partnerVerticalId: number;
+  partnerSubVerticalId: number;
+}
 
 export interface MappingEntry {
   partner_vertical_id: number;

@@ -25,8 +25,9 @@ export function propagation(c: Context<AppEnv>): void {
   const s = c.get('sandbox');
   const account = c.get('account')!;
   const now = c.get('scenarios').take('auth-propagation') !== undefined;
-  if (now || account.auth_ready_at > s.clock.now()) {
-    const { ordinal, warning } = s.diagnostics.propagationAnswer(account.account_id, s.clock.now());
+  const time = s.clock.now(account.parent_account_id); // the partner's clock
+  if (now || account.auth_ready_at > time) {
+    const { ordinal, warning } = s.diagnostics.propagationAnswer(account.account_id, time);
     if (warning) c.get('warnings').push(warning);
     const status = now || ordinal % 2 === 0 ? 401 : 403;
     throw new ApiError('auth_propagation_pending', PROPAGATION_MESSAGE, {

@@ -32,6 +32,17 @@ export function authenticate(c: Context<AppEnv>): void {
     });
   }
   c.set('principal', check.principal);
-  c.get('scenarios').parentId = check.principal.parent_account_id;
-  if (c.get('scenarios').take('token-expired')) throw expired();
+  const scenarios = c.get('scenarios');
+  scenarios.parentId = check.principal.parent_account_id;
+  // A scenario armed for an account applies only to calls of the partner that owns it:
+  // another partner's call on that account is a plain 404 later, and uses up nothing.
+  const accountId = c.req.param('account_id');
+  if (accountId) {
+    const account = c.get('sandbox').store.accounts.byId(accountId);
+    if (account?.parent_account_id === check.principal.parent_account_id) {
+      scenarios.accountId = accountId;
+      c.set('accountId', accountId);
+    }
+  }
+  if (scenarios.take('token-expired')) throw expired();
 }

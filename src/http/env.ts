@@ -13,6 +13,8 @@ export interface AppVariables {
   scenarios: ScenarioContext;
   principal: Principal | undefined;
   account: AccountRow | undefined;
+  /** The caller's own account this call concerns (the journal files the call under it). */
+  accountId: string | undefined;
   warnings: string[];
   /** The raw request body, read once (journal, idempotency fingerprint, JSON parse). */
   rawBody: string | null;

@@ -9,8 +9,11 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { ApiError, validationError } from '../contract/errors.js';
 import {
+  DIFFERENT_PAYLOAD_WARNING,
+  DRY_RUN_KEY_WARNING,
   IDEMPOTENCY_IN_PROGRESS_MESSAGE,
   IDEMPOTENCY_REUSED_MESSAGE,
+  idempotencyKeyOtherOperationMessage,
   MISSING_IDEMPOTENCY_KEY_MESSAGE,
 } from '../contract/messages.js';
 import type { AppEnv } from './env.js';
@@ -20,27 +23,38 @@ import { requestHeader } from './headers.js';
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
-export const DRY_RUN_KEY_WARNING =
-  'Idempotency-Key was used by a dry run: its stored dry-run response was replayed and nothing was written. Use a fresh key for the real write.';
-export const DIFFERENT_PAYLOAD_WARNING =
-  'Idempotency-Key was already used with a different payload: the stored response of the first request was replayed and this payload was not executed. Use a fresh key for a new request.';
+/** What a 409 idempotency_key_in_progress asks the client to wait before the same request again. */
+export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
 
-/** What makes two requests "the same": method, path, dry_run and the JSON body (whitespace aside). */
-function fingerprint(
-  method: string,
-  path: string,
-  dryRun: boolean,
-  body: unknown,
-  raw: string | null,
-): string {
+/**
+ * What makes two requests on one operation "the same": dry_run and the JSON body as
+ * canonical JSON (object keys sorted, whitespace aside), so the same object with its keys
+ * in another order is the same payload.
+ */
+function fingerprint(dryRun: boolean, body: unknown, raw: string | null): string {
   let payload: string;
   try {
-    payload = JSON.stringify(body ?? null);
+    payload = JSON.stringify(canonical(body ?? null));
   } catch {
     payload = raw ?? ''; // nested too deep to re-serialise: the bytes as sent
   }
-  return createHash('sha256').update(`${method} ${path} dry_run=${dryRun}\n${payload}`).digest('hex');
+  return createHash('sha256').update(`dry_run=${dryRun}\n${payload}`).digest('hex');
 }
+
+/** A JSON value with every object's keys in sorted order (arrays keep their order). */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) out[key] = canonical((value as Record<string, unknown>)[key]);
+  return out;
+}
+
+const inProgress = () =>
+  new ApiError('idempotency_key_in_progress', IDEMPOTENCY_IN_PROGRESS_MESSAGE, {
+    headers: { 'Retry-After': String(IN_PROGRESS_RETRY_AFTER_SECONDS) },
+    details: { header: IDEMPOTENCY_HEADER, retry_after_seconds: IN_PROGRESS_RETRY_AFTER_SECONDS },
+  });
 
 /**
  * Before the handler: a stored key answers with its stored response; a new key is
@@ -61,16 +75,21 @@ export function claimKey(c: Context<AppEnv>): Response | undefined {
     ]);
   }
   const dryRun = c.get('dryRun');
-  const print = fingerprint(c.req.method, c.req.path, dryRun, c.get('jsonBody'), c.get('rawBody'));
-  const now = s.clock.now();
+  const operation = `${c.req.method} ${c.req.path}`;
+  const print = fingerprint(dryRun, c.get('jsonBody'), c.get('rawBody'));
+  const now = s.clock.now(parent); // the partner's clock: its window
 
   const stored = s.store.idempotency.get(parent, key, now);
   if (stored) {
-    if (stored.state !== 'done') {
-      throw new ApiError('idempotency_key_in_progress', IDEMPOTENCY_IN_PROGRESS_MESSAGE, {
-        details: { header: IDEMPOTENCY_HEADER },
+    // A key belongs to the operation it was first used on: elsewhere it neither replays
+    // that other answer (another shape) nor executes, in every mode.
+    if (stored.operation !== '' && stored.operation !== operation) {
+      const [method, path] = stored.operation.split(' ');
+      throw new ApiError('idempotency_key_reused', idempotencyKeyOtherOperationMessage(stored.operation), {
+        details: { header: IDEMPOTENCY_HEADER, first_used: { method, path } },
       });
     }
+    if (stored.state !== 'done') throw inProgress();
     const same = stored.fingerprint === print;
     if (!same && s.config.strictIdempotency) {
       throw new ApiError('idempotency_key_reused', IDEMPOTENCY_REUSED_MESSAGE, {
@@ -84,22 +103,20 @@ export function claimKey(c: Context<AppEnv>): Response | undefined {
   }
 
   // Expired keys go as new ones come (an indexed range delete), so the table stays bounded.
-  s.store.idempotency.prune(now);
+  // By the global clock: no partner's clock is behind it, so no live key of any partner goes.
+  s.store.idempotency.prune(s.clock.now());
   const claimed = s.store.idempotency.reserve(
     {
       parent_account_id: parent,
       key,
+      operation,
       fingerprint: print,
       dry_run: dryRun ? 1 : 0,
       expires_at: now + WINDOW_MS,
     },
     now,
   );
-  if (!claimed) {
-    throw new ApiError('idempotency_key_in_progress', IDEMPOTENCY_IN_PROGRESS_MESSAGE, {
-      details: { header: IDEMPOTENCY_HEADER },
-    });
-  }
+  if (!claimed) throw inProgress();
   c.set('idempotencyKey', key);
   return undefined;
 }

@@ -11,11 +11,11 @@
 import type { OpenAPIHono, RouteConfig, RouteHandler } from '@hono/zod-openapi';
 import type { Context, Handler, MiddlewareHandler } from 'hono';
 import type { Endpoint } from '../scenarios/catalogue.js';
-import { injectFaults } from '../scenarios/inject.js';
 import { loadAccount, propagation } from './account.js';
 import { authenticate } from './auth.js';
 import { jsonBody } from './body.js';
 import type { AppEnv } from './env.js';
+import { injectFaults } from './faults.js';
 import { claimKey, settleKey } from './idempotency.js';
 import { parentHeader } from './parent.js';
 import { validateRequest } from './validation.js';
@@ -33,7 +33,6 @@ function begin(endpoint: Endpoint): Stage {
   return function begin(c) {
     const scenarios = c.get('scenarios');
     scenarios.endpoint = endpoint;
-    scenarios.accountId = c.req.param('account_id');
     c.set('dryRun', c.req.query('dry_run') === 'true');
   };
 }
@@ -48,7 +47,27 @@ function stages(endpoint: Endpoint, route: RouteConfig, o: PipelineOptions): Sta
   return list;
 }
 
-/** The one middleware that runs a route's stages, then its handler. */
+/**
+ * A reset or restore (or a reset or bundle import of this request's partner) happened
+ * while this request awaited (its body, a latency drill): what it read before is gone, so
+ * it starts over against the new state. The body it read is kept; the key it reserved was
+ * wiped with the rest.
+ */
+function startOver(c: Context<AppEnv>): void {
+  c.set('principal', undefined);
+  c.set('account', undefined);
+  c.set('accountId', undefined);
+  c.set('idempotencyKey', undefined);
+  c.set('warnings', []);
+  c.set('scenarios', c.get('scenarios').fresh());
+}
+
+/**
+ * The one middleware that runs a route's stages, then its handler. The handler and the
+ * stages after the last await run in one synchronous stretch, so a reset can only fall
+ * between stages: the request then starts over, and sees the state before the reset or
+ * after it, never a mix.
+ */
 export function pipeline(
   endpoint: Endpoint,
   route: RouteConfig,
@@ -56,11 +75,23 @@ export function pipeline(
 ): MiddlewareHandler<AppEnv> {
   const list = stages(endpoint, route, o);
   return async function pipeline(c, next) {
+    const sandbox = c.get('sandbox');
     let answer: Response | undefined;
     try {
-      for (const stage of list) {
-        let out = stage(c);
+      let epoch = sandbox.epoch;
+      for (let i = 0; i < list.length; i++) {
+        let out = list[i]!(c);
         if (out instanceof Promise) out = await out;
+        if (sandbox.epoch !== epoch) {
+          // A reset, restore or import came while it awaited: did it replace this request's state?
+          const wiped = sandbox.wipedSince(epoch, c.get('principal')?.parent_account_id);
+          epoch = sandbox.epoch;
+          if (wiped) {
+            startOver(c);
+            i = -1;
+            continue;
+          }
+        }
         if (out) {
           answer = out;
           return out;

@@ -26,6 +26,7 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     c.set('journaled', path.startsWith('/v1/') || path === '/oauth/token');
     c.set('scenarios', new ScenarioContext([], sandbox.armed));
     c.set('responseBody', undefined);
+    c.set('accountId', undefined);
     c.set('responseText', undefined);
     c.set('headersSent', false);
     c.set('connectionReset', false);
@@ -66,8 +67,10 @@ const APPLIED = APPLIED_HEADER.toLowerCase();
 const WARNING = WARNING_HEADER.toLowerCase();
 
 function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
+  const parent = c.get('principal')?.parent_account_id ?? null;
   sandbox.journal.add({
     at: sandbox.clock.now(),
+    partnerAt: parent === null ? null : sandbox.clock.now(parent),
     method: c.req.method,
     url: c.req.url,
     headers: requestHeaders(c),
@@ -75,8 +78,8 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     status: c.get('connectionReset') ? 0 : res.status,
     responseBody: c.get('responseBody'),
     request_id: c.get('requestId'),
-    parent_account_id: c.get('principal')?.parent_account_id ?? null,
-    account_id: c.get('account')?.account_id ?? c.get('scenarios').accountId ?? null,
+    parent_account_id: parent,
+    account_id: c.get('accountId') ?? null,
     scenarios_applied: c.get('scenarios').applied,
     warnings: c.get('warnings'),
     duration_ms: Math.round((performance.now() - c.get('startedAt')) * 100) / 100,

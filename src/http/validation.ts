@@ -1,12 +1,21 @@
 /**
  * Turns zod issues into the one validation error: every field named the way the client
  * sent it, unknown fields listed, and a hint where a snake_case name was sent for a
- * camelCase field (or the other way round).
+ * camelCase field (or the other way round). Query parameters a route does not document
+ * are unknown too, with a hint for a near miss (`dryRun`, `dry-run`, `DRY_RUN`): ignoring
+ * `?dryRun=true` made a dry run write for real.
  */
 import type { RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { ZodObject, ZodType, type z } from 'zod';
+import { ZodObject, ZodType, z } from 'zod';
 import { type FieldIssue, validationError } from '../contract/errors.js';
+import {
+  REQUIRED_MESSAGE,
+  UNKNOWN_FIELD_MESSAGE,
+  UNKNOWN_QUERY_PARAMETER_MESSAGE,
+  unknownFieldHint,
+  unknownQueryParameterHint,
+} from '../contract/messages.js';
 import { knownFieldNames } from '../contract/schemas.js';
 import type { AppEnv } from './env.js';
 import { requestHeader } from './headers.js';
@@ -46,19 +55,23 @@ export function issuesToFields(issues: readonly z.core.$ZodIssue[], prefix = '')
     const p = fieldPath(path);
     return prefix ? (p ? `${prefix}.${p}` : prefix) : p || '(body)';
   };
+  // zod 4 still runs length checks on a value of the wrong type (an array has a length):
+  // once a field's type is wrong, that is its one problem.
+  const wrongType = new Set(issues.filter((i) => i.code === 'invalid_type').map((i) => fieldPath(i.path)));
   for (const issue of issues) {
+    if (issue.code !== 'invalid_type' && wrongType.has(fieldPath(issue.path))) continue;
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const hint = suggestField(key);
         fields.push({
           field: at([...issue.path, key]),
-          message: hint ? `unknown field; did you mean "${hint}"?` : 'unknown field',
+          message: hint ? unknownFieldHint(hint) : UNKNOWN_FIELD_MESSAGE,
         });
       }
       continue;
     }
     let message = issue.message;
-    if (issue.code === 'invalid_type' && /received undefined/.test(message)) message = 'is required';
+    if (issue.code === 'invalid_type' && /received undefined/.test(message)) message = REQUIRED_MESSAGE;
     else if (issue.code === 'invalid_type') message = message.replace(/^Invalid input: /, '');
     fields.push({ field: at(issue.path), message });
   }
@@ -67,19 +80,26 @@ export function issuesToFields(issues: readonly z.core.$ZodIssue[], prefix = '')
 
 type Target = 'query' | 'param' | 'header' | 'json';
 
+/** The query of a route that documents no parameter: any one sent is unknown. */
+const NO_QUERY = z.object({});
+
 /** How a field is named in the 400 for each part of the request (the body's fields bare). */
 const FIELD_PREFIX: Record<Target, string> = { query: 'query', header: 'header', param: 'path', json: '' };
 
 /**
  * The route's own zod schemas (the ones the OpenAPI document is generated from) applied
  * in the order @hono/zod-openapi applies them (query, path, headers, JSON body), each
- * synchronously, the parsed values handed to `c.req.valid()`. Query values repeated in
- * the URL arrive as arrays (and fail a string schema); headers are looked up by the
+ * synchronously, the parsed values handed to `c.req.valid()`. A query parameter the route
+ * does not document is a 400 (every route checks its query, documented or not); values
+ * repeated in the URL arrive as arrays (and fail a string schema); headers are looked up by the
  * schema's names only; the body is the one `jsonBody` parsed.
  */
 export function validateRequest(request: RouteConfig['request']): (c: Context<AppEnv>) => void {
   const checks: [Target, z.ZodType, (c: Context<AppEnv>) => unknown][] = [];
-  if (request?.query) checks.push(['query', request.query, queryValues]);
+  const query = request?.query ?? NO_QUERY;
+  if (!(query instanceof ZodObject)) throw new Error('route query must be one z.object');
+  const documented = Object.keys(query.shape);
+  checks.push(['query', query, (c) => queryValues(c, documented)]);
   if (request?.params) checks.push(['param', request.params, (c) => c.req.param()]);
   if (request?.headers) {
     if (!(request.headers instanceof ZodObject)) throw new Error('route headers must be one z.object');
@@ -101,10 +121,32 @@ export function validateRequest(request: RouteConfig['request']): (c: Context<Ap
   };
 }
 
-function queryValues(c: Context): Record<string, string | string[]> {
+/**
+ * The query's values by name; a parameter the route does not document is a 400 naming
+ * it (an unknown one is never ignored), with a hint when it is a near miss of one it does.
+ */
+function queryValues(c: Context, documented: readonly string[]): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(c.req.queries())) out[k] = v.length === 1 ? v[0]! : v;
+  if (!c.req.url.includes('?')) return out;
+  const unknown: FieldIssue[] = [];
+  for (const [k, v] of Object.entries(c.req.queries())) {
+    if (documented.includes(k)) out[k] = v.length === 1 ? v[0]! : v;
+    else unknown.push(unknownQueryParameter(k, documented));
+  }
+  if (unknown.length) throw validationError(unknown.slice(0, MAX_ISSUES));
   return out;
+}
+
+const squash = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+const MAX_NAME = 100;
+
+function unknownQueryParameter(name: string, documented: readonly string[]): FieldIssue {
+  const hint = documented.find((d) => squash(d) === squash(name));
+  const shown = name.length > MAX_NAME ? `${name.slice(0, MAX_NAME)}…` : name;
+  return {
+    field: `${FIELD_PREFIX.query}.${shown}`,
+    message: hint ? unknownQueryParameterHint(hint) : UNKNOWN_QUERY_PARAMETER_MESSAGE,
+  };
 }
 
 function headerValues(c: Context, names: readonly string[]): Record<string, string> {

@@ -30,6 +30,22 @@ export class ArmedRegistry {
     this.#entries = [];
   }
 
+  /** Disarms the entries that match (one partner's, on a partner reset). */
+  removeWhere(match: (a: Armed) => boolean): void {
+    this.#entries = this.#entries.filter((a) => !match(a));
+  }
+
+  /** A copy of the armed entries (a snapshot keeps one: their counts change as requests use them). */
+  image(): Armed[] {
+    return this.#entries.map((a) => structuredClone(a));
+  }
+
+  /** Puts back entries from an image (copied again, so the image can be restored twice). */
+  restore(image: readonly Armed[]): void {
+    this.#entries = image.map((a) => structuredClone(a));
+    for (const a of this.#entries) if (a.id >= this.#nextId) this.#nextId = a.id + 1;
+  }
+
   /** The first armed entry with this effect: for the account first, then for the parent. */
   find(name: string, accountId: string | undefined, parentId: string | undefined) {
     const pick = (match: (a: Armed) => boolean) => {

@@ -11,10 +11,13 @@ export const ENDPOINTS = [
   'status.get',
   'status.put',
   'layout.patch',
+  'token',
 ] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 const ALL: readonly Endpoint[] = ENDPOINTS;
+/** The partnership endpoints: everything but the token endpoint. */
+const PARTNERSHIP: readonly Endpoint[] = ENDPOINTS.filter((e) => e !== 'token');
 const CONTROLS_AND_STATUS: readonly Endpoint[] = ['controls.get', 'controls.put', 'status.get', 'status.put'];
 
 export type ValueSpec =
@@ -81,7 +84,7 @@ export const BUILT_INS = [
     description:
       'The call answers 401 as if the bearer token had expired (WWW-Authenticate: Bearer error="invalid_token").',
     value: { kind: 'none' },
-    appliesTo: ALL,
+    appliesTo: PARTNERSHIP,
   },
   {
     name: 'connection-reset',

@@ -73,11 +73,18 @@ export class ScenarioContext {
     this.#armed = armed;
   }
 
+  /** The same header's effects, nothing taken yet (a request that starts over). */
+  fresh(): ScenarioContext {
+    const next = new ScenarioContext(this.#header, this.#armed);
+    next.endpoint = this.endpoint;
+    return next;
+  }
+
   /** The effect, if one is requested for this request and applies to its endpoint. */
   take(name: ScenarioName): Effect | undefined {
     const def = builtIn(name);
     if (!def || !this.endpoint || !def.appliesTo.includes(this.endpoint)) return undefined;
-    let effect = this.#header.find((e) => e.name === name);
+    let effect = this.#header.find((e) => e.name === name) ?? this.#fromConsumed(name);
     if (!effect) {
       const found = this.#armed.find(name, this.accountId, this.parentId);
       if (found) {
@@ -93,5 +100,17 @@ export class ScenarioContext {
       if (!this.applied.includes(label)) this.applied.push(label);
     }
     return effect;
+  }
+
+  /**
+   * An armed entry this request already counted applies all its effects to it (a preset's
+   * latency and its 503 on the same request), without counting the request again.
+   */
+  #fromConsumed(name: ScenarioName): Effect | undefined {
+    for (const armed of this.#consumed) {
+      const effect = armed.effects.find((e) => e.name === name);
+      if (effect) return effect;
+    }
+    return undefined;
   }
 }

@@ -12,13 +12,16 @@ export type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'
   | 'unsupported_grant_type'
-  | 'invalid_scope';
+  | 'invalid_scope'
+  | 'server_error'
+  | 'temporarily_unavailable';
 
 export class OAuthError extends Error {
   constructor(
     readonly code: OAuthErrorCode,
     readonly description: string,
-    readonly status: 400 | 401,
+    readonly status: 400 | 401 | 413 | 429 | 500 | 502 | 503,
+    readonly headers: Record<string, string> = {},
   ) {
     super(description);
   }
@@ -52,7 +55,8 @@ export interface TokenRequest {
   basic: boolean;
 }
 
-export function grantToken(s: Sandbox, req: TokenRequest): { grant: TokenGrant; principal: Principal } {
+/** Checks a token request and its client's credentials; the principal it would be issued to. */
+export function authenticateClient(s: Sandbox, req: TokenRequest): Principal {
   if (!req.grant_type) throw new OAuthError('invalid_request', 'grant_type is required', 400);
   if (req.grant_type !== 'client_credentials') {
     throw new OAuthError(
@@ -71,28 +75,34 @@ export function grantToken(s: Sandbox, req: TokenRequest): { grant: TokenGrant; 
   if (req.scope?.split(' ').some((sc) => sc && sc !== TOKEN_SCOPE)) {
     throw new OAuthError('invalid_scope', `the only scope is "${TOKEN_SCOPE}"`, 400);
   }
-  const partner = s.store.partners.byClient(req.client_id);
-  // Compare against a dummy when the client is unknown, so timing does not tell which part was wrong.
-  const ok =
-    secretsEqual(partner?.client_secret ?? '\u0000no-such-client', req.client_secret) &&
-    partner !== undefined;
-  if (!ok || !partner) throw new OAuthError('invalid_client', 'client authentication failed', 401);
+  const partner = clientMatching(s, req.client_id, req.client_secret);
+  if (!partner) throw new OAuthError('invalid_client', 'client authentication failed', 401);
+  return { parent_account_id: partner.parent_account_id, client_id: partner.client_id };
+}
 
+/** The partner whose credentials these are, if any (compared in constant time). */
+export function clientMatching(s: Sandbox, clientId: string, secret: string) {
+  const partner = s.store.partners.byClient(clientId);
+  // Compare against a dummy when the client is unknown, so timing does not tell which part was wrong.
+  const ok = secretsEqual(partner?.client_secret ?? '\u0000no-such-client', secret) && partner !== undefined;
+  return ok ? partner : undefined;
+}
+
+/** Issues a token to an authenticated client. */
+export function issueToken(s: Sandbox, principal: Principal): TokenGrant {
   const token = ids.accessToken();
   const ttl = s.config.tokenTtlSeconds;
-  const now = s.clock.now();
+  const now = s.clock.now(principal.parent_account_id); // the partner's clock
   s.store.partners.insertToken(
     sha256(token).toString('hex'),
-    partner.parent_account_id,
-    partner.client_id,
+    principal.parent_account_id,
+    principal.client_id,
     now + ttl * 1000,
   );
-  // Expired tokens are kept a day, so that "expired" can be told apart from "invalid"; then pruned.
-  s.store.partners.pruneTokens(now - 86_400_000);
-  return {
-    grant: { access_token: token, token_type: 'Bearer', expires_in: ttl, scope: TOKEN_SCOPE },
-    principal: { parent_account_id: partner.parent_account_id, client_id: partner.client_id },
-  };
+  // Expired tokens are kept a day, so that "expired" can be told apart from "invalid"; then pruned
+  // by the global clock (no partner's clock is behind it, so no partner loses a live token).
+  s.store.partners.pruneTokens(s.clock.now() - 86_400_000);
+  return { access_token: token, token_type: 'Bearer', expires_in: ttl, scope: TOKEN_SCOPE };
 }
 
 export type TokenCheck = { ok: true; principal: Principal } | { ok: false; reason: 'invalid' | 'expired' };
@@ -100,6 +110,6 @@ export type TokenCheck = { ok: true; principal: Principal } | { ok: false; reaso
 export function verifyToken(s: Sandbox, token: string): TokenCheck {
   const row = s.store.partners.token(token, (t) => sha256(t).toString('hex'));
   if (!row) return { ok: false, reason: 'invalid' };
-  if (row.expires_at <= s.clock.now()) return { ok: false, reason: 'expired' };
+  if (row.expires_at <= s.clock.now(row.parent_account_id)) return { ok: false, reason: 'expired' };
   return { ok: true, principal: { parent_account_id: row.parent_account_id, client_id: row.client_id } };
 }

@@ -6,6 +6,7 @@ import { ApiError } from '../contract/errors.js';
 import {
   mappingNotSeededMessage,
   STALE_CONTENT_HASH_MESSAGE,
+  unmappedPairsEmptyMappingMessage,
   unmappedPairsMessage,
 } from '../contract/messages.js';
 import type { ControlsData, ControlsWriteRequest } from '../contract/schemas.js';
@@ -65,7 +66,11 @@ function concurrentWrite(s: Sandbox, account: AccountRow): void {
   s.store.tx(() => {
     const current = storedList(s, account);
     s.store.controls.put(
-      nextList(current, { blocked: current.blocked, domains: current.domains, at: s.clock.iso() }),
+      nextList(current, {
+        blocked: current.blocked,
+        domains: current.domains,
+        at: s.clock.iso(account.parent_account_id),
+      }),
     );
   });
 }
@@ -79,25 +84,27 @@ export function writeControls(
 ): ControlsData {
   const parent = account.parent_account_id;
   const mapping = mappingFor(s, scenarios, parent);
+  const { blocks, unmapped } = translatePairs(mapping, body.blockedVerticals);
   if (mapping.length === 0) {
-    throw new ApiError('vertical_mapping_not_seeded', mappingNotSeededMessage(parent), {
-      details: { parent_account_id: parent },
+    // Spec §1.2: until the mapping is seeded, controls writes fail with 400. Every pair
+    // is unmapped, so they are all listed as spec §7 says; a write naming no pair has no
+    // unmapped pair, and gets the not-seeded message alone.
+    const message = unmapped.length
+      ? unmappedPairsEmptyMappingMessage(unmapped, parent)
+      : mappingNotSeededMessage(parent);
+    throw new ApiError('vertical_mapping_not_seeded', message, {
+      details: { parent_account_id: parent, unmapped_pairs: unmapped },
     });
   }
-  const { blocks, unmapped } = translatePairs(mapping, body.blockedVerticals);
   if (unmapped.length > 0) {
     throw new ApiError('vertical_not_mapped', unmappedPairsMessage(unmapped), {
-      details: {
-        unmapped_pairs: unmapped.map((p) => ({
-          partnerVerticalId: p.partnerVerticalId,
-          partnerSubVerticalId: p.partnerSubVerticalId,
-        })),
-      },
+      details: { unmapped_pairs: unmapped },
     });
   }
   const domains = body.domains.map((d) => ({ domain: d.domain.toLowerCase(), policy: 'Block' as const }));
 
-  if (scenarios.take('stale-content-hash')) concurrentWrite(s, account);
+  // A dry run shows the clean result: the drill would change stored state, so it is not applied.
+  if (!dryRun && scenarios.take('stale-content-hash')) concurrentWrite(s, account);
 
   return s.store.tx(() => {
     const current = storedList(s, account);
@@ -106,7 +113,7 @@ export function writeControls(
         details: { sent_content_hash: body.contentHash },
       });
     }
-    const next = nextList(current, { name: body.name, blocked: blocks, domains, at: s.clock.iso() });
+    const next = nextList(current, { name: body.name, blocked: blocks, domains, at: s.clock.iso(parent) });
     if (!dryRun) s.store.controls.put(next);
     return view(s, account, next);
   });

@@ -28,7 +28,7 @@ export function editLayout(
     const next = {
       layout_type: edit.layout_type ?? layout.layout_type,
       name: edit.name ?? layout.name,
-      updated_at: s.clock.iso(),
+      updated_at: s.clock.iso(account.parent_account_id),
     };
     if (!dryRun) s.store.accounts.updateLayout(layoutId, next.layout_type, next.name, next.updated_at);
     return {

@@ -1,16 +1,23 @@
 /**
  * Registration (endpoint 2): create or match an account on (parent, external_account_id),
- * translating the partner's vertical pair through the parent's mapping.
+ * translating the partner's vertical pair through the parent's mapping. A dry run
+ * (spec §1.5) validates the same way and writes nothing: it answers the matched account
+ * as it is, or the account that would be created, with IDs generated for the answer
+ * only (the real register issues new ones).
  */
 import { ApiError, validationError } from '../contract/errors.js';
-import { mappingNotSeededMessage, registerUnmappedMessage } from '../contract/messages.js';
+import {
+  dryRunRegisterWarning,
+  mappingNotSeededMessage,
+  registerUnmappedMessage,
+} from '../contract/messages.js';
 import type { RegisterData, RegisterRequest, Surface } from '../contract/schemas.js';
 import { contentHash } from '../domain/controls.js';
 import { ids } from '../domain/ids.js';
 import { findPair } from '../domain/taxonomy.js';
 import type { Sandbox } from '../sandbox.js';
 import type { ScenarioContext } from '../scenarios/context.js';
-import type { AccountRow, NewAccount } from '../store/accounts.js';
+import type { AccountRow, LayoutRow, NewAccount, PageRow } from '../store/accounts.js';
 import { mappingFor } from './mappings.js';
 
 export interface RegisterResult {
@@ -24,6 +31,7 @@ export function register(
   scenarios: ScenarioContext,
   parent: string,
   body: RegisterRequest,
+  dryRun = false,
 ): RegisterResult {
   if (body.platform_parent_account_id !== parent) {
     throw validationError([
@@ -49,19 +57,23 @@ export function register(
     );
   }
 
-  const propagation = scenarios.take('auth-propagation')?.value ?? s.config.authPropagationSeconds;
+  if (dryRun) {
+    const existing = s.store.accounts.byExternal(parent, body.external_account_id);
+    if (existing) return matchedResult(s, existing, body);
+    // Nothing is created, so the propagation drill (a scenario of new accounts) is not taken.
+    const would = newAccount(s, parent, body, 0);
+    return {
+      data: { account_id: would.account.account_id, pages: pagesView(would.pages, would.layouts) },
+      matched: false,
+      warnings: [dryRunRegisterWarning(body.pages ?? s.fixtures.defaultPages)],
+    };
+  }
 
   return s.store.tx(() => {
     const existing = s.store.accounts.byExternal(parent, body.external_account_id);
-    if (existing) {
-      const differs = differingFields(s, existing, body);
-      const warnings = differs.length
-        ? [
-            `external_account_id "${body.external_account_id}" matched existing account ${existing.account_id}; these fields differ from the stored account and were not applied: ${differs.join(', ')}`,
-          ]
-        : [];
-      return { data: accountView(s, existing.account_id), matched: true, warnings };
-    }
+    // A match creates nothing: the propagation drill (of new accounts) is neither applied nor used up.
+    if (existing) return matchedResult(s, existing, body);
+    const propagation = scenarios.take('auth-propagation')?.value ?? s.config.authPropagationSeconds;
     const created = newAccount(s, parent, body, propagation);
     s.store.accounts.insert(created);
     const listId = ids.controlsList();
@@ -86,7 +98,7 @@ function newAccount(
   body: RegisterRequest,
   propagationSeconds: number,
 ): NewAccount {
-  const at = s.clock.iso();
+  const at = s.clock.iso(parent);
   const accountId = ids.account();
   const pages = body.pages ?? s.fixtures.defaultPages;
   const n: NewAccount = {
@@ -99,7 +111,7 @@ function newAccount(
       sub_vertical_id: body.sub_vertical_id,
       country_code: body.country_code,
       store_identifier: body.store_identifier,
-      auth_ready_at: s.clock.now() + propagationSeconds * 1000,
+      auth_ready_at: s.clock.now(parent) + propagationSeconds * 1000,
       created_at: at,
     },
     pages: [],
@@ -136,16 +148,35 @@ function newAccount(
   return n;
 }
 
-/** The register response of an account: one element per page with its (first) layout. */
-export function accountView(s: Sandbox, accountId: string): RegisterResult['data'] {
-  const layouts = s.store.accounts.layouts(accountId);
-  const pages = s.store.accounts.pages(accountId).map((p) => ({
+function matchedResult(s: Sandbox, existing: AccountRow, body: RegisterRequest): RegisterResult {
+  const differs = differingFields(s, existing, body);
+  const warnings = differs.length
+    ? [
+        `external_account_id "${body.external_account_id}" matched existing account ${existing.account_id}; these fields differ from the stored account and were not applied: ${differs.join(', ')}`,
+      ]
+    : [];
+  return { data: accountView(s, existing.account_id), matched: true, warnings };
+}
+
+type PageFields = Pick<PageRow, 'page_id' | 'surface' | 'page_identifier'>;
+type LayoutFields = Pick<LayoutRow, 'page_id' | 'layout_id'>;
+
+/** Spec §2.3 pages: one element per page with its (first) layout. */
+function pagesView(pages: readonly PageFields[], layouts: readonly LayoutFields[]): RegisterData['pages'] {
+  return pages.map((p) => ({
     surface: p.surface as Surface,
     page_id: p.page_id,
     layout_id: layouts.find((l) => l.page_id === p.page_id)?.layout_id ?? '',
     page_identifier: p.page_identifier,
   }));
-  return { account_id: accountId, pages };
+}
+
+/** The register response of a stored account. */
+export function accountView(s: Sandbox, accountId: string): RegisterResult['data'] {
+  return {
+    account_id: accountId,
+    pages: pagesView(s.store.accounts.pages(accountId), s.store.accounts.layouts(accountId)),
+  };
 }
 
 function differingFields(s: Sandbox, existing: AccountRow, body: RegisterRequest): string[] {

@@ -14,14 +14,19 @@ import type { AccountRow, VariantRow } from '../store/accounts.js';
 const asState = (v: VariantRow) => ({ ...v, enabled: v.enabled === 1, archived: v.archived === 1 });
 type State = ReturnType<typeof asState>;
 
-function variantView(v: State, result?: VariantOutcome) {
-  const view = {
+/** The control plane's view of a variant (with its ID): sandbox detail. */
+function variantDetail(v: State) {
+  return {
     variant_id: v.variant_id,
     page_id: v.page_id,
     name: v.name,
     status: v.enabled ? ('active' as const) : ('paused' as const),
   };
-  return result ? { ...view, result } : view;
+}
+
+/** A variant in a partner answer: the fields of spec §2.6 and nothing else (SANDBOX.md §8). */
+function variantView(v: State): StatusData['variants'][number] {
+  return { page_id: v.page_id, name: v.name, status: v.enabled ? 'active' : 'paused' };
 }
 
 export function readStatus(s: Sandbox, account: AccountRow): StatusData {
@@ -29,12 +34,31 @@ export function readStatus(s: Sandbox, account: AccountRow): StatusData {
   return {
     account_id: account.account_id,
     status: aggregateStatus(variants),
-    variants: variants.filter((v) => !v.archived).map((v) => variantView(v)),
+    variants: variants.filter((v) => !v.archived).map(variantView),
   };
+}
+
+/** What the latest real status PUT did to each variant: sandbox detail for the control plane. */
+export interface StatusWriteRecord {
+  request_id: string;
+  at: string;
+  requested: RequestedStatus;
+  status: StatusData['status'];
+  variants: { variant_id: string; page_id: string; name: string; status: string; result: VariantOutcome }[];
+}
+
+const recordKey = (accountId: string) => `last_status_write:${accountId}`;
+
+/** The latest real status PUT of an account (dry runs and replays leave no record), or null. */
+export function lastStatusWrite(s: Sandbox, accountId: string): StatusWriteRecord | null {
+  const text = s.store.meta.get(recordKey(accountId));
+  return text === undefined ? null : (JSON.parse(text) as StatusWriteRecord);
 }
 
 export interface StatusWriteResult {
   data: StatusData;
+  /** Each variant's outcome, in the order of data.variants (sandbox detail: never in the answer). */
+  outcomes: StatusWriteRecord['variants'];
   failed: number;
   total: number;
 }
@@ -45,6 +69,7 @@ export function writeStatus(
   account: AccountRow,
   requested: RequestedStatus,
   dryRun: boolean,
+  requestId: string,
 ): StatusWriteResult {
   return s.store.tx(() => {
     const variants = s.store.accounts.variants(account.account_id).map(asState);
@@ -53,18 +78,29 @@ export function writeStatus(
     const partial = dryRun || live.length === 0 ? undefined : scenarios.take('status-partial-failure');
     const failing = partial ? (partial.value ?? defaultFailingCount(live.length)) : 0;
     const plan = planCascade(variants, requested, failing);
+    const after = plan.map((p) => ({ ...p.variant, enabled: p.enabled }));
+    const outcomes = plan.map((p, i) => ({ ...variantDetail(after[i]!), result: p.result }));
+    const data: StatusData = {
+      account_id: account.account_id,
+      status: aggregateStatus(after),
+      variants: after.map(variantView),
+    };
     if (!dryRun) {
       s.store.accounts.setVariants(
         plan.map((p) => ({ variant_id: p.variant.variant_id, enabled: p.enabled, archived: false })),
       );
+      const record: StatusWriteRecord = {
+        request_id: requestId,
+        at: s.clock.iso(account.parent_account_id),
+        requested,
+        status: data.status,
+        variants: outcomes,
+      };
+      s.store.meta.set(recordKey(account.account_id), JSON.stringify(record));
     }
-    const after = plan.map((p) => ({ ...p.variant, enabled: p.enabled }));
     return {
-      data: {
-        account_id: account.account_id,
-        status: aggregateStatus(after),
-        variants: plan.map((p, i) => variantView(after[i]!, p.result)),
-      },
+      data,
+      outcomes,
       failed: plan.filter((p) => p.result === 'failed').length,
       total: plan.length,
     };

@@ -88,6 +88,13 @@ export function accountStore(db: Db) {
     setVariant: db.prepare<[number, number, string]>(
       'UPDATE variants SET enabled = ?, archived = ? WHERE variant_id = ?',
     ),
+    allOf: db.prepare<[string], AccountRow>(
+      'SELECT * FROM accounts WHERE parent_account_id = ? ORDER BY created_at, account_id',
+    ),
+    idsOf: db
+      .prepare<[string], string>('SELECT account_id FROM accounts WHERE parent_account_id = ?')
+      .pluck(),
+    deleteOf: db.prepare<[string]>('DELETE FROM accounts WHERE parent_account_id = ?'),
   };
 
   // Account rows never change once written: recently read ones are kept parsed.
@@ -134,6 +141,11 @@ export function accountStore(db: Db) {
     variants: (accountId: string) => s.variants.all(accountId),
     variant: (variantId: string) => s.variant.get(variantId),
     insertVariant: (v: VariantRow) => void s.insertVariant.run(v),
+    /** Every account of a parent, oldest first. */
+    allOf: (parent: string) => s.allOf.all(parent),
+    idsOf: (parent: string) => s.idsOf.all(parent),
+    /** Deletes a parent's accounts; their pages, layouts, variants and controls lists cascade. */
+    deleteOf: (parent: string) => void s.deleteOf.run(parent),
     /** Applies every variant change in one transaction. */
     setVariants: (changes: { variant_id: string; enabled: boolean; archived: boolean }[]) =>
       setVariants(changes),

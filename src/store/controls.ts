@@ -1,28 +1,8 @@
 /** Marketplace controls lists: one row per account; blocks are stored in internal taxonomy terms. */
+import type { ControlsListRow } from '../domain/controls.js';
 import type { Db } from './db.js';
 
-/** A block on an internal category (the mapping's `vertical_name`). */
-export interface InternalBlock {
-  vertical_name: string;
-  policy: 'Block';
-  position_1_policy: 'Block';
-}
-
-export interface DomainRuleRow {
-  domain: string;
-  policy: 'Block';
-}
-
-export interface ControlsListRow {
-  account_id: string;
-  list_id: string;
-  name: string;
-  version: number;
-  content_hash: string;
-  blocked: InternalBlock[];
-  domains: DomainRuleRow[];
-  updated_at: string;
-}
+export type { ControlsListRow, DomainRuleRow, InternalBlock } from '../domain/controls.js';
 
 interface RawRow extends Omit<ControlsListRow, 'blocked' | 'domains'> {
   blocked: string;

@@ -1,17 +1,57 @@
 /**
  * Opening the database: pragmas in one place, numbered migrations tracked with
  * `user_version`. A path makes the store durable; `:memory:` is the default.
+ * A path that cannot be opened stops start-up with one line naming `SANDBOX_DB`, the
+ * path, the user and the cause (SANDBOX.md §9), not a stack trace.
  */
+import { existsSync, statSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { StartupError } from '../startup-error.js';
 import { migrations } from './migrations.js';
 
 export type Db = Database.Database;
 
 export function openDb(path: string): Db {
-  const db = new Database(path);
-  applyPragmas(db, path);
-  migrate(db);
-  return db;
+  let db: Db | undefined;
+  try {
+    db = new Database(path);
+    applyPragmas(db, path);
+    migrate(db);
+    return db;
+  } catch (err) {
+    if (db?.open) db.close();
+    throw openError(path, err as Error & { code?: string });
+  }
+}
+
+function openError(path: string, err: Error & { code?: string }): StartupError {
+  const dir = dirname(resolve(path));
+  const code = err.code ?? '';
+  let cause: string;
+  if (!existsSync(dir)) cause = `the folder ${dir} does not exist`;
+  else if (existsSync(path) && statSync(path).isDirectory()) cause = 'it is a folder, not a file';
+  else if (code === 'SQLITE_NOTADB') cause = 'the file is not a SQLite database';
+  else if (code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY' || code === 'SQLITE_PERM') {
+    cause = existsSync(path)
+      ? `the file cannot be opened for writing: check its permissions and those of ${dir}`
+      : `the file cannot be created: check that this user can write to ${dir}`;
+  } else cause = 'SQLite refused it';
+  const detail = `${err.message}${code ? `, ${code}` : ''}`.replace(/\s+/g, ' ');
+  return new StartupError(
+    `SANDBOX_DB=${path}: cannot open the store as ${currentUser()}: ${cause} (${detail})`,
+  );
+}
+
+function currentUser(): string {
+  const uid = process.getuid?.() ?? -1;
+  try {
+    return `user ${userInfo().username} (uid ${uid})`;
+  } catch {
+    // a uid without a passwd entry (a container run with --user 1234)
+    return `uid ${uid}`;
+  }
 }
 
 function applyPragmas(db: Db, path: string): void {

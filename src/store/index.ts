@@ -1,60 +1,147 @@
-/** The store: one connection, its statements prepared once, grouped by table. */
+/**
+ * The store: one connection, its statements prepared once, grouped by table. The
+ * connection can be replaced (a snapshot restored): `replace` prepares every statement
+ * again and drops every cache in one call, on the same Store object, so code that reaches
+ * the store through `sandbox.store` never holds a statement of a closed connection.
+ */
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { accountStore } from './accounts.js';
 import { controlsStore } from './controls.js';
 import { type Db, openDb } from './db.js';
 import { idempotencyStore } from './idempotency.js';
 import { partnerStore } from './partners.js';
 
-export function createStore(path: string) {
-  const db = openDb(path);
+/** Every table, children before parents (the order rows are deleted in). */
+const TABLES = [
+  'idempotency_keys',
+  'controls_lists',
+  'variants',
+  'layouts',
+  'pages',
+  'accounts',
+  'tokens',
+  'vertical_mappings',
+  'partners',
+  'meta',
+] as const;
+
+/** A saved image of the database: in memory, or (a file store) a file beside it. */
+export type StoreImage = { kind: 'memory'; bytes: Buffer } | { kind: 'file'; file: string; bytes: number };
+
+function parts(db: Db) {
   const getMeta = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
   const setMeta = db.prepare<[string, string]>(
     'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
   );
-  const partners = partnerStore(db);
-  const controls = controlsStore(db);
-  const accounts = accountStore(db);
+  const deleteMeta = db.prepare<[string]>('DELETE FROM meta WHERE key = ?');
+  const metaPrefixed = db.prepare<[string, string], { key: string; value: string }>(
+    'SELECT key, value FROM meta WHERE key >= ? AND key < ? ORDER BY key',
+  );
   return {
     db,
-    path,
-    partners,
-    accounts,
-    controls,
+    partners: partnerStore(db),
+    accounts: accountStore(db),
+    controls: controlsStore(db),
     idempotency: idempotencyStore(db),
     meta: {
       get: (key: string) => getMeta.get(key)?.value,
       set: (key: string, value: string) => void setMeta.run(key, value),
+      delete: (key: string) => void deleteMeta.run(key),
+      /** Every row whose key starts with `prefix`, by key. */
+      prefixed: (prefix: string) => metaPrefixed.all(prefix, `${prefix}\uffff`),
     },
+  };
+}
+
+export function createStore(path: string) {
+  const memory = path === ':memory:' || path === '';
+  const snapshotDir = `${path}.snapshots`;
+  const store = {
+    ...parts(openDb(path)),
+    path,
     /** Runs fn in one synchronous transaction (no await inside: that is what makes check-then-write atomic). */
     tx<T>(fn: () => T): T {
-      return db.transaction(fn)();
+      return store.db.transaction(fn)();
     },
     /** Deletes every row (the control plane's reset); the schema stays. */
     wipe(): void {
-      db.transaction(() => {
-        for (const table of [
-          'idempotency_keys',
-          'controls_lists',
-          'variants',
-          'layouts',
-          'pages',
-          'accounts',
-          'tokens',
-          'vertical_mappings',
-          'partners',
-          'meta',
-        ]) {
-          db.exec(`DELETE FROM ${table}`);
-        }
-      })();
-      partners.clearCaches();
-      controls.clearCache();
-      accounts.clearCache();
+      store.tx(() => {
+        for (const table of TABLES) store.db.exec(`DELETE FROM ${table}`);
+      });
+      store.clearCaches();
+    },
+    /**
+     * Deletes one partner's accounts (their pages, layouts, variants and controls lists go
+     * with them) and idempotency keys, in one transaction; its row, credentials, mapping
+     * and tokens stay. Returns the IDs of the accounts it deleted.
+     */
+    wipePartner(parent: string): string[] {
+      const ids = store.tx(() => {
+        const gone = store.accounts.idsOf(parent);
+        store.accounts.deleteOf(parent);
+        store.idempotency.deleteOf(parent);
+        return gone;
+      });
+      store.clearCaches();
+      return ids;
+    },
+    /** Forgets every cached row (after rows changed behind the caches' backs). */
+    clearCaches(): void {
+      store.partners.clearCaches();
+      store.controls.clearCache();
+      store.accounts.clearCache();
+    },
+    /**
+     * The whole database as an image: `serialize()` of an in-memory store; a file store
+     * writes `VACUUM INTO` a file in `<db>.snapshots/` beside it.
+     */
+    saveImage(name: string): StoreImage {
+      if (memory) return { kind: 'memory', bytes: store.db.serialize() };
+      mkdirSync(snapshotDir, { recursive: true });
+      const file = `${snapshotDir}/${name}.db`;
+      rmSync(file, { force: true });
+      store.db.prepare('VACUUM INTO ?').run(file);
+      return { kind: 'file', file, bytes: statSync(file).size };
+    },
+    /**
+     * Puts the database back to an image, synchronously (no request runs in between).
+     * In memory: a new connection deserialized from the image replaces the old one. A file
+     * store keeps its file: the image is attached and every table replaced from it in one
+     * transaction. Either way statements are prepared again and caches dropped.
+     */
+    restoreImage(image: StoreImage): void {
+      if (image.kind === 'memory') {
+        const next = new Database(image.bytes);
+        next.pragma('foreign_keys = ON');
+        const old = store.db;
+        Object.assign(store, parts(next));
+        old.close();
+        return;
+      }
+      const db = store.db;
+      db.prepare("ATTACH DATABASE ? AS 'snapshot'").run(image.file);
+      try {
+        db.transaction(() => {
+          db.pragma('defer_foreign_keys = ON');
+          for (const table of TABLES) db.exec(`DELETE FROM main.${table}`);
+          for (const table of [...TABLES].reverse())
+            db.exec(`INSERT INTO main.${table} SELECT * FROM snapshot.${table}`);
+        })();
+      } finally {
+        db.exec('DETACH DATABASE snapshot');
+      }
+      store.clearCaches();
+    },
+    dropImage(image: StoreImage): void {
+      if (image.kind === 'file') rmSync(image.file, { force: true });
     },
     close(): void {
-      if (db.open) db.close();
+      if (store.db.open) store.db.close();
+      if (!memory) rmSync(snapshotDir, { recursive: true, force: true });
     },
   };
+  return store;
 }
 export type Store = ReturnType<typeof createStore>;
 export type { Db };

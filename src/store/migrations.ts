@@ -105,4 +105,8 @@ export const migrations: readonly string[] = [
   `,
   // 2: the control plane lists a parent's newest accounts (dashboard polling) without a sort of all of them
   `CREATE INDEX accounts_by_parent_created ON accounts (parent_account_id, created_at);`,
+  // 3: a stored key belongs to the operation it was first used on (SANDBOX.md §4); an
+  // in-progress reservation records when (real time) it was made, so it cannot stay stuck
+  `ALTER TABLE idempotency_keys ADD COLUMN operation TEXT NOT NULL DEFAULT '';
+   ALTER TABLE idempotency_keys ADD COLUMN reserved_at INTEGER NOT NULL DEFAULT 0;`,
 ];

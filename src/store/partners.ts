@@ -53,6 +53,7 @@ export function partnerStore(db: Db) {
       'SELECT parent_account_id, client_id, expires_at FROM tokens WHERE token_hash = ?',
     ),
     pruneTokens: db.prepare<[number]>('DELETE FROM tokens WHERE expires_at < ?'),
+    delete: db.prepare<[string]>('DELETE FROM partners WHERE parent_account_id = ?'),
   };
 
   // Read-through caches of the two lookups on every partnership call. The mapping changes
@@ -94,6 +95,12 @@ export function partnerStore(db: Db) {
         tokenCache.set(token, row);
       }
       return row;
+    },
+    /** Deletes a partner; its mapping, tokens and accounts cascade (idempotency keys do not: no FK). */
+    delete(parent: string): void {
+      s.delete.run(parent);
+      mappingCache.delete(parent);
+      tokenCache.clear();
     },
     /** Forgets cached rows (after the tables were emptied). */
     clearCaches(): void {

@@ -1,6 +1,8 @@
 /**
- * The one fault-injection stage for partnership calls: connection-reset, latency,
- * rate-limited and server-error. The other scenarios hook where the rule they bend
+ * The one fault-injection stage of the request path (partnership calls and the token
+ * endpoint): connection-reset, latency, rate-limited and server-error. An HTTP stage, so it
+ * lives with the pipeline; the scenario rules (names, values, resolution) stay in
+ * src/scenarios. The other scenarios hook where the rule they bend
  * lives: token-expired in authentication, auth-propagation in account resolution and
  * registration, stale-content-hash, status-partial-failure and unseeded-mappings in
  * their services. Injected errors use the same envelope and error shape as real ones.
@@ -8,9 +10,9 @@
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { ApiError, type ErrorCode } from '../contract/errors.js';
-import type { AppEnv } from '../http/env.js';
-import { incoming } from '../http/headers.js';
-import type { ScenarioContext } from './context.js';
+import type { ScenarioContext } from '../scenarios/context.js';
+import type { AppEnv } from './env.js';
+import { incoming } from './headers.js';
 
 const serverErrors: Record<number, { code: ErrorCode; message: string }> = {
   500: {
@@ -31,13 +33,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function injectFaults(c: Context<AppEnv>): Response | Promise<void> | undefined {
   const scenarios = c.get('scenarios');
+  const diagnostics = c.get('sandbox').diagnostics;
+  const request = `${c.get('principal')?.client_id} ${c.req.method} ${c.req.path}`;
   if (scenarios.take('connection-reset')) {
+    diagnostics.connectionReset(request, Date.now());
     c.set('connectionReset', true);
     const socket = incoming(c)?.socket;
     if (!socket) return Response.error(); // in process (app.request): a network error
-    socket.destroy();
+    // A TCP reset (RST), not a clean close (FIN): clients see ECONNRESET (SANDBOX.md §5).
+    socket.resetAndDestroy();
     return RESPONSE_ALREADY_SENT; // tells @hono/node-server there is nothing to write
   }
+  const retried = diagnostics.afterReset(request, Date.now());
+  if (retried) c.get('warnings').push(retried);
   const latency = scenarios.take('latency');
   if (latency?.value) return sleep(latency.value).then(() => answerFaults(scenarios));
   answerFaults(scenarios);

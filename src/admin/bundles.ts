@@ -1,0 +1,24 @@
+/** Bundles on the control plane (SANDBOX.md §10): one partner out, one partner in. */
+import { Hono } from 'hono';
+import { BUNDLE_LIMIT_BYTES } from '../contract/admin.js';
+import type { AppEnv } from '../http/env.js';
+import type { Sandbox } from '../sandbox.js';
+import { exportBundle, importBundle } from '../services/bundles.js';
+import { adminJson } from './body.js';
+
+export function bundleRoutes(s: Sandbox) {
+  const api = new Hono<AppEnv>();
+
+  api.get('/__sandbox/partners/:parent/bundle', (c) => {
+    const parent = c.req.param('parent');
+    const bundle = exportBundle(s, parent);
+    const file = `sandbox-bundle-${parent.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
+    return c.json(bundle, 200, { 'Content-Disposition': `attachment; filename="${file}"` });
+  });
+
+  api.post('/__sandbox/bundles', async (c) => {
+    const json = await adminJson(c, BUNDLE_LIMIT_BYTES);
+    return c.json({ imported: importBundle(s, json) });
+  });
+  return api;
+}

@@ -1,0 +1,65 @@
+/**
+ * The clocks on the control plane: the global sandbox clock (SANDBOX.md §6), which moves
+ * every partner, and one partner's own offset on top of it (§10).
+ */
+import { Hono } from 'hono';
+import { ClockAdvance } from '../contract/admin.js';
+import { validationError } from '../contract/errors.js';
+import type { AppEnv } from '../http/env.js';
+import { type Sandbox, saveClock } from '../sandbox.js';
+import { adminBody } from './body.js';
+import { partnerOr404 } from './lookup.js';
+
+export function clockView(s: Sandbox) {
+  return { now: s.clock.iso(), offset_seconds: s.clock.offsetMs / 1000 };
+}
+
+export function partnerClockView(s: Sandbox, parent: string) {
+  return {
+    parent_account_id: parent,
+    now: s.clock.iso(parent),
+    offset_seconds: s.clock.partnerOffsetMs(parent) / 1000,
+    global_offset_seconds: s.clock.offsetMs / 1000,
+  };
+}
+
+const tooFar = (headroom: number, whose: string, resetHint: string) =>
+  validationError([
+    {
+      field: 'seconds',
+      message: `would move ${whose} more than 100 years ahead in all; it can move ${headroom} more seconds (${resetHint} sets it back)`,
+    },
+  ]);
+
+export function clockRoutes(s: Sandbox) {
+  const api = new Hono<AppEnv>();
+
+  api.get('/__sandbox/clock', (c) => c.json(clockView(s)));
+  api.post('/__sandbox/clock/advance', async (c) => {
+    const { seconds } = await adminBody(c, ClockAdvance);
+    if (seconds > s.clock.headroomSeconds)
+      throw tooFar(s.clock.headroomSeconds, 'the sandbox clock', 'POST /__sandbox/reset');
+    s.clock.advance(seconds);
+    saveClock(s);
+    return c.json(clockView(s));
+  });
+
+  api.get('/__sandbox/partners/:parent/clock', (c) => {
+    const parent = c.req.param('parent');
+    partnerOr404(s, parent);
+    return c.json(partnerClockView(s, parent));
+  });
+  api.post('/__sandbox/partners/:parent/clock/advance', async (c) => {
+    const parent = c.req.param('parent');
+    partnerOr404(s, parent);
+    const { seconds } = await adminBody(c, ClockAdvance);
+    partnerOr404(s, parent); // again: a reset may have come while the body was read
+    const headroom = s.clock.partnerHeadroomSeconds(parent);
+    if (seconds > headroom)
+      throw tooFar(headroom, "this partner's clock", `POST /__sandbox/partners/${parent}/reset`);
+    s.clock.advancePartner(parent, seconds);
+    saveClock(s);
+    return c.json(partnerClockView(s, parent));
+  });
+  return api;
+}

@@ -1,0 +1,17 @@
+/** Control-plane lookups that answer 404 in the envelope when the partner or account is missing. */
+import { ApiError } from '../contract/errors.js';
+import { accountNotFoundMessage } from '../contract/messages.js';
+import type { Sandbox } from '../sandbox.js';
+import { partnerNotFound } from '../services/bundles.js';
+
+export function partnerOr404(s: Sandbox, parent: string) {
+  const partner = s.store.partners.byParent(parent);
+  if (!partner) throw partnerNotFound(parent);
+  return partner;
+}
+
+export function accountOr404(s: Sandbox, accountId: string) {
+  const account = s.store.accounts.byId(accountId);
+  if (!account) throw new ApiError('account_not_found', accountNotFoundMessage(accountId));
+  return account;
+}

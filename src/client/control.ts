@@ -1,0 +1,265 @@
+/**
+ * The control-plane client (SANDBOX.md §9): typed methods over the `/__sandbox` routes
+ * of §6, for any running sandbox (startSandbox(), `npx partnership-sandbox`, the image).
+ * Request and answer types come from the zod schemas that validate the control plane
+ * (contract/admin.ts): z.input for what is sent, z.output for what comes back. Global
+ * fetch, no dependency. A non-2xx answer throws ControlPlaneError with the status and
+ * the parsed body.
+ *
+ * One object per resource (partners, accounts, variants, clock, requests, scenarios,
+ * snapshots, bundles): a new route is a new method on its resource. §10's test isolation:
+ * partners.reset, partners.clock, snapshots, requests.count, bundles.
+ */
+import type { z } from 'zod';
+import type {
+  AccountDetail,
+  ArmAnswer,
+  ArmRequest,
+  Bundle,
+  BundleImported,
+  Catalogue,
+  ClearedAnswer,
+  ClockView,
+  CountAnswer,
+  CountRequest,
+  DisarmAnswer,
+  Health,
+  JournalAnswer,
+  JournalFilters,
+  MappingSeed,
+  MappingsAnswer,
+  PartnerClockView,
+  PartnerCreate,
+  PartnerCredentials,
+  PartnerResetAnswer,
+  ReportAnswer,
+  ResetAnswer,
+  SnapshotInfo,
+  SnapshotList,
+  SnapshotRestored,
+  SnapshotSaved,
+  VariantAdmin,
+  VariantCreate,
+  VariantPatch,
+} from '../contract/admin.js';
+
+export type PartnerCreateInput = z.input<typeof PartnerCreate>;
+export type VerticalMappingInput = z.input<typeof MappingSeed>['vertical_mappings'][number];
+export type VariantCreateInput = z.input<typeof VariantCreate>;
+export type VariantPatchInput = z.input<typeof VariantPatch>;
+export type ArmInput = z.input<typeof ArmRequest>;
+export type JournalFiltersInput = z.input<typeof JournalFilters>;
+export type CountFilterInput = z.input<typeof CountRequest>;
+/** A bundle as `bundles.export()` returns it and `bundles.import()` takes it. */
+export type BundleFile = z.output<typeof Bundle>;
+
+export type HealthView = z.output<typeof Health>;
+export type ResetView = z.output<typeof ResetAnswer>;
+export type PartnerCredentialsView = z.output<typeof PartnerCredentials>;
+export type MappingsView = z.output<typeof MappingsAnswer>;
+export type AccountView = z.output<typeof AccountDetail>;
+export type VariantView = z.output<typeof VariantAdmin>;
+export type ClockState = z.output<typeof ClockView>;
+export type JournalView = z.output<typeof JournalAnswer>;
+export type ClearedView = z.output<typeof ClearedAnswer>;
+export type CatalogueView = z.output<typeof Catalogue>;
+export type ArmView = z.output<typeof ArmAnswer>;
+export type DisarmView = z.output<typeof DisarmAnswer>;
+export type ReportView = z.output<typeof ReportAnswer>;
+export type PartnerResetView = z.output<typeof PartnerResetAnswer>;
+export type PartnerClockState = z.output<typeof PartnerClockView>;
+export type CountView = z.output<typeof CountAnswer>;
+export type SnapshotView = z.output<typeof SnapshotInfo>;
+export type SnapshotSavedView = z.output<typeof SnapshotSaved>;
+export type SnapshotListView = z.output<typeof SnapshotList>;
+export type SnapshotRestoredView = z.output<typeof SnapshotRestored>;
+export type BundleImportedView = z.output<typeof BundleImported>;
+
+export interface ControlClientOptions {
+  /** SANDBOX_ADMIN_TOKEN of the sandbox, when it has one: sent as `Authorization: Bearer`. */
+  adminToken?: string;
+}
+
+export interface ControlClient {
+  /** The sandbox's base URL, without a trailing slash. */
+  readonly url: string;
+  health(): Promise<HealthView>;
+  /** Wipes all state, loads the fixtures again, resets the clock. */
+  reset(): Promise<ResetView>;
+  partners: {
+    /** A parent account with client credentials; missing values are generated. */
+    create(partner?: PartnerCreateInput): Promise<PartnerCredentialsView>;
+    /** Replaces the parent's vertical mapping. */
+    seedMappings(parentAccountId: string, mappings: VerticalMappingInput[]): Promise<MappingsView>;
+    unseedMappings(parentAccountId: string): Promise<MappingsView>;
+    /** Wipes one partner: its credentials, mapping and tokens stay; no other partner is touched. */
+    reset(parentAccountId: string): Promise<PartnerResetView>;
+    /** The partner's own clock, on top of the global one. */
+    clock: {
+      get(parentAccountId: string): Promise<PartnerClockState>;
+      advance(parentAccountId: string, seconds: number): Promise<PartnerClockState>;
+    };
+  };
+  accounts: {
+    /** The whole internal view: pages, layouts, variants (archived too), controls, propagation. */
+    get(accountId: string): Promise<AccountView>;
+  };
+  variants: {
+    add(accountId: string, variant: VariantCreateInput): Promise<VariantView>;
+    update(variantId: string, patch: VariantPatchInput): Promise<VariantView>;
+  };
+  clock: {
+    get(): Promise<ClockState>;
+    advance(seconds: number): Promise<ClockState>;
+  };
+  requests: {
+    /** The journal, newest first. */
+    list(filters?: JournalFiltersInput): Promise<JournalView>;
+    clear(): Promise<ClearedView>;
+    /** "This call was made N times": the journal filters plus `header` and `body_contains`. */
+    count(filter?: CountFilterInput): Promise<number>;
+  };
+  snapshots: {
+    /** Saves the whole state under `name` (replacing a snapshot of that name). */
+    save(name: string): Promise<SnapshotSavedView>;
+    list(): Promise<SnapshotListView>;
+    /** Puts the whole sandbox back to the snapshot. */
+    restore(name: string): Promise<SnapshotRestoredView>;
+    delete(name: string): Promise<{ deleted: SnapshotView }>;
+  };
+  bundles: {
+    /** One partner as one JSON file (what a failed CI job uploads). */
+    export(parentAccountId: string): Promise<BundleFile>;
+    /** Loads a bundle (a BundleFile, or JSON read from one); the partner is replaced if it exists. */
+    import(bundle: unknown): Promise<BundleImportedView>;
+  };
+  scenarios: {
+    list(): Promise<CatalogueView>;
+    arm(scenario: ArmInput): Promise<ArmView>;
+    /** Disarms every armed scenario. */
+    disarm(): Promise<DisarmView>;
+  };
+  /** The integration report of a parent account: JSON, or JUnit XML text. */
+  report(parentAccountId: string, format?: 'json'): Promise<ReportView>;
+  report(parentAccountId: string, format: 'junit'): Promise<string>;
+}
+
+/** A control-plane call that did not answer 2xx: its status and parsed body (text when not JSON). */
+export class ControlPlaneError extends Error {
+  override name = 'ControlPlaneError';
+  readonly status: number;
+  readonly body: unknown;
+  readonly method: string;
+  readonly path: string;
+  /** `error.code` of the envelope, when the body has one. */
+  readonly code: string | undefined;
+
+  constructor(method: string, path: string, status: number, body: unknown) {
+    const envelope = (typeof body === 'object' && body !== null ? body : {}) as {
+      message?: unknown;
+      error?: { code?: unknown } | null;
+    };
+    const said = typeof envelope.message === 'string' ? envelope.message : String(body).slice(0, 200);
+    super(`${method} ${path} answered ${status}: ${said}`);
+    this.status = status;
+    this.body = body;
+    this.method = method;
+    this.path = path;
+    this.code = typeof envelope.error?.code === 'string' ? envelope.error.code : undefined;
+  }
+}
+
+export function createControlClient(url: string | URL, options: ControlClientOptions = {}): ControlClient {
+  const base = String(url).replace(/\/+$/, '');
+  const auth: Record<string, string> = options.adminToken
+    ? { authorization: `Bearer ${options.adminToken}` }
+    : {};
+  const seg = encodeURIComponent;
+
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json', ...auth };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(base + path, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    const isJson = /json/i.test(res.headers.get('content-type') ?? '');
+    let parsed: unknown = text;
+    if (isJson && text !== '') {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        // keep the text: the error below carries it as is
+      }
+    }
+    if (!res.ok) throw new ControlPlaneError(method, path, res.status, parsed);
+    return parsed as T;
+  }
+
+  function report(parentAccountId: string, format?: 'json'): Promise<ReportView>;
+  function report(parentAccountId: string, format: 'junit'): Promise<string>;
+  function report(parentAccountId: string, format: 'json' | 'junit' = 'json') {
+    const query = new URLSearchParams({ parent_account_id: parentAccountId, format });
+    return call('GET', `/__sandbox/report?${query}`);
+  }
+
+  return {
+    url: base,
+    health: () => call('GET', '/__sandbox/health'),
+    reset: () => call('POST', '/__sandbox/reset'),
+    partners: {
+      create: (partner = {}) => call('POST', '/__sandbox/partners', partner),
+      seedMappings: (parent, mappings) =>
+        call('PUT', `/__sandbox/partners/${seg(parent)}/vertical-mappings`, { vertical_mappings: mappings }),
+      unseedMappings: (parent) => call('DELETE', `/__sandbox/partners/${seg(parent)}/vertical-mappings`),
+      reset: (parent) => call('POST', `/__sandbox/partners/${seg(parent)}/reset`),
+      clock: {
+        get: (parent) => call('GET', `/__sandbox/partners/${seg(parent)}/clock`),
+        advance: (parent, seconds) =>
+          call('POST', `/__sandbox/partners/${seg(parent)}/clock/advance`, { seconds }),
+      },
+    },
+    accounts: {
+      get: (accountId) => call('GET', `/__sandbox/accounts/${seg(accountId)}`),
+    },
+    variants: {
+      add: (accountId, variant) => call('POST', `/__sandbox/accounts/${seg(accountId)}/variants`, variant),
+      update: (variantId, patch) => call('PATCH', `/__sandbox/variants/${seg(variantId)}`, patch),
+    },
+    clock: {
+      get: () => call('GET', '/__sandbox/clock'),
+      advance: (seconds) => call('POST', '/__sandbox/clock/advance', { seconds }),
+    },
+    requests: {
+      list: (filters = {}) => {
+        const query = new URLSearchParams();
+        for (const [name, value] of Object.entries(filters)) {
+          if (value !== undefined) query.set(name, String(value));
+        }
+        const qs = query.toString();
+        return call('GET', `/__sandbox/requests${qs ? `?${qs}` : ''}`);
+      },
+      clear: () => call('DELETE', '/__sandbox/requests'),
+      count: async (filter = {}) =>
+        (await call<CountView>('POST', '/__sandbox/requests/count', filter)).count,
+    },
+    snapshots: {
+      save: (name) => call('POST', '/__sandbox/snapshots', { name }),
+      list: () => call('GET', '/__sandbox/snapshots'),
+      restore: (name) => call('POST', `/__sandbox/snapshots/${seg(name)}/restore`),
+      delete: (name) => call('DELETE', `/__sandbox/snapshots/${seg(name)}`),
+    },
+    bundles: {
+      export: (parent) => call('GET', `/__sandbox/partners/${seg(parent)}/bundle`),
+      import: (bundle) => call('POST', '/__sandbox/bundles', bundle),
+    },
+    scenarios: {
+      list: () => call('GET', '/__sandbox/scenarios'),
+      arm: (scenario) => call('PUT', '/__sandbox/scenarios', scenario),
+      disarm: () => call('DELETE', '/__sandbox/scenarios'),
+    },
+    report,
+  };
+}

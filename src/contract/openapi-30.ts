@@ -1,0 +1,188 @@
+/**
+ * The partner document rendered as OpenAPI 3.0.3, by code, from the 3.1 one: for
+ * generators that read no 3.1 (Go's oapi-codegen and kin-openapi, and others). There is
+ * no second hand-written document; what changes is the JSON Schema dialect:
+ *
+ * - `type: [T, "null"]` -> `type: T, nullable: true`;
+ * - a oneOf/anyOf of `X` and `{type: "null"}` -> `allOf: [X]` with `nullable: true` and
+ *   X's type beside it (kin-openapi wants a type next to nullable, and no nullable oneOf);
+ * - `type: "null"` alone (the error envelope's data) -> a nullable object with no properties;
+ * - `const` -> a one-value `enum` (with its type); `examples: [..]` -> `example`;
+ * - numeric `exclusiveMinimum`/`exclusiveMaximum` -> `minimum`/`maximum` plus the boolean;
+ * - 3.1-only keywords dropped (`$schema`, `$id`, `$defs`, `prefixItems`, `propertyNames`,
+ *   `contentMediaType`, `contentEncoding`, `unevaluatedProperties`, `dependentRequired`,
+ *   `dependentSchemas`, `patternProperties`, `if`/`then`/`else`, `contains`, ...);
+ * - `$ref` with siblings -> `allOf: [{$ref}]` with the siblings (3.0 ignores ref siblings);
+ * - no `webhooks`, no `jsonSchemaDialect`, no `info.summary`, no `license.identifier`.
+ */
+import type { OpenApiDocument } from './openapi.js';
+
+type Schema = OpenApiDocument;
+
+/** Keywords of JSON Schema 2020-12 that OpenAPI 3.0's schema object does not have. */
+const DROPPED = new Set([
+  '$schema',
+  '$id',
+  '$anchor',
+  '$dynamicAnchor',
+  '$dynamicRef',
+  '$defs',
+  '$comment',
+  'prefixItems',
+  'propertyNames',
+  'contentMediaType',
+  'contentEncoding',
+  'contentSchema',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'dependentRequired',
+  'dependentSchemas',
+  'patternProperties',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'minContains',
+  'maxContains',
+]);
+
+/** Keywords whose value is a map of schemas, a schema, or a list of schemas. */
+const SCHEMA_MAPS = ['properties'];
+const SCHEMA_VALUES = ['items', 'not', 'additionalProperties'];
+const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf'];
+
+const isNullSchema = (s: unknown) =>
+  typeof s === 'object' && s !== null && (s as Schema).type === 'null' && Object.keys(s).length === 1;
+
+function typeOfValue(v: unknown): string | undefined {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'boolean') return 'boolean';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  if (Array.isArray(v)) return 'array';
+  if (v !== null && typeof v === 'object') return 'object';
+  return undefined;
+}
+
+export function toOpenApi30(doc: OpenApiDocument): OpenApiDocument {
+  const schemas: Record<string, Schema> = doc.components?.schemas ?? {};
+
+  /** The type of a schema, following one $ref (for the type beside a nullable allOf). */
+  function typeOf(s: Schema): string | undefined {
+    if (typeof s.$ref === 'string') {
+      const name = s.$ref.replace('#/components/schemas/', '');
+      return schemas[name] ? typeOf(schemas[name]) : undefined;
+    }
+    if (typeof s.type === 'string' && s.type !== 'null') return s.type;
+    if (Array.isArray(s.type)) return s.type.find((t: string) => t !== 'null');
+    if (s.const !== undefined) return typeOfValue(s.const);
+    if (s.properties) return 'object';
+    for (const key of SCHEMA_LISTS) {
+      const list = s[key] as Schema[] | undefined;
+      const types = new Set(list?.map(typeOf));
+      if (list && types.size === 1) return [...types][0];
+    }
+    return undefined;
+  }
+
+  function schema(input: Schema): Schema {
+    if (typeof input !== 'object' || input === null) return input;
+    let s: Schema = { ...input };
+
+    // `$ref` with siblings: 3.0 ignores the siblings, so keep them beside an allOf.
+    if (typeof s.$ref === 'string' && Object.keys(s).length > 1) {
+      const { $ref, ...rest } = s;
+      s = { ...rest, allOf: [{ $ref }] };
+    }
+
+    for (const key of Object.keys(s)) if (DROPPED.has(key)) delete s[key];
+
+    // a oneOf/anyOf with {type: "null"}: the other member(s), nullable
+    for (const key of ['oneOf', 'anyOf']) {
+      const list = s[key] as Schema[] | undefined;
+      if (!list?.some(isNullSchema)) continue;
+      const rest = list.filter((m) => !isNullSchema(m));
+      delete s[key];
+      if (rest.length === 1) s.allOf = [...(s.allOf ?? []), rest[0]];
+      else s[key] = rest;
+      s.nullable = true;
+      s.type ??= typeOf({ [rest.length === 1 ? 'allOf' : key]: rest });
+    }
+
+    if (Array.isArray(s.type)) {
+      const types = s.type.filter((t: string) => t !== 'null');
+      if (types.length !== s.type.length) s.nullable = true;
+      if (types.length === 1) s.type = types[0];
+      else {
+        delete s.type;
+        s.anyOf = types.map((t: string) => ({ type: t }));
+      }
+    } else if (s.type === 'null') {
+      // Only null: an object that may be null and has no properties (the error envelope's data).
+      s.type = 'object';
+      s.nullable = true;
+      s.maxProperties = 0;
+    }
+
+    if ('const' in s) {
+      const value = s.const;
+      delete s.const;
+      s.enum = [value];
+      s.type ??= typeOfValue(value);
+    }
+    if (Array.isArray(s.examples)) {
+      if (s.examples.length > 0 && s.example === undefined) s.example = s.examples[0];
+      delete s.examples;
+    }
+    for (const [exclusive, bound] of [
+      ['exclusiveMinimum', 'minimum'],
+      ['exclusiveMaximum', 'maximum'],
+    ] as const) {
+      if (typeof s[exclusive] === 'number') {
+        s[bound] = s[exclusive];
+        s[exclusive] = true;
+      }
+    }
+
+    for (const key of SCHEMA_MAPS) {
+      if (s[key] && typeof s[key] === 'object') {
+        s[key] = Object.fromEntries(Object.entries(s[key] as Schema).map(([k, v]) => [k, schema(v)]));
+      }
+    }
+    for (const key of SCHEMA_VALUES) {
+      if (s[key] && typeof s[key] === 'object') s[key] = schema(s[key]);
+    }
+    for (const key of SCHEMA_LISTS) {
+      if (Array.isArray(s[key])) s[key] = (s[key] as Schema[]).map(schema);
+    }
+    return s;
+  }
+
+  /** Every `schema` of parameters, headers and media types, anywhere outside components.schemas. */
+  function walk(node: unknown): unknown {
+    if (Array.isArray(node)) return node.map(walk);
+    if (typeof node !== 'object' || node === null) return node;
+    const out: Schema = {};
+    for (const [key, value] of Object.entries(node)) {
+      out[key] = key === 'schema' ? schema(value as Schema) : walk(value);
+    }
+    return out;
+  }
+
+  const { webhooks: _webhooks, jsonSchemaDialect: _dialect, components, ...rest } = doc;
+  const out = walk(rest) as OpenApiDocument;
+  out.openapi = '3.0.3';
+  if (out.info) {
+    delete out.info.summary;
+    if (out.info.license) delete out.info.license.identifier;
+  }
+  if (components) {
+    const { pathItems: _pathItems, schemas: componentSchemas, ...others } = components as Schema;
+    out.components = walk(others) as Schema;
+    if (componentSchemas) {
+      out.components.schemas = Object.fromEntries(
+        Object.entries(componentSchemas as Record<string, Schema>).map(([k, v]) => [k, schema(v)]),
+      );
+    }
+  }
+  return out;
+}

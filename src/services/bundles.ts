@@ -1,0 +1,270 @@
+/**
+ * Bundles (SANDBOX.md §10): one partner's whole state as one JSON file, what a failed CI
+ * job uploads, and loading one into another sandbox (the partner is replaced if it
+ * exists). A bundle is checked in full before anything is written (schema, version, its
+ * own consistency, IDs held by another partner here), then loaded in one transaction: a
+ * broken or foreign file is a 400 naming the field, and nothing is loaded.
+ */
+
+import type { z } from 'zod';
+import { BUNDLE_KIND, BUNDLE_VERSION, Bundle, type BundleData } from '../contract/admin.js';
+import { ApiError, type FieldIssue, validationError } from '../contract/errors.js';
+import { type Sandbox, saveClock } from '../sandbox.js';
+import { builtIn, parseValue } from '../scenarios/catalogue.js';
+
+/** Zod's issues as named fields (`accounts[0].pages[1].page_id`), unknown keys one by one. */
+function fieldsOf(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
+  const name = (path: readonly PropertyKey[]) =>
+    path.reduce<string>(
+      (out, part) =>
+        typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part),
+      '',
+    ) || '(body)';
+  return issues
+    .flatMap((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => ({ field: name([...issue.path, key]), message: 'unknown field' }))
+        : [{ field: name(issue.path), message: issue.message.replace(/^Invalid input: /, '') }],
+    )
+    .slice(0, 20);
+}
+
+export const partnerNotFound = (parent: string) =>
+  new ApiError('not_found', `No partner with parent_account_id ${parent}.`);
+
+/** The bundle of one partner, as `GET /__sandbox/partners/{parent}/bundle` answers it. */
+export function exportBundle(s: Sandbox, parent: string): BundleData {
+  const partner = s.store.partners.byParent(parent);
+  if (!partner) throw partnerNotFound(parent);
+  const accounts = s.store.accounts.allOf(parent);
+  const owned = new Set(accounts.map((a) => a.account_id));
+  const strip = <T extends object, K extends keyof T>(row: T, ...keys: K[]): Omit<T, K> => {
+    const out = { ...row };
+    for (const k of keys) delete out[k];
+    return out;
+  };
+  return {
+    kind: BUNDLE_KIND,
+    version: BUNDLE_VERSION,
+    exported_at: s.clock.iso(),
+    partner: {
+      parent_account_id: partner.parent_account_id,
+      client_id: partner.client_id,
+      client_secret: partner.client_secret,
+      name: partner.name,
+      created_at: partner.created_at,
+    },
+    clock: {
+      now: s.clock.iso(parent),
+      offset_seconds: (s.clock.offsetMs + s.clock.partnerOffsetMs(parent)) / 1000,
+    },
+    vertical_mappings: s.store.partners.mappings(parent).map((m) => ({ ...m })),
+    accounts: accounts.map((a) => {
+      const controls = s.store.controls.get(a.account_id)!;
+      return {
+        ...strip(a, 'parent_account_id'),
+        pages: s.store.accounts.pages(a.account_id).map((p) => strip(p, 'account_id')),
+        layouts: s.store.accounts.layouts(a.account_id).map((l) => strip(l, 'account_id')),
+        variants: s.store.accounts.variants(a.account_id).map((v) => ({
+          ...strip(v, 'account_id'),
+          enabled: v.enabled === 1,
+          archived: v.archived === 1,
+        })),
+        controls: strip(controls, 'account_id'),
+      };
+    }),
+    idempotency_keys: s.store.idempotency.doneOf(parent).map((k) => ({
+      key: k.key,
+      operation: k.operation,
+      fingerprint: k.fingerprint,
+      dry_run: k.dry_run === 1,
+      status: k.status ?? 200,
+      body: k.body ?? '',
+      expires_at: k.expires_at,
+    })),
+    armed: s.armed
+      .list()
+      .filter(
+        (a) =>
+          (a.parent_account_id === parent && a.account_id === undefined) ||
+          (a.account_id !== undefined && owned.has(a.account_id)),
+      )
+      .map((a) => ({
+        scenario: a.scenario,
+        effects: a.effects.map((e) => ({ ...e })),
+        ...(a.account_id !== undefined ? { account_id: a.account_id } : {}),
+        ...(a.remaining !== undefined ? { remaining: a.remaining } : {}),
+        armed_at: a.armed_at,
+      })),
+    journal: s.journal
+      .list()
+      .filter((e) => e.parent_account_id === parent || (e.account_id !== null && owned.has(e.account_id)))
+      .map(({ id: _id, ...entry }) => entry),
+  };
+}
+
+/** Checks a parsed bundle against itself and against this sandbox: the problems, by field. */
+function problems(s: Sandbox, b: BundleData): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  const parent = b.partner.parent_account_id;
+  const foreign = (owner: string | undefined) => owner !== undefined && owner !== parent;
+  const holder = s.store.partners.byClient(b.partner.client_id);
+  if (foreign(holder?.parent_account_id))
+    out.push({ field: 'partner.client_id', message: 'is the client_id of another partner in this sandbox' });
+
+  const seen = new Map<string, string>();
+  const unique = (kind: string, value: string, field: string) => {
+    const key = `${kind}\u0000${value}`;
+    const first = seen.get(key);
+    if (first !== undefined) out.push({ field, message: `repeats ${first}` });
+    else seen.set(key, field);
+  };
+  b.vertical_mappings.forEach((m, i) => {
+    unique('sub', String(m.partner_sub_vertical_id), `vertical_mappings[${i}].partner_sub_vertical_id`);
+  });
+  const accountIds = new Set(b.accounts.map((a) => a.account_id));
+  const ownerOf = (accountId: string | undefined) =>
+    accountId === undefined ? undefined : s.store.accounts.byId(accountId)?.parent_account_id;
+  b.accounts.forEach((a, i) => {
+    const at = `accounts[${i}]`;
+    unique('account', a.account_id, `${at}.account_id`);
+    unique('external', a.external_account_id, `${at}.external_account_id`);
+    if (foreign(ownerOf(a.account_id)))
+      out.push({ field: `${at}.account_id`, message: 'belongs to another partner in this sandbox' });
+    const pages = new Set(a.pages.map((p) => p.page_id));
+    a.pages.forEach((p, j) => {
+      unique('page', p.page_id, `${at}.pages[${j}].page_id`);
+      if (foreign(ownerOf(s.store.accounts.page(p.page_id)?.account_id)))
+        out.push({
+          field: `${at}.pages[${j}].page_id`,
+          message: 'belongs to another partner in this sandbox',
+        });
+    });
+    a.layouts.forEach((l, j) => {
+      unique('layout', l.layout_id, `${at}.layouts[${j}].layout_id`);
+      if (!pages.has(l.page_id))
+        out.push({ field: `${at}.layouts[${j}].page_id`, message: 'is not a page of this account' });
+      if (foreign(ownerOf(s.store.accounts.layout(l.layout_id)?.account_id)))
+        out.push({
+          field: `${at}.layouts[${j}].layout_id`,
+          message: 'belongs to another partner in this sandbox',
+        });
+    });
+    a.variants.forEach((v, j) => {
+      unique('variant', v.variant_id, `${at}.variants[${j}].variant_id`);
+      if (!pages.has(v.page_id))
+        out.push({ field: `${at}.variants[${j}].page_id`, message: 'is not a page of this account' });
+      if (foreign(ownerOf(s.store.accounts.variant(v.variant_id)?.account_id)))
+        out.push({
+          field: `${at}.variants[${j}].variant_id`,
+          message: 'belongs to another partner in this sandbox',
+        });
+    });
+  });
+  b.idempotency_keys.forEach((k, i) => {
+    unique('key', k.key, `idempotency_keys[${i}].key`);
+  });
+  b.armed.forEach((a, i) => {
+    if (a.account_id !== undefined && !accountIds.has(a.account_id))
+      out.push({ field: `armed[${i}].account_id`, message: 'is not an account of this bundle' });
+    a.effects.forEach((e, j) => {
+      const def = builtIn(e.name);
+      if (!def)
+        out.push({ field: `armed[${i}].effects[${j}].name`, message: `unknown scenario "${e.name}"` });
+      else {
+        const { error } = parseValue(def, e.value);
+        if (error) out.push({ field: `armed[${i}].effects[${j}].value`, message: error });
+      }
+    });
+  });
+  b.journal.forEach((e, i) => {
+    if (e.parent_account_id !== null && e.parent_account_id !== parent)
+      out.push({
+        field: `journal[${i}].parent_account_id`,
+        message: `is not the bundle's partner ${parent}`,
+      });
+    if (e.account_id !== null && !accountIds.has(e.account_id) && e.parent_account_id !== parent)
+      out.push({ field: `journal[${i}].account_id`, message: 'is not an account of this bundle' });
+  });
+  if (b.journal.length > s.journal.max)
+    out.push({
+      field: 'journal',
+      message: `holds ${b.journal.length} entries; this sandbox's journal keeps ${s.journal.max} (SANDBOX_JOURNAL_MAX)`,
+    });
+  return out;
+}
+
+/**
+ * Loads a bundle (already parsed JSON): validated in full first, then written in one
+ * transaction; the partner's clock, armed scenarios and journal entries follow.
+ */
+export function importBundle(s: Sandbox, json: unknown) {
+  if (json && typeof json === 'object' && !Array.isArray(json)) {
+    const version = (json as Record<string, unknown>).version;
+    if (version !== BUNDLE_VERSION) {
+      throw validationError([
+        {
+          field: 'version',
+          message: `must be ${BUNDLE_VERSION} (this sandbox reads bundle version ${BUNDLE_VERSION}; got ${JSON.stringify(version ?? null).slice(0, 40)})`,
+        },
+      ]);
+    }
+  }
+  const parsed = Bundle.safeParse(json);
+  if (!parsed.success) throw validationError(fieldsOf(parsed.error.issues));
+  const b = parsed.data;
+  const found = problems(s, b);
+  if (found.length) throw validationError(found.slice(0, 20));
+
+  const parent = b.partner.parent_account_id;
+  const previous = s.store.partners.byParent(parent);
+  const before = new Set(previous ? s.store.accounts.idsOf(parent) : []);
+  s.store.tx(() => {
+    if (previous) {
+      s.store.idempotency.deleteOf(parent);
+      s.store.partners.delete(parent); // its mapping, tokens and accounts cascade
+    }
+    s.store.partners.insert(b.partner);
+    s.store.partners.replaceMappings(parent, b.vertical_mappings);
+    for (const a of b.accounts) {
+      const { pages, layouts, variants, controls, ...account } = a;
+      const account_id = a.account_id;
+      s.store.accounts.insert({
+        account: { ...account, parent_account_id: parent },
+        pages: pages.map((p) => ({ ...p, account_id })),
+        layouts: layouts.map((l) => ({ ...l, account_id })),
+        variants: variants.map((v) => ({
+          ...v,
+          account_id,
+          enabled: v.enabled ? 1 : 0,
+          archived: v.archived ? 1 : 0,
+        })),
+      });
+      s.store.controls.put({ ...controls, account_id });
+    }
+    for (const k of b.idempotency_keys) {
+      s.store.idempotency.insertDone({ ...k, parent_account_id: parent, dry_run: k.dry_run ? 1 : 0 });
+    }
+  });
+  s.store.clearCaches();
+  s.markWiped(parent);
+  s.clock.setPartner(parent, Math.round(b.clock.offset_seconds * 1000) - s.clock.offsetMs);
+  saveClock(s);
+  const accounts = new Set([...before, ...b.accounts.map((a) => a.account_id)]);
+  s.armed.removeWhere(
+    (a) => a.parent_account_id === parent || (a.account_id !== undefined && accounts.has(a.account_id)),
+  );
+  // As the control plane arms them: for the parent, or for one account.
+  for (const a of b.armed) s.armed.arm(a.account_id !== undefined ? a : { ...a, parent_account_id: parent });
+  s.journal.removePartner(parent, accounts);
+  for (let i = b.journal.length - 1; i >= 0; i--) s.journal.addImported(b.journal[i]!);
+  s.diagnostics.forget(accounts, previous?.client_id);
+  return {
+    parent_account_id: parent,
+    replaced: previous !== undefined,
+    accounts: b.accounts.length,
+    idempotency_keys: b.idempotency_keys.length,
+    armed: b.armed.length,
+    journal: b.journal.length,
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * Snapshots of the whole sandbox (SANDBOX.md §10): the store as SQLite's own image
+ * (`serialize()` in memory, `VACUUM INTO` a file beside a file store), with the clocks
+ * (kept in the store), the armed scenarios and the journal. A restore is synchronous, so a
+ * request sees the state before it or after it; it marks the whole state wiped, so a
+ * request that awaited across it starts over (src/http/pipeline.ts).
+ */
+import type { z } from 'zod';
+import type { SnapshotInfo } from '../contract/admin.js';
+import { ApiError, validationError } from '../contract/errors.js';
+import type { JournalImage } from '../journal.js';
+import type { Sandbox } from '../sandbox.js';
+import type { Armed } from '../scenarios/armed.js';
+import type { StoreImage } from '../store/index.js';
+
+/** How many snapshots are kept at most (each holds a whole database image). */
+export const MAX_SNAPSHOTS = 32;
+
+type Info = z.infer<typeof SnapshotInfo>;
+
+interface Snapshot {
+  info: Info;
+  image: StoreImage;
+  armed: Armed[];
+  journal: JournalImage;
+}
+
+export const snapshotNotFound = (name: string) =>
+  new ApiError('not_found', `No snapshot named "${name}" (GET /__sandbox/snapshots lists them).`, {
+    details: { name },
+  });
+
+export function snapshots(s: Sandbox) {
+  const saved = new Map<string, Snapshot>();
+  const get = (name: string) => {
+    const snap = saved.get(name);
+    if (!snap) throw snapshotNotFound(name);
+    return snap;
+  };
+  return {
+    /** Saves the whole state under `name` (replacing a snapshot of that name). */
+    save(name: string): { snapshot: Info; replaced: boolean } {
+      const previous = saved.get(name);
+      if (!previous && saved.size >= MAX_SNAPSHOTS) {
+        throw validationError([
+          {
+            field: 'name',
+            message: `${MAX_SNAPSHOTS} snapshots are kept at most; delete one first (DELETE /__sandbox/snapshots/{name})`,
+          },
+        ]);
+      }
+      const image = s.store.saveImage(name);
+      const info = {
+        name,
+        size_bytes: image.kind === 'memory' ? image.bytes.length : image.bytes,
+        saved_at: new Date().toISOString(),
+        clock: s.clock.iso(),
+      };
+      saved.set(name, { info, image, armed: s.armed.image(), journal: s.journal.image() });
+      return { snapshot: info, replaced: previous !== undefined };
+    },
+    list(): Info[] {
+      return [...saved.values()].map((snap) => snap.info);
+    },
+    /** Puts the whole sandbox back to the snapshot: store, clocks, armed scenarios, journal. */
+    restore(name: string): Info {
+      const snap = get(name);
+      s.markWiped();
+      s.store.restoreImage(snap.image);
+      // A reservation in the image belonged to a request of that moment; requests in flight
+      // now start over and reserve again.
+      s.store.idempotency.releaseAbandoned();
+      s.loadClock();
+      s.armed.restore(snap.armed);
+      s.journal.restore(snap.journal);
+      s.diagnostics.clear();
+      return snap.info;
+    },
+    delete(name: string): Info {
+      const snap = get(name);
+      saved.delete(name);
+      s.store.dropImage(snap.image);
+      return snap.info;
+    },
+  };
+}
+export type Snapshots = ReturnType<typeof snapshots>;

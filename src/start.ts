@@ -1,0 +1,98 @@
+/**
+ * startSandbox() (SANDBOX.md §9): a sandbox in this process, for a test runner's global
+ * setup. Port 0 (a free one) and an in-memory store by default, so several can run in one
+ * process, each with its own state. Options are validated; a bad one rejects naming it.
+ */
+import { z } from 'zod';
+import { type ControlClient, createControlClient } from './client/control.js';
+import { ConfigSchema } from './config.js';
+import { jsonLogger } from './sandbox.js';
+import { startServer } from './server.js';
+import { StartupError } from './startup-error.js';
+
+/** Where the sandbox's log lines go, when `log` is an object: one call per line. */
+export interface SandboxLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface SandboxOptions {
+  /** Port to listen on; 0 (the default) takes a free one. */
+  port?: number;
+  /** Address to listen on; default 127.0.0.1. */
+  host?: string;
+  /** SQLite store: ':memory:' (the default) or a file path, which makes it durable. */
+  db?: string;
+  /** A fixtures folder (partners, taxonomy, preset, pages); default: the package's fixtures/. */
+  fixtures?: string;
+  /** A folder of extra scenario presets (JSON), beside the built-in ones. */
+  scenarios?: string;
+  /** Protects the control plane (`Authorization: Bearer`); `control` sends it. */
+  adminToken?: string;
+  /** Auth propagation window for new accounts, in sandbox-clock seconds; default 0. */
+  authPropagationSeconds?: number;
+  /** 422 instead of a replay when a stored Idempotency-Key comes with another payload. */
+  strictIdempotency?: boolean;
+  /** false (the default): no log; true: JSON lines on stdout; or a logger of your own. */
+  log?: boolean | SandboxLogger;
+}
+
+export interface RunningSandbox {
+  /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */
+  readonly url: string;
+  readonly port: number;
+  /** A control-plane client for this sandbox (with its admin token). */
+  readonly control: ControlClient;
+  /** Wipes all state, loads the fixtures again, resets the clock (as POST /__sandbox/reset). */
+  reset(): Promise<void>;
+  /** Drains in-flight requests, closes the store and frees the port. */
+  stop(): Promise<void>;
+}
+
+const Options = z.strictObject({
+  port: z.int().min(0).max(65_535).optional(),
+  host: z.string().min(1).optional(),
+  db: z.string().min(1).optional(),
+  fixtures: z.string().min(1).optional(),
+  scenarios: z.string().min(1).optional(),
+  adminToken: z.string().min(1).optional(),
+  authPropagationSeconds: z.int().min(0).max(86_400).optional(),
+  strictIdempotency: z.boolean().optional(),
+  log: z
+    .custom<boolean | SandboxLogger>(
+      (v) =>
+        typeof v === 'boolean' ||
+        (typeof v === 'object' &&
+          v !== null &&
+          typeof (v as SandboxLogger).info === 'function' &&
+          typeof (v as SandboxLogger).error === 'function'),
+      { error: 'must be a boolean or an object with info() and error()' },
+    )
+    .optional(),
+});
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const parsed = Options.safeParse(options ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const key = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue.path.join('.');
+      const given =
+        issue.code === 'unrecognized_keys'
+          ? ''
+          : `=${JSON.stringify(issue.path.length ? (options as Record<string, unknown>)[String(issue.path[0])] : options)}`;
+      return `${key}${given}: ${issue.message}`;
+    });
+    throw new StartupError(`startSandbox: invalid option ${problems.join('; ')}`);
+  }
+  const { log, ...settings } = parsed.data;
+  const config = ConfigSchema.parse({ port: 0, ...settings, log: log === true ? 'info' : 'silent' });
+  const logger = typeof log === 'object' ? log : jsonLogger(log === true);
+  const running = await startServer(config, logger);
+  return {
+    url: running.url,
+    port: running.port,
+    control: createControlClient(running.url, config.adminToken ? { adminToken: config.adminToken } : {}),
+    reset: async () => running.sandbox.reset(),
+    stop: () => running.close(),
+  };
+}

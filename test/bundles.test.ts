@@ -1,0 +1,315 @@
+/**
+ * Bundles (SANDBOX.md §10, issue 15 item 5): one partner out as one JSON file, into
+ * another sandbox; a round trip is equal apart from the export time and the clock's `now`;
+ * a broken, hostile or foreign file is a 400 (or 413) naming the field, and nothing is
+ * loaded. `--seed` / SANDBOX_SEED loads one at start-up.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+import { createSandbox } from '../src/sandbox.js';
+import { StartupError } from '../src/startup-error.js';
+import {
+  CONTROLS,
+  createHarness,
+  expectErrorEnvelope,
+  expectOk,
+  type Harness,
+  MAPPINGS,
+  pair,
+  STATUS,
+  testConfig,
+} from './harness.js';
+import { count, newTenant } from './tenants.js';
+
+const exportOf = async (h: Harness, parent: string) => {
+  const res = await h.request('GET', `/__sandbox/partners/${parent}/bundle`);
+  expect(res.status).toBe(200);
+  return res.body;
+};
+const importInto = (h: Harness, bundle: unknown) => h.request('POST', '/__sandbox/bundles', { body: bundle });
+const fieldsOf = (res: Awaited<ReturnType<Harness['request']>>) =>
+  expectErrorEnvelope(res, 400, 'validation_error').error.details.fields.map(
+    (f: { field: string }) => f.field,
+  );
+
+/** A partner with a bit of everything: accounts, a controls write, a status write, keys, armed scenarios, a clock. */
+async function busyPartner(h: Harness) {
+  const t = await newTenant(h, 'busy');
+  const first = await t.client.account({ brand: 'First' });
+  const second = await t.client.account({
+    brand: 'Second',
+    pages: [{ surface: 'tracking', layout_type: 'Embedded' }],
+  });
+  const read = expectOk(await t.client.get(CONTROLS(first)));
+  expectOk(
+    await t.client.put(
+      CONTROLS(first),
+      {
+        blockedVerticals: [pair(10, 1001)],
+        domains: [{ domain: 'rival.example' }],
+        contentHash: read.marketplace_controls_list.content_hash,
+      },
+      { 'Idempotency-Key': 'controls-key' },
+    ),
+  );
+  expectOk(await t.client.put(STATUS(second), { status: 'paused' }, { 'Idempotency-Key': 'status-key' }));
+  await h.request('POST', `/__sandbox/partners/${t.parent}/clock/advance`, { body: { seconds: 90 } });
+  for (const body of [
+    { scenario: 'rate-limited', value: 2, parent_account_id: t.parent, times: 3 },
+    { scenario: 'flaky-network', account_id: second },
+  ]) {
+    const res = await h.request('PUT', '/__sandbox/scenarios', { body });
+    expect(res.status, res.text).toBe(200);
+  }
+  return { ...t, first, second };
+}
+
+describe('bundle round trip', () => {
+  it('export, import into a fresh sandbox, export again: equal apart from exported_at and clock.now', async () => {
+    const h = createHarness();
+    const other = await newTenant(h, 'other');
+    await other.client.account(); // another partner's state stays out of the bundle
+    const t = await busyPartner(h);
+    const bundle = await exportOf(h, t.parent);
+    expect(bundle).toMatchObject({ kind: 'partnership-sandbox-bundle', version: 1 });
+    expect(bundle.accounts).toHaveLength(2);
+    expect(bundle.armed).toHaveLength(2);
+    expect(bundle.idempotency_keys.map((k: { key: string }) => k.key).sort()).toEqual([
+      'controls-key',
+      'status-key',
+    ]);
+    expect(bundle.clock.offset_seconds).toBe(90);
+    expect(bundle.journal.length).toBe(await count(h, { parent_account_id: t.parent }));
+    expect(JSON.stringify(bundle.journal)).not.toContain(t.client.token); // redacted as the journal is
+    expect(JSON.stringify(bundle)).not.toContain(other.parent);
+
+    const fresh = createHarness();
+    const imported = await importInto(fresh, bundle);
+    expect(imported.status).toBe(200);
+    expect(imported.body.imported).toEqual({
+      parent_account_id: t.parent,
+      replaced: false,
+      accounts: 2,
+      idempotency_keys: 2,
+      armed: 2,
+      journal: bundle.journal.length,
+    });
+    const again = await exportOf(fresh, t.parent);
+    const timeless = (b: { exported_at?: string; clock: { now?: string } }) => ({
+      ...b,
+      exported_at: undefined,
+      clock: { ...b.clock, now: undefined },
+    });
+    expect(timeless(again)).toEqual(timeless(bundle));
+    expect(Math.abs(Date.parse(again.clock.now) - Date.parse(bundle.clock.now))).toBeLessThan(60_000);
+  });
+
+  it('the imported partner replays: its credentials work, its lists, status and keys are as they were', async () => {
+    const h = createHarness();
+    const t = await busyPartner(h);
+    const bundle = await exportOf(h, t.parent);
+    const hash = (await h.request('GET', `/__sandbox/accounts/${t.first}`)).body.controls.content_hash;
+    await h.request('DELETE', '/__sandbox/scenarios');
+    const laptop = createHarness();
+    expect((await importInto(laptop, bundle)).status).toBe(200);
+    await laptop.request('DELETE', '/__sandbox/scenarios'); // the armed rate limit would answer the checks
+    const c = await laptop.client(t.creds);
+    expect(expectOk(await c.get(CONTROLS(t.first))).marketplace_controls_list.content_hash).toBe(hash);
+    expect(expectOk(await c.get(STATUS(t.second))).status).toBe('paused');
+    const replay = await c.put(STATUS(t.second), { status: 'paused' }, { 'Idempotency-Key': 'status-key' });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const clock = (await laptop.request('GET', `/__sandbox/partners/${t.parent}/clock`)).body;
+    expect(clock.offset_seconds).toBe(90);
+    expect(await count(laptop, { parent_account_id: t.parent, method: 'PUT', status: 200 })).toBe(3);
+  });
+
+  it('an import replaces the partner when it exists: its old accounts, keys, armed scenarios and journal go', async () => {
+    const h = createHarness();
+    const t = await busyPartner(h);
+    const bundle = await exportOf(h, t.parent);
+    await h.request('DELETE', '/__sandbox/scenarios'); // the armed rate limit would answer the register
+    const extra = await t.client.account({ brand: 'After export' });
+    await h.request('PUT', '/__sandbox/scenarios', {
+      body: { scenario: 'token-expired', account_id: extra },
+    });
+    const res = await importInto(h, bundle);
+    expect(res.body.imported.replaced).toBe(true);
+    expectErrorEnvelope(await h.request('GET', `/__sandbox/accounts/${extra}`), 404, 'account_not_found');
+    expect((await h.request('GET', `/__sandbox/accounts/${t.first}`)).status).toBe(200);
+    const armed = (await h.request('GET', '/__sandbox/scenarios')).body.armed;
+    expect(armed.map((a: { scenario: string }) => a.scenario).sort()).toEqual([
+      'flaky-network',
+      'rate-limited',
+    ]);
+    expect(await count(h, { account_id: extra })).toBe(0);
+  });
+
+  it('an unknown partner is 404', async () => {
+    const h = createHarness();
+    expectErrorEnvelope(await h.request('GET', '/__sandbox/partners/pa_nobody/bundle'), 404, 'not_found');
+  });
+});
+
+describe('hostile and broken bundles: 400 naming the field, nothing loaded', () => {
+  async function setup() {
+    const source = createHarness();
+    const t = await busyPartner(source);
+    const bundle = await exportOf(source, t.parent);
+    const target = createHarness();
+    const resident = await newTenant(target, 'resident');
+    const residentAccount = await resident.client.account();
+    const before = (
+      target.sandbox.store.db.prepare('SELECT count(*) AS n FROM accounts').get() as { n: number }
+    ).n;
+    const journalBefore = await count(target, {});
+    const nothingLoaded = async () => {
+      expectErrorEnvelope(
+        await target.request('GET', `/__sandbox/partners/${t.parent}/bundle`),
+        404,
+        'not_found',
+      );
+      expect(
+        (target.sandbox.store.db.prepare('SELECT count(*) AS n FROM accounts').get() as { n: number }).n,
+      ).toBe(before);
+      expectOk(await resident.client.get(STATUS(residentAccount)));
+      expect((await target.request('GET', '/__sandbox/scenarios')).body.armed).toEqual([]);
+      expect(await count(target, { parent_account_id: t.parent })).toBe(0);
+      expect(await count(target, {})).toBeGreaterThan(journalBefore);
+    };
+    const copy = () => structuredClone(bundle);
+    return { t, bundle, copy, target, resident, residentAccount, nothingLoaded };
+  }
+
+  it('a wrong or missing version', async () => {
+    const { copy, target, nothingLoaded } = await setup();
+    for (const version of [2, '1', null, undefined]) {
+      const b = copy();
+      b.version = version;
+      expect(fieldsOf(await importInto(target, b))).toEqual(['version']);
+    }
+    await nothingLoaded();
+  });
+
+  it("another partner's IDs colliding: an account, a page, a variant or the client_id held by a resident partner", async () => {
+    const { copy, target, resident, residentAccount, nothingLoaded } = await setup();
+    const residentView = (await target.request('GET', `/__sandbox/accounts/${residentAccount}`)).body;
+    const cases: [(b: ReturnType<typeof copy>) => void, string][] = [
+      [(b) => (b.accounts[1].account_id = residentAccount), 'accounts[1].account_id'],
+      [
+        (b) => (b.accounts[0].pages[0].page_id = residentView.pages[0].page_id),
+        'accounts[0].pages[0].page_id',
+      ],
+      [
+        (b) => (b.accounts[0].variants[0].variant_id = residentView.variants[0].variant_id),
+        'accounts[0].variants[0].variant_id',
+      ],
+      [(b) => (b.partner.client_id = resident.clientId), 'partner.client_id'],
+    ];
+    for (const [mutate, field] of cases) {
+      const b = copy();
+      mutate(b);
+      expect(fieldsOf(await importInto(target, b))).toContain(field);
+    }
+    await nothingLoaded();
+  });
+
+  it('inconsistent inside: a layout on a page of no account, a repeated account, an armed scenario on a foreign account, an unknown effect', async () => {
+    const { copy, target, nothingLoaded } = await setup();
+    const cases: [(b: ReturnType<typeof copy>) => void, string][] = [
+      [(b) => (b.accounts[0].layouts[0].page_id = 'page_nowhere'), 'accounts[0].layouts[0].page_id'],
+      [(b) => (b.accounts[1].account_id = b.accounts[0].account_id), 'accounts[1].account_id'],
+      [(b) => (b.armed[1].account_id = 'acct_elsewhere'), 'armed[1].account_id'],
+      [(b) => (b.armed[0].effects[0].name = 'meteor-strike'), 'armed[0].effects[0].name'],
+      [(b) => (b.journal[0].parent_account_id = 'pa_someone_else'), 'journal[0].parent_account_id'],
+      [
+        (b) => (b.accounts[0].controls.blocked = [{ vertical_name: 'x', policy: 'Allow' }]),
+        'accounts[0].controls.blocked[0].policy',
+      ],
+      [(b) => (b.partner.client_secret = undefined), 'partner.client_secret'],
+      [(b) => (b.accounts[0].surprise = true), 'accounts[0].surprise'],
+    ];
+    for (const [mutate, field] of cases) {
+      const b = copy();
+      mutate(b);
+      expect(fieldsOf(await importInto(target, b))).toContain(field);
+    }
+    await nothingLoaded();
+  });
+
+  it('deeply nested, oversized, not JSON, not an object, or a foreign JSON document', async () => {
+    const { copy, target, nothingLoaded } = await setup();
+    const deepPartner = JSON.stringify(copy()).replace(
+      /"partner":\{[^}]*\}/,
+      `"partner":${'['.repeat(100_000)}"bottom"${']'.repeat(100_000)}`,
+    );
+    const nested = await target.request('POST', '/__sandbox/bundles', {
+      raw: deepPartner,
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(fieldsOf(nested)).toEqual(['partner']);
+    const deepRaw = `{"version":1,"kind":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
+    const res = await target.request('POST', '/__sandbox/bundles', {
+      raw: deepRaw,
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(fieldsOf(res)).toContain('kind');
+
+    const big = `{"version":1,"pad":"${'x'.repeat(32 * 1024 * 1024)}"}`;
+    const tooBig = await target.request('POST', '/__sandbox/bundles', {
+      raw: big,
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expectErrorEnvelope(tooBig, 413, 'payload_too_large');
+
+    expectErrorEnvelope(
+      await target.request('POST', '/__sandbox/bundles', {
+        raw: '{"version":1,',
+        headers: { 'Content-Type': 'application/json' },
+      }),
+      400,
+      'malformed_json',
+    );
+    expect(fieldsOf(await importInto(target, [copy()]))).toContain('(body)');
+    const openapi = (await target.request('GET', '/__sandbox/openapi.json')).body;
+    expect(fieldsOf(await importInto(target, openapi))).toEqual(['version']);
+    const foreign = { ...copy(), kind: 'someone-elses-export' };
+    expect(fieldsOf(await importInto(target, foreign))).toContain('kind');
+    await nothingLoaded();
+  });
+});
+
+describe('--seed FILE / SANDBOX_SEED', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-seed-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('loads a bundle at start-up; the flag and the variable set it', async () => {
+    const source = createHarness();
+    const t = await busyPartner(source);
+    const file = join(dir, 'bundle.json');
+    writeFileSync(file, JSON.stringify(await exportOf(source, t.parent)));
+    expect(loadConfig(['--seed', file], {}).seed).toBe(file);
+    expect(loadConfig([], { SANDBOX_SEED: file }).seed).toBe(file);
+    const seeded = createHarness({ seed: file });
+    await seeded.request('DELETE', '/__sandbox/scenarios');
+    const c = await seeded.client(t.creds);
+    expect(expectOk(await c.get(STATUS(t.second))).status).toBe('paused');
+    expect(expectOk(await c.get(MAPPINGS)).vertical_mappings.length).toBeGreaterThan(0);
+  });
+
+  it('a broken seed stops start-up naming SANDBOX_SEED and the field', async () => {
+    const source = createHarness();
+    const t = await newTenant(source, 'seed');
+    const bundle = await exportOf(source, t.parent);
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, JSON.stringify({ ...bundle, version: 9 }));
+    expect(() => createSandbox(testConfig({ seed: broken }))).toThrow(StartupError);
+    expect(() => createSandbox(testConfig({ seed: broken }))).toThrow(/SANDBOX_SEED.*version/);
+    const missing = join(dir, 'missing.json');
+    expect(() => createSandbox(testConfig({ seed: missing }))).toThrow(
+      /SANDBOX_SEED\/--seed .*missing\.json/,
+    );
+  });
+});

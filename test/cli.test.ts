@@ -1,0 +1,294 @@
+/**
+ * The built command line (`node dist/main.js`, the package's bin) as a process:
+ * - start-up failures a user can fix stop it with one line on stderr naming the setting
+ *   and the cause, exit code 2, no stack trace (a store path that cannot be opened also
+ *   names SANDBOX_DB, the path and the user: SANDBOX.md §9);
+ * - SIGTERM with stalled clients: idle and stalled sockets are closed, the request in
+ *   flight finishes with 200, the store is closed cleanly, exit 0, well before 10 s.
+ */
+import { type ChildProcess, execFileSync, execSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { packageDir } from '../src/config.js';
+import { DEMO } from './harness.js';
+
+const MAIN = join(packageDir, 'dist', 'main.js');
+const USER = `user ${userInfo().username} (uid ${process.getuid!()})`;
+const IS_ROOT = process.getuid!() === 0;
+
+beforeAll(() => {
+  if (!existsSync(MAIN)) execSync('npm run build', { cwd: packageDir, stdio: 'ignore' });
+}, 120_000);
+
+/** The environment without the sandbox's own settings: each run is configured here only. */
+const baseEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => !/^(PORT|HOST|SANDBOX_)/.test(name)),
+);
+
+const dirs: string[] = [];
+const procs: ChildProcess[] = [];
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const p of procs.splice(0)) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  for (const undo of cleanups.splice(0)) undo();
+});
+afterAll(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-cli-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Runs the CLI to its exit (start-up failures exit at once). */
+function runMain(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [MAIN, ...args], {
+    env: { ...baseEnv, SANDBOX_LOG: 'silent', ...env },
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Exit 2, one line on stderr (no stack trace) that matches `message`, nothing on stdout. */
+function expectStartupFailure(r: ReturnType<typeof runMain>, message: RegExp) {
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(/^partnership-sandbox: /);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  expect(r.stdout).toBe('');
+  expect(r.status).toBe(2);
+}
+
+const re = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('start-up failures: one line naming the setting and the cause, exit 2', () => {
+  it('a store path in a folder that does not exist (SANDBOX_DB)', () => {
+    const path = join(tempDir(), 'missing', 'sandbox.db');
+    expectStartupFailure(
+      runMain([], { SANDBOX_DB: path }),
+      new RegExp(
+        `SANDBOX_DB=${re(path)}: cannot open the store as ${re(USER)}: the folder ${re(join(path, '..'))} does not exist`,
+      ),
+    );
+  });
+
+  it('a folder as the store path (--db)', () => {
+    const dir = tempDir();
+    expectStartupFailure(
+      runMain(['--db', dir]),
+      new RegExp(`SANDBOX_DB=${re(dir)}: cannot open the store as ${re(USER)}: it is a folder, not a file`),
+    );
+  });
+
+  it('a file that is not SQLite', () => {
+    const path = join(tempDir(), 'notes.txt');
+    writeFileSync(path, 'These are my notes, not a database. '.repeat(20));
+    expectStartupFailure(
+      runMain(['--db', path]),
+      new RegExp(
+        `SANDBOX_DB=${re(path)}: cannot open the store as ${re(USER)}: the file is not a SQLite database`,
+      ),
+    );
+  });
+
+  it('a path under a read-only place (/proc): the file cannot be created', () => {
+    expectStartupFailure(
+      runMain(['--db', '/proc/sandbox.db']),
+      new RegExp(
+        `SANDBOX_DB=/proc/sandbox\\.db: cannot open the store as ${re(USER)}: the file cannot be created: check that this user can write to /proc`,
+      ),
+    );
+  });
+
+  it(`a folder this user cannot write to (${IS_ROOT ? 'root ignores permissions: chattr +i makes it immutable' : 'chmod 555'})`, () => {
+    const dir = join(tempDir(), 'locked');
+    mkdirSync(dir);
+    if (IS_ROOT) {
+      execFileSync('chattr', ['+i', dir]);
+      cleanups.push(() => execFileSync('chattr', ['-i', dir]));
+    } else {
+      chmodSync(dir, 0o555);
+      cleanups.push(() => chmodSync(dir, 0o755));
+    }
+    const path = join(dir, 'sandbox.db');
+    expectStartupFailure(
+      runMain(['--db', path]),
+      new RegExp(
+        `SANDBOX_DB=${re(path)}: cannot open the store as ${re(USER)}: the file cannot be created: check that this user can write to ${re(dir)}`,
+      ),
+    );
+  });
+
+  describe('a port in use', () => {
+    let blocker: Server;
+    let port: number;
+    beforeAll(async () => {
+      blocker = createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      port = (blocker.address() as { port: number }).port;
+    });
+    afterAll(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+
+    it('names PORT and the address (env)', () => {
+      expectStartupFailure(
+        runMain([], { PORT: String(port) }),
+        new RegExp(`PORT \\(--port\\)=${port}: 127\\.0\\.0\\.1:${port} is in use by another process`),
+      );
+    });
+
+    it('names it with --port too', () => {
+      expectStartupFailure(
+        runMain(['--port', String(port)]),
+        new RegExp(`PORT \\(--port\\)=${port}: .* is in use`),
+      );
+    });
+  });
+
+  it('a fixtures folder that does not exist (SANDBOX_FIXTURES)', () => {
+    const dir = join(tempDir(), 'no-fixtures');
+    expectStartupFailure(
+      runMain([], { SANDBOX_FIXTURES: dir }),
+      new RegExp(`SANDBOX_FIXTURES \\(--fixtures\\)=${re(dir)}: no such folder`),
+    );
+  });
+
+  it('a fixtures folder without the fixture files names the file it looked for', () => {
+    const dir = tempDir();
+    expectStartupFailure(
+      runMain(['--fixtures', dir]),
+      new RegExp(`${re(join(dir, 'partners.json'))} cannot be read`),
+    );
+  });
+
+  it('a scenarios path that is a file (--scenarios)', () => {
+    const file = join(tempDir(), 'preset.json');
+    writeFileSync(file, '{}');
+    expectStartupFailure(
+      runMain(['--scenarios', file]),
+      new RegExp(`SANDBOX_SCENARIOS \\(--scenarios\\)=${re(file)}: not a folder`),
+    );
+  });
+
+  it('a bad value (PORT=eighty)', () => {
+    expectStartupFailure(runMain([], { PORT: 'eighty' }), /invalid configuration: PORT="eighty"/);
+  });
+});
+
+// ---- shutdown ------------------------------------------------------------------------------
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+  port: number;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+/** Starts the CLI on a free port; resolves with the URL of its first stdout line. */
+function startMain(env: Record<string, string>): Promise<Child> {
+  const proc = spawn(process.execPath, [MAIN, '--port', '0'], {
+    env: { ...baseEnv, SANDBOX_LOG: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  procs.push(proc);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() })),
+  );
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    proc.stderr!.on('data', (d) => {
+      err += d;
+    });
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const first = out.includes('\n') ? out.slice(0, out.indexOf('\n')) : undefined;
+      const url = first && /http:\/\/127\.0\.0\.1:(\d+)/.exec(first);
+      if (url) resolve({ proc, url: url[0], port: Number(url[1]), exited });
+    });
+    void exited.then(({ code }) => reject(new Error(`exited before listening (${code}): ${err}`)));
+  });
+}
+
+/** A raw socket that records whether the server closed it. */
+function rawSocket(port: number, send?: string): Promise<{ socket: Socket; closed: Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      if (send !== undefined) socket.write(send);
+      let received = '';
+      socket.on('data', (d) => {
+        received += d;
+      });
+      const closed = new Promise<string>((done) => socket.once('close', () => done(received)));
+      resolve({ socket, closed });
+    });
+    socket.once('error', reject);
+  });
+}
+
+describe('SIGTERM with stalled clients', () => {
+  it('closes idle and stalled sockets, finishes the request in flight (200), closes the store, exits 0', async () => {
+    const db = join(tempDir(), 'sandbox.db');
+    const child = await startMain({ SANDBOX_DB: db });
+    const token = await fetch(`${child.url}/oauth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: DEMO.clientId,
+        client_secret: DEMO.clientSecret,
+      }),
+    }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);
+
+    // connected, nothing sent
+    const silent = await rawSocket(child.port);
+    // the request line and part of the headers, then nothing
+    const partialHeaders = await rawSocket(child.port, 'GET /__sandbox/health HTTP/1.1\r\nHost: x\r\n');
+    // complete headers of a body that never arrives in full (10 of 100 bytes)
+    const stalledUpload = await rawSocket(
+      child.port,
+      'POST /__sandbox/partners HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"',
+    );
+    // keep-alive: one request answered, the connection left open
+    const keptAlive = await rawSocket(child.port, 'GET /__sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((r) => setTimeout(r, 100));
+
+    const inFlight = fetch(`${child.url}/v1/partnership/vertical-mappings`, {
+      headers: { Authorization: `Bearer ${token}`, 'X-Sandbox-Scenario': 'latency=500' },
+    }).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as { data: { vertical_mappings: unknown[] } },
+    }));
+    await new Promise((r) => setTimeout(r, 150));
+    const signalled = performance.now();
+    child.proc.kill('SIGTERM');
+
+    const answer = await inFlight;
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.vertical_mappings.length).toBeGreaterThan(0);
+    for (const s of [silent, partialHeaders, stalledUpload]) expect(await s.closed).toBe('');
+    expect(await keptAlive.closed).toMatch(/^HTTP\/1\.1 200 OK/);
+
+    const exit = await child.exited;
+    expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
+    // the latency (500 ms) plus the stall detection (500 ms), far from the 10 s guard
+    expect(exit.at - signalled).toBeLessThan(3_000);
+
+    // closed cleanly: the last connection checkpointed and removed the WAL, and the file is sound
+    expect(existsSync(`${db}-wal`)).toBe(false);
+    const conn = new Database(db);
+    try {
+      expect(conn.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect((conn.prepare('SELECT count(*) AS n FROM partners').get() as { n: number }).n).toBeGreaterThan(
+        0,
+      );
+    } finally {
+      conn.close();
+    }
+  });
+});

@@ -1,0 +1,238 @@
+/**
+ * The control-plane client (SANDBOX.md §9) against a listening sandbox (startSandbox, port
+ * 0): every method once, with the answer checked against what the control plane did,
+ * and its failures (404, 400, 401 with an admin token) as ControlPlaneError carrying the
+ * status and the parsed body.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ControlPlaneError, createControlClient } from '../src/client/control.js';
+import { type RunningSandbox, startSandbox } from '../src/start.js';
+import { DEMO, REGISTER, registerBody } from './harness.js';
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(() => sandbox?.stop());
+
+async function token(url: string, clientId: string, clientSecret: string): Promise<string> {
+  const res = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: clientSecret,
+    }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+async function register(url: string, externalId: string): Promise<string> {
+  const res = await fetch(url + REGISTER, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${await token(url, DEMO.clientId, DEMO.clientSecret)}`,
+      'X-Platform-Parent-Account-Id': DEMO.parent,
+      'Content-Type': 'application/json',
+    },
+    body: JSON.stringify(registerBody({ external_account_id: externalId })),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: { account_id: string } }).data.account_id;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ControlPlaneError);
+  return err as ControlPlaneError;
+}
+
+describe('control-plane client: every method', () => {
+  it('health() and the URL without a trailing slash', async () => {
+    const control = createControlClient(`${sandbox.url}/`);
+    expect(control.url).toBe(sandbox.url);
+    expect(await control.health()).toEqual({ status: 'ok' });
+  });
+
+  it('partners.create(), seedMappings(), unseedMappings(): the new partner gets a token and a mapping', async () => {
+    const { control } = sandbox;
+    const created = await control.partners.create({ name: 'Client test partner' });
+    expect(created.parent_account_id).toMatch(/^pa_/);
+    expect(created.client_secret.length).toBeGreaterThanOrEqual(8);
+    const chosen = await control.partners.create({
+      parent_account_id: 'pa_client_chosen',
+      client_id: 'client-chosen',
+      client_secret: 'chosen-secret-1',
+    });
+    expect(chosen).toEqual({
+      parent_account_id: 'pa_client_chosen',
+      client_id: 'client-chosen',
+      client_secret: 'chosen-secret-1',
+    });
+    const bearer = await token(sandbox.url, chosen.client_id, chosen.client_secret);
+
+    const mapping = {
+      partner_vertical_id: 7,
+      partner_vertical_name: 'Food',
+      partner_sub_vertical_id: 701,
+      partner_sub_vertical_name: 'Pizza',
+      vertical_name: 'Restaurants',
+    };
+    const seeded = await control.partners.seedMappings(chosen.parent_account_id, [mapping]);
+    expect(seeded.vertical_mappings).toHaveLength(1);
+    const read = async () => {
+      const res = await fetch(`${sandbox.url}/v1/partnership/vertical-mappings`, {
+        headers: { Authorization: `Bearer ${bearer}` },
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { data: { vertical_mappings: unknown[] } }).data.vertical_mappings;
+    };
+    expect(await read()).toHaveLength(1);
+    expect(await control.partners.unseedMappings(chosen.parent_account_id)).toEqual({
+      vertical_mappings: [],
+    });
+    expect(await read()).toEqual([]);
+  });
+
+  it('accounts.get(), variants.add(), variants.update()', async () => {
+    const { control } = sandbox;
+    const accountId = await register(sandbox.url, 'client-variants');
+    const before = await control.accounts.get(accountId);
+    expect(before.account.account_id).toBe(accountId);
+    const page = before.pages[0] as { page_id: string };
+    const added = await control.variants.add(accountId, {
+      page_id: page.page_id,
+      name: 'Holiday',
+      enabled: false,
+    });
+    expect(added).toMatchObject({ account_id: accountId, name: 'Holiday', enabled: false, archived: false });
+    const updated = await control.variants.update(added.variant_id, { archived: true });
+    expect(updated).toMatchObject({ variant_id: added.variant_id, enabled: false, archived: true });
+    const after = await control.accounts.get(accountId);
+    expect(after.variants.find((v) => v.variant_id === added.variant_id)?.archived).toBe(true);
+  });
+
+  it('clock.get() and clock.advance(seconds)', async () => {
+    const { control } = sandbox;
+    const now = await control.clock.get();
+    const later = await control.clock.advance(3600);
+    expect(later.offset_seconds).toBe(now.offset_seconds + 3600);
+    expect(Date.parse(later.now) - Date.parse(now.now)).toBeGreaterThanOrEqual(3600_000);
+  });
+
+  it('requests.list(filters) and requests.clear()', async () => {
+    const { control } = sandbox;
+    await control.requests.clear();
+    await register(sandbox.url, 'client-journal');
+    const all = await control.requests.list();
+    expect(all.requests.map((r) => r.path)).toEqual([REGISTER, '/oauth/token']);
+    const filtered = await control.requests.list({ path: REGISTER, status: 200, limit: 5 });
+    expect(filtered.requests).toHaveLength(1);
+    expect(filtered.requests[0]).toMatchObject({ method: 'POST', status: 200 });
+    expect((await control.requests.list({ status: 404 })).requests).toEqual([]);
+    expect(await control.requests.clear()).toEqual({ cleared: true });
+    expect((await control.requests.list()).requests).toEqual([]);
+  });
+
+  it('scenarios.list(), arm() and disarm(): an armed scenario applies to the next call', async () => {
+    const { control } = sandbox;
+    const catalogue = await control.scenarios.list();
+    expect(catalogue.built_ins.map((b) => b.name)).toContain('server-error');
+    // The token first: a drill armed for the parent applies to its token grants too (SANDBOX.md §5).
+    const bearer = await token(sandbox.url, DEMO.clientId, DEMO.clientSecret);
+    const { armed } = await control.scenarios.arm({
+      scenario: 'server-error',
+      value: 503,
+      parent_account_id: DEMO.parent,
+      times: 1,
+    });
+    expect(armed).toMatchObject({ scenario: 'server-error', remaining: 1, parent_account_id: DEMO.parent });
+    expect((await control.scenarios.list()).armed).toHaveLength(1);
+    const res = await fetch(`${sandbox.url}/v1/partnership/vertical-mappings`, {
+      headers: { Authorization: `Bearer ${bearer}` },
+    });
+    expect(res.status).toBe(503);
+    await control.scenarios.arm({
+      scenario: 'latency',
+      value: 10,
+      account_id: await register(sandbox.url, 'x'),
+    });
+    expect(await control.scenarios.disarm()).toEqual({ armed: [] });
+    expect((await control.scenarios.list()).armed).toEqual([]);
+  });
+
+  it('report(parent) as JSON and as JUnit XML', async () => {
+    const { control } = sandbox;
+    const json = await control.report(DEMO.parent);
+    expect(json.parent_account_id).toBe(DEMO.parent);
+    expect(json.checks.length).toBeGreaterThan(0);
+    const xml = await control.report(DEMO.parent, 'junit');
+    expect(xml).toMatch(/^<\?xml[\s\S]*<testsuite/);
+  });
+
+  it('reset(): partners made since are gone, the clock is back', async () => {
+    const { control } = sandbox;
+    await control.partners.create({ parent_account_id: 'pa_before_reset' });
+    await control.clock.advance(60);
+    const answer = await control.reset();
+    expect(answer).toMatchObject({ reset: true, clock: { offset_seconds: 0 } });
+    const err = await rejection(control.partners.seedMappings('pa_before_reset', []));
+    expect(err.status).toBe(404);
+  });
+});
+
+describe('control-plane client: failures', () => {
+  it('a 404 throws ControlPlaneError with the status, the code and the parsed envelope', async () => {
+    const err = await rejection(sandbox.control.accounts.get('acct_missing'));
+    expect(err.status).toBe(404);
+    expect(err.code).toBe('account_not_found');
+    expect(err.method).toBe('GET');
+    expect(err.path).toBe('/__sandbox/accounts/acct_missing');
+    expect(err.body).toMatchObject({ status: 404, error: { code: 'account_not_found' }, data: null });
+    expect(err.message).toBe(
+      'GET /__sandbox/accounts/acct_missing answered 404: Account acct_missing was not found.',
+    );
+  });
+
+  it('a 400 carries the field named by the control plane', async () => {
+    const err = await rejection(sandbox.control.clock.advance(-5));
+    expect(err.status).toBe(400);
+    expect(err.code).toBe('validation_error');
+    expect(err.message).toMatch(/seconds/);
+  });
+
+  it('path segments are encoded (no route escape through an ID)', async () => {
+    const err = await rejection(sandbox.control.accounts.get('../health'));
+    expect(err.status).toBe(404);
+    expect(err.path).toBe('/__sandbox/accounts/..%2Fhealth');
+  });
+
+  describe('with SANDBOX_ADMIN_TOKEN set', () => {
+    let guarded: RunningSandbox;
+    beforeAll(async () => {
+      guarded = await startSandbox({ adminToken: 'client-test-admin-token' });
+    });
+    afterAll(() => guarded?.stop());
+
+    it('without the token: 401 ControlPlaneError (health stays open)', async () => {
+      const anonymous = createControlClient(guarded.url);
+      expect(await anonymous.health()).toEqual({ status: 'ok' });
+      const err = await rejection(anonymous.clock.get());
+      expect(err.status).toBe(401);
+      expect(err.code).toBe('unauthorized');
+    });
+
+    it('with a wrong token: 401; with the right one: served', async () => {
+      const wrong = createControlClient(guarded.url, { adminToken: 'not-the-token' });
+      expect((await rejection(wrong.scenarios.list())).status).toBe(401);
+      const right = createControlClient(guarded.url, { adminToken: 'client-test-admin-token' });
+      expect((await right.clock.get()).offset_seconds).toBe(0);
+      // startSandbox's own client carries the token
+      expect((await guarded.control.requests.list()).requests).toEqual([]);
+    });
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * Imports run one way (issue 16): the layers of src/ may import only downward. Lower
+ * layers know nothing of the ones above: contract and domain import nothing of the app,
+ * store imports only contract types, services (and the sandbox core at the top of src/)
+ * do not import http, http does not import api, admin or ui, scenarios do not import http.
+ * The domain is below the store: it declares the shapes its rules work on, and the store
+ * keeps them by those types (type-only imports), so one definition serves both.
+ * The check reads every import in src/ (static, dynamic and type-only alike).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(import.meta.dirname, '..', 'src');
+
+/** The layer a file of src/ belongs to: its folder, or "core" for the files at the top. */
+function layerOf(file: string): string {
+  const rel = relative(SRC, file);
+  return rel.includes('/') ? rel.slice(0, rel.indexOf('/')) : 'core';
+}
+
+/** What each layer must not import (by layer name). The top (app, server, main, cli, index) is free. */
+const FORBIDDEN: Record<string, { layers: string[]; exceptTypesFrom?: string[]; only?: string[] }> = {
+  contract: { layers: [], only: ['contract'] },
+  domain: { layers: [], only: ['domain'] },
+  // The store keeps the domain's values by their domain types (domain sits below it).
+  store: { layers: [], only: ['store'], exceptTypesFrom: ['contract', 'domain'] },
+  scenarios: { layers: ['http', 'api', 'admin', 'ui', 'client'] },
+  services: { layers: ['http', 'api', 'admin', 'ui', 'client'] },
+  http: { layers: ['api', 'admin', 'ui', 'client'] },
+};
+/** Files at the top of src/ that belong to the core (below http): the sandbox's state and rules. */
+const CORE = [
+  'sandbox.ts',
+  'clock.ts',
+  'journal.ts',
+  'diagnostics.ts',
+  'fixtures.ts',
+  'report.ts',
+  'config.ts',
+];
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return /\.tsx?$/.test(name) ? [path] : [];
+  });
+}
+
+interface Import {
+  target: string;
+  typeOnly: boolean;
+}
+
+function importsOf(file: string): Import[] {
+  const text = readFileSync(file, 'utf8');
+  const out: Import[] = [];
+  const re =
+    /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+  for (const m of text.matchAll(re)) {
+    const spec = m[3] ?? m[4]!;
+    out.push({ target: resolve(dirname(file), spec), typeOnly: Boolean(m[2]) });
+  }
+  return out;
+}
+
+/** Leaf modules that import nothing of the app and any layer may use (the start-up error class). */
+const LEAVES = ['startup-error.ts'];
+
+/** Whether `file` importing `target` (a resolved path in src/) breaks the rules. */
+function breaks(file: string, target: string, typeOnly: boolean): boolean {
+  if (LEAVES.includes(relative(SRC, target).replace(/\.js$/, '.ts'))) return false;
+  const layer = layerOf(file);
+  const rule =
+    layer === 'core'
+      ? CORE.includes(relative(SRC, file))
+        ? FORBIDDEN.services
+        : undefined
+      : FORBIDDEN[layer];
+  if (!rule || relative(SRC, target).startsWith('..')) return false;
+  const to = layerOf(target);
+  if (rule.only) return !rule.only.includes(to) && !(typeOnly && rule.exceptTypesFrom?.includes(to));
+  return rule.layers.includes(to);
+}
+
+/** Every import that breaks the rules, as "from -> to". */
+function violations(files: string[]): string[] {
+  return files.flatMap((file) =>
+    importsOf(file)
+      .filter((imp) => breaks(file, imp.target, imp.typeOnly))
+      .map((imp) => `${relative(SRC, file)} -> ${relative(SRC, imp.target)}${imp.typeOnly ? ' (type)' : ''}`),
+  );
+}
+
+describe('layers: imports run one way', () => {
+  it('no file of src/ imports a layer above its own', () => {
+    expect(violations(sources(SRC))).toEqual([]);
+  });
+
+  it('the check catches reversed imports (and lets a downward one through)', () => {
+    const at = (path: string) => join(SRC, path);
+    expect(breaks(at('store/idempotency.ts'), at('http/envelope.ts'), false)).toBe(true);
+    expect(breaks(at('store/idempotency.ts'), at('contract/errors.ts'), false)).toBe(true);
+    expect(breaks(at('store/idempotency.ts'), at('contract/errors.ts'), true)).toBe(false);
+    expect(breaks(at('domain/status.ts'), at('store/accounts.ts'), true)).toBe(true);
+    expect(breaks(at('http/auth.ts'), at('admin/routes.ts'), false)).toBe(true);
+    expect(breaks(at('scenarios/context.ts'), at('http/headers.ts'), false)).toBe(true);
+    expect(breaks(at('sandbox.ts'), at('http/body.ts'), false)).toBe(true);
+    expect(breaks(at('services/status.ts'), at('http/env.ts'), true)).toBe(true);
+    expect(breaks(at('http/auth.ts'), at('services/auth.ts'), false)).toBe(false);
+    expect(breaks(at('app.ts'), at('admin/routes.ts'), false)).toBe(false);
+  });
+});
