@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ControlClient, createControlClient } from '../../src/index.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const IMAGE = process.env.SANDBOX_IMAGE_TAG ?? 'partnership-sandbox:test';
@@ -111,54 +112,6 @@ async function publishedUrl(id: string): Promise<string> {
   const hostPort = (await docker('port', id, '4010/tcp')).split('\n')[0]!;
   return `http://${hostPort}`;
 }
-
-/**
- * The control-plane client of SANDBOX.md section 9, with its method names. The real
- * `createControlClient()` (package entry point) is not on main yet; when it is, this
- * becomes `import { createControlClient } from '../../src/index.js'`.
- */
-function createControlClient(url: string, options: { adminToken?: string } = {}) {
-  const call = async (method: string, path: string, body?: unknown) => {
-    const headers: Record<string, string> = {};
-    if (options.adminToken) headers.Authorization = `Bearer ${options.adminToken}`;
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(`${url}${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    const parsed = text ? JSON.parse(text) : undefined;
-    if (!res.ok) {
-      throw Object.assign(new Error(`${method} ${path}: ${res.status} ${text}`), {
-        status: res.status,
-        body: parsed,
-      });
-    }
-    return parsed;
-  };
-  return {
-    health: () => call('GET', '/__sandbox/health'),
-    partners: {
-      create: (body: { parent_account_id?: string } = {}) =>
-        call('POST', '/__sandbox/partners', body) as Promise<{
-          parent_account_id: string;
-          client_id: string;
-          client_secret: string;
-        }>,
-      seedMappings: (parent: string, vertical_mappings: unknown[]) =>
-        call('PUT', `/__sandbox/partners/${parent}/vertical-mappings`, { vertical_mappings }),
-    },
-    accounts: { get: (accountId: string) => call('GET', `/__sandbox/accounts/${accountId}`) },
-    requests: {
-      list: (filters: Record<string, string> = {}) =>
-        call('GET', `/__sandbox/requests?${new URLSearchParams(filters)}`) as Promise<{
-          requests: { method: string; path: string; status: number }[];
-        }>,
-    },
-  };
-}
-type ControlClient = ReturnType<typeof createControlClient>;
 
 /** The fixture taxonomy as the control plane's seeding body. */
 function fixtureMappings() {
@@ -271,8 +224,13 @@ async function partnerFlow(url: string, control: ControlClient) {
   // the control plane saw it all
   expect(await control.accounts.get(accountId)).toMatchObject({ account: { account_id: accountId } });
   const { requests } = await control.requests.list({ account_id: accountId });
-  expect(requests.map((r) => `${r.method} ${r.status}`).sort()).toEqual(
-    ['GET 200', 'GET 200', 'GET 200', 'PUT 200', 'PUT 200'].sort(),
+  expect(requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(
+    expect.arrayContaining([
+      `GET ${CONTROLS(accountId)} 200`,
+      `PUT ${CONTROLS(accountId)} 200`,
+      `PUT ${STATUS(accountId)} 200`,
+      `GET ${STATUS(accountId)} 200`,
+    ]),
   );
   return { partner, accountId };
 }
@@ -449,6 +407,15 @@ describe('the image', () => {
     expect(state.FailingStreak).toBe(0);
     expect(state.Log.map((probe) => probe.ExitCode)).toEqual(state.Log.map(() => 0));
   }, 60_000);
+
+  it('runs examples/containers/sandbox-in-a-container.sh (the Testcontainers-style recipe) against it', async () => {
+    const script = join(root, 'examples', 'containers', 'sandbox-in-a-container.sh');
+    const { stdout } = await exec('sh', [script], { env: { ...process.env, IMAGE }, timeout: 60_000 });
+    expect(stdout).toMatch(/^healthy on http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(stdout).toMatch(/^registered acct_\w+$/m);
+    expect(stdout).toMatch(/^controls GET 200$/m);
+    expect(stdout).toMatch(/^armed rate-limited: 429 then 200$/m);
+  }, 90_000);
 
   it('keeps a registered account across `docker restart` in a named volume at /data (SANDBOX_DB=/data/sandbox.db)', async () => {
     const data = await volume('data');
