@@ -56,12 +56,16 @@ cleanup() {
   set +e
   if [ -n "$ENGINE" ]; then
     ids=$(docker ps -aq --filter "label=$TEST_LABEL" 2>/dev/null)
-    [ -z "$ids" ] || docker rm -f $ids >/dev/null 2>&1
+    [ -z "$ids" ] || docker rm -f -v $ids >/dev/null 2>&1
     vols=$(docker volume ls -q --filter "label=$TEST_LABEL" 2>/dev/null)
     [ -z "$vols" ] || docker volume rm -f $vols >/dev/null 2>&1
   fi
-  # On our own engine only: images left dangling by a rebuild (the build cache stays).
-  [ -z "$DOCKERD_PID" ] || docker image prune -f >/dev/null 2>&1
+  # On our own engine only: images left dangling by a rebuild (the build cache stays, as
+  # the test tags the build stage) and volumes no container uses (/data's anonymous ones).
+  if [ -n "$DOCKERD_PID" ]; then
+    docker image prune -f >/dev/null 2>&1
+    docker volume prune -f >/dev/null 2>&1
+  fi
   if [ -n "$ROOTFS" ]; then # an interrupted debootstrap may leave /proc or /sys mounted inside
     awk -v r="$ROOTFS/" 'index($2, r) == 1 {print $2}' /proc/mounts | sort -r | xargs -r umount -l
     rm -rf --one-file-system "$ROOTFS" "$ROOTFS.log"

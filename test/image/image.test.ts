@@ -460,11 +460,12 @@ describe('the image', () => {
       IMAGE,
     );
     const since = performance.now();
-    let state = '';
-    while ((state = await docker('inspect', '-f', '{{.State.Status}}', id)) === 'running') {
+    let state = await docker('inspect', '-f', '{{.State.Status}}', id);
+    while (state === 'running') {
       if (performance.now() - since > 15_000)
         throw new Error('still running after 15 s: it opened the store');
       await sleep(100);
+      state = await docker('inspect', '-f', '{{.State.Status}}', id);
     }
     expect(state).toBe('exited');
     expect(await docker('inspect', '-f', '{{.State.ExitCode}}', id)).not.toBe('0');
