@@ -7,18 +7,11 @@ import type { AppEnv } from '../http/env.js';
 import type { Sandbox } from '../sandbox.js';
 import { readControls } from '../services/controls.js';
 import { lastStatusWrite, readStatus } from '../services/status.js';
+import type { VariantRow } from '../store/accounts.js';
 import { adminBody } from './body.js';
 import { accountOr404 } from './lookup.js';
 
-function variantView(v: {
-  variant_id: string;
-  page_id: string;
-  account_id: string;
-  name: string;
-  enabled: number;
-  archived: number;
-  created_at: string;
-}) {
+function variantView(v: VariantRow) {
   return { ...v, enabled: v.enabled === 1, archived: v.archived === 1 };
 }
 

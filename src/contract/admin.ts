@@ -29,18 +29,17 @@ export const PartnerCreate = z.strictObject({
   name: z.string().min(1).max(200).optional(),
 });
 
+/** One mapping row as the operator seeds it (spec §2.1 without created_at). */
+const MappingSeedEntry = z.strictObject({
+  partner_vertical_id: z.int().nonnegative(),
+  partner_vertical_name: z.string().min(1).max(200),
+  partner_sub_vertical_id: z.int().nonnegative(),
+  partner_sub_vertical_name: z.string().min(1).max(200),
+  vertical_name: z.string().min(1).max(200),
+});
+
 export const MappingSeed = z.strictObject({
-  vertical_mappings: z
-    .array(
-      z.strictObject({
-        partner_vertical_id: z.int().nonnegative(),
-        partner_vertical_name: z.string().min(1).max(200),
-        partner_sub_vertical_id: z.int().nonnegative(),
-        partner_sub_vertical_name: z.string().min(1).max(200),
-        vertical_name: z.string().min(1).max(200),
-      }),
-    )
-    .max(10_000),
+  vertical_mappings: z.array(MappingSeedEntry).max(10_000),
 });
 
 export const VariantCreate = z.strictObject({
@@ -348,18 +347,7 @@ export const Bundle = z
           "The partner's whole offset (global plus its own). An import sets the partner's own offset so its time is the same again.",
       }),
     }),
-    vertical_mappings: z
-      .array(
-        z.strictObject({
-          partner_vertical_id: z.int().nonnegative(),
-          partner_vertical_name: z.string().min(1).max(200),
-          partner_sub_vertical_id: z.int().nonnegative(),
-          partner_sub_vertical_name: z.string().min(1).max(200),
-          vertical_name: z.string().min(1).max(200),
-          created_at: isoTime,
-        }),
-      )
-      .max(10_000),
+    vertical_mappings: z.array(MappingSeedEntry.extend({ created_at: isoTime })).max(10_000),
     accounts: z
       .array(
         z.strictObject({

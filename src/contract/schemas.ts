@@ -214,12 +214,16 @@ export const StoreIdentifier = z
 /** A scheme at the start of a value ("mailto:"), unless what follows the colon is a port. */
 const SCHEME = /^([a-z][a-z0-9+.-]*):(?!\d)/i;
 
-export function storeIdentifierProblem(value: string): string | undefined {
-  const bad = characterProblem(value);
-  if (bad) return bad;
+/** Whitespace at either end, or inside: a URL or a host name has none. */
+function whitespaceProblem(value: string): string | undefined {
   if (EDGE_WHITESPACE.test(value)) return EDGE_WHITESPACE_MESSAGE;
   const space = /\s/.exec(value);
-  if (space) return innerWhitespaceMessage(space[0], space.index);
+  return space ? innerWhitespaceMessage(space[0], space.index) : undefined;
+}
+
+export function storeIdentifierProblem(value: string): string | undefined {
+  const bad = characterProblem(value) ?? whitespaceProblem(value);
+  if (bad) return bad;
   const scheme = SCHEME.exec(value);
   if (!scheme) {
     // a bare host, a host with a port, or a scheme-relative URL
@@ -332,11 +336,8 @@ export type ControlsData = z.infer<typeof ControlsData>;
 /** Spec §2.5 domains: bare host names; the rules below are the sandbox's choice (README). */
 export function domainProblem(value: string): string | undefined {
   if (value.length === 0) return EMPTY_MESSAGE;
-  const bad = characterProblem(value);
+  const bad = characterProblem(value) ?? whitespaceProblem(value);
   if (bad) return bad;
-  if (EDGE_WHITESPACE.test(value)) return EDGE_WHITESPACE_MESSAGE;
-  const space = /\s/.exec(value);
-  if (space) return innerWhitespaceMessage(space[0], space.index);
   const scheme = SCHEME.exec(value);
   if (scheme) return domainSchemeMessage(hostOf(value.slice(scheme[0].length)));
   if (value.includes('/')) return DOMAIN_PATH_MESSAGE;

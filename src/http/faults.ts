@@ -12,7 +12,7 @@ import type { Context } from 'hono';
 import { ApiError, type ErrorCode } from '../contract/errors.js';
 import type { ScenarioContext } from '../scenarios/context.js';
 import type { AppEnv } from './env.js';
-import { incoming } from './headers.js';
+import { incoming, requestHeader } from './headers.js';
 
 const serverErrors: Record<number, { code: ErrorCode; message: string }> = {
   500: {
@@ -34,9 +34,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function injectFaults(c: Context<AppEnv>): Response | Promise<void> | undefined {
   const scenarios = c.get('scenarios');
   const diagnostics = c.get('sandbox').diagnostics;
-  const request = `${c.get('principal')?.client_id} ${c.req.method} ${c.req.path}`;
+  // Only requests a client retries on its own (Go's net/http: a GET or HEAD, or any request
+  // with an Idempotency-Key) are watched for a silent retry after a reset drill.
+  const key = requestHeader(c, 'idempotency-key');
+  const retriable = key !== undefined || c.req.method === 'GET' || c.req.method === 'HEAD';
+  const request = retriable
+    ? `${c.get('principal')?.client_id} ${c.req.method} ${c.req.path} ${key}`
+    : undefined;
   if (scenarios.take('connection-reset')) {
-    diagnostics.connectionReset(request, Date.now());
+    if (request) diagnostics.connectionReset(request, Date.now());
     c.set('connectionReset', true);
     const socket = incoming(c)?.socket;
     if (!socket) return Response.error(); // in process (app.request): a network error
@@ -44,7 +50,7 @@ export function injectFaults(c: Context<AppEnv>): Response | Promise<void> | und
     socket.resetAndDestroy();
     return RESPONSE_ALREADY_SENT; // tells @hono/node-server there is nothing to write
   }
-  const retried = diagnostics.afterReset(request, Date.now());
+  const retried = request && diagnostics.afterReset(request, Date.now());
   if (retried) c.get('warnings').push(retried);
   const latency = scenarios.take('latency');
   if (latency?.value) return sleep(latency.value).then(() => answerFaults(scenarios));
