@@ -70,6 +70,10 @@ const common = {
   legalComments: 'none',
   logLevel: 'warning',
   plugins: [zodEnglishOnly, dashboardAssets],
+  // The dashboard shell (src/ui/index.tsx) is Hono JSX. Said here as in tsconfig.json,
+  // because the image's build stage copies src/ and this script, not tsconfig.json.
+  jsx: 'automatic',
+  jsxImportSource: 'hono/jsx',
   // Bundled CommonJS dependencies call require(); give them one in the ESM bundle.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

@@ -356,6 +356,21 @@ describe('the image', () => {
       await partnerFlow(box.url, control);
     });
 
+    it('serves the dashboard: the Hono JSX shell and the bundled app.js and app.css', async () => {
+      const shell = await fetch(`${box.url}/__sandbox/ui`);
+      expect(shell.status).toBe(200);
+      expect(await shell.text()).toMatch(/^<!doctype html><html lang="en">/);
+      for (const [asset, type] of [
+        ['app.js', 'text/javascript'],
+        ['app.css', 'text/css'],
+      ] as const) {
+        const res = await fetch(`${box.url}/__sandbox/ui/${asset}`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toContain(type);
+        expect((await res.text()).length).toBeGreaterThan(1000);
+      }
+    });
+
     it('idles in little memory', async () => {
       await sleep(2000);
       const mib = await memoryMiB(box.id);
