@@ -161,10 +161,7 @@ try {
 
   await tab.goto(`${base}/__sandbox/ui#/partners`);
   await tab.locator(`tr[data-account-id="${acme}"]`).waitFor();
-  await tab
-    .locator(`[data-clock="${nightly.parent_account_id}"]`)
-    .filter({ hasText: 'of its own' })
-    .waitFor();
+  await tab.locator(`[data-clock="${nightly.parent_account_id}"]`).filter({ hasText: 'ahead' }).waitFor();
   await shot('partners');
 
   await tab.locator(`tr[data-account-id="${acme}"]`).click();

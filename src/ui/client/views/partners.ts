@@ -29,23 +29,26 @@ const CLOCK_STEPS = [3600, 86_400];
 /** The file name the control plane gives a bundle (its Content-Disposition). */
 const bundleFile = (parent: string) => `sandbox-bundle-${parent.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
 
-/** "2026-01-02 03:04:05 (+1 h of its own)". */
-function partnerTime(clock: PartnerClockState): string {
-  const own = clock.offset_seconds;
-  return `${time(clock.now).slice(0, 19)}${own ? ` (+${humanSeconds(Math.round(own))} of its own)` : ''}`;
-}
+/** The partner's own offset, on top of the sandbox clock in the header. */
+const ownOffset = (clock: PartnerClockState) =>
+  clock.offset_seconds ? `+${humanSeconds(Math.round(clock.offset_seconds))} ahead` : 'in step';
+
+/** Partner clocks are read one partner at a time: on entering, after a change, and every this many polls. */
+const CLOCK_POLLS = 5;
 
 export function partnersView(): View {
   const drawn = new Drawn();
   const body = h('div');
-  /** Each partner's clock line, updated in place on every refresh. */
+  /** Each partner's clock chip, updated in place. */
   const clocks = new Map<string, HTMLElement>();
+  let polls = 0;
 
   async function showClock(parent: string, read: Promise<PartnerClockState>) {
     const clock = await read;
     const line = clocks.get(parent);
     if (!line) return;
-    line.textContent = partnerTime(clock);
+    line.textContent = ownOffset(clock);
+    line.title = `${parent} reads ${time(clock.now).slice(0, 19)}`;
     line.classList.toggle('shifted', clock.offset_seconds > 0);
   }
 
@@ -97,7 +100,7 @@ export function partnersView(): View {
         ['parent_account_id', mono(parent)],
         ['client_id', mono(p.client_id)],
         [
-          'partner clock',
+          'own clock',
           h(
             'div',
             { class: 'toolbar' },
@@ -134,12 +137,14 @@ export function partnersView(): View {
     );
   }
 
-  async function refresh() {
+  async function refresh(fromPoll = false) {
     const list = await loadPartners();
-    if (drawn.changed(list)) {
+    const changed = drawn.changed(list);
+    if (changed) {
       clocks.clear();
       fill(body, list.length ? list.map(partnerCard) : h('div', { class: 'empty' }, 'No partners.'));
     }
+    if (!changed && fromPoll && ++polls % CLOCK_POLLS !== 0) return;
     await Promise.all(
       list.map((p) =>
         showClock(
