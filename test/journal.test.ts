@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { DIFFERENT_PAYLOAD_WARNING, DRY_RUN_KEY_WARNING } from '../src/contract/messages.js';
 import { propagationRetryWarning, tokenBurstWarning, UNSEEN_HASH_WARNING } from '../src/diagnostics.js';
-import type { JournalEntry } from '../src/journal.js';
+import { isSecretKey, type JournalEntry } from '../src/journal.js';
 import {
   CONTROLS,
   createHarness,
@@ -167,6 +167,31 @@ describe('journal: what is recorded', () => {
 });
 
 describe('journal: redaction', () => {
+  it('a secret under a misspelt field name (Client_Secret, clientSecret, client-secret, CLIENT_SECRET) is redacted too, in JSON, forms, queries and text', async () => {
+    const h = createHarness();
+    const secret = 'misspelt-secret-value-1234';
+    const sends = [
+      { body: { grant_type: 'client_credentials', client_id: DEMO.clientId, Client_Secret: secret } },
+      { body: { grant_type: 'client_credentials', client_id: DEMO.clientId, clientSecret: secret } },
+      { body: { grant_type: 'client_credentials', client_id: DEMO.clientId, 'client-secret': secret } },
+      {
+        raw: `grant_type=client_credentials&client_id=${DEMO.clientId}&CLIENT_SECRET=${secret}`,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      },
+      { raw: `{"clientSecret": "${secret}", broken`, headers: { 'Content-Type': 'application/json' } },
+    ];
+    for (const send of sends) {
+      const res = await h.request('POST', `/oauth/token?Access-Token=${secret}`, send);
+      expect([400, 401]).toContain(res.status);
+    }
+    const res = await h.request('GET', '/__sandbox/requests');
+    expect(res.body.requests).toHaveLength(sends.length);
+    expect(res.text).not.toContain(secret);
+    // token_type and other ordinary fields are kept.
+    expect(isSecretKey('token_type')).toBe(false);
+    expect(isSecretKey('client_id')).toBe(false);
+  });
+
   it('secrets in query strings are redacted by the same field rules as bodies (?access_token=, ?client_secret=)', async () => {
     const h = createHarness();
     const token = await h.token();
