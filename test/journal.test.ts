@@ -166,6 +166,57 @@ describe('journal: what is recorded', () => {
   });
 });
 
+describe('journal: a filter that cannot match by its form is a 400, never a silent empty answer', () => {
+  for (const [query, field] of [
+    ['method=FOO', 'query.method'],
+    ['since=yesterday', 'query.since'],
+    ['status=999', 'query.status'],
+    ['status=abc', 'query.status'],
+    ['limit=0', 'query.limit'],
+    ['acount_id=acct_x', 'query.acount_id'],
+  ] as const) {
+    it(`GET /__sandbox/requests?${query} is 400 naming ${field}`, async () => {
+      const h = createHarness();
+      const res = await h.request('GET', `/__sandbox/requests?${query}`);
+      const body = expectErrorEnvelope(res, 400, 'validation_error');
+      expect(body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+    });
+  }
+
+  for (const [filter, field] of [
+    [{ method: 'FOO' }, 'method'],
+    [{ since: 'yesterday' }, 'since'],
+    [{ status: 999 }, 'status'],
+  ] as const) {
+    it(`POST /__sandbox/requests/count ${JSON.stringify(filter)} is 400 naming ${field}`, async () => {
+      const h = createHarness();
+      const res = await h.request('POST', '/__sandbox/requests/count', { body: filter });
+      const body = expectErrorEnvelope(res, 400, 'validation_error');
+      expect(body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+    });
+  }
+
+  it('since with a time-zone offset is compared as the same instant; a lower-case method matches', async () => {
+    const h = createHarness();
+    await h.token();
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const offset = `${hourAgo
+      .toISOString()
+      .slice(0, 19)
+      .replace(/T(\d\d)/, (_m, hh) => `T${String((Number(hh) + 2) % 24).padStart(2, '0')}`)}+02:00`;
+    const since = await h.request(
+      'GET',
+      `/__sandbox/requests?since=${encodeURIComponent(offset)}&method=post`,
+    );
+    expect(since.status).toBe(200);
+    expect(since.body.requests).toHaveLength(1);
+    const count = await h.request('POST', '/__sandbox/requests/count', {
+      body: { since: offset, method: 'post' },
+    });
+    expect(count.body).toEqual({ count: 1 });
+  });
+});
+
 describe('journal: redaction', () => {
   it('a secret under a misspelt field name (Client_Secret, clientSecret, client-secret, CLIENT_SECRET) is redacted too, in JSON, forms, queries and text', async () => {
     const h = createHarness();
