@@ -33,8 +33,9 @@ export interface CountFilter extends Omit<JournalFilter, 'limit'> {
 
 const MAX_BODY_CHARS = 64 * 1024;
 const SECRET_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-sandbox-admin-token']);
-const SECRET_FIELDS = /("(?:client_secret|access_token|refresh_token|password)"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
-const SECRET_FORM_FIELDS = /((?:^|&)(?:client_secret|access_token|password)=)[^&]*/g;
+// Text that is neither JSON nor a form: any quoted key or form name that looks secret.
+const SECRET_FIELDS = /("((?:[^"\\]|\\.)*)"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
+const SECRET_FORM_FIELDS = /((?:^|&)([^=&]*)=)[^&]*/g;
 export const REDACTED = '[REDACTED]';
 
 /**
@@ -69,14 +70,23 @@ export function redactHeaders(headers: RequestHeaders): Record<string, string> {
   return out;
 }
 
-const SECRET_KEYS = new Set(['client_secret', 'access_token', 'refresh_token', 'password']);
+/**
+ * Whether a field name holds a secret, however it is spelt: `client_secret`, `Client_Secret`,
+ * `clientSecret`, `client-secret`, `CLIENT_SECRET`, any password, any `…token` (but not
+ * `token_type`). Misspelt names matter most: a client that sends one gets 401, and its
+ * secret must not then sit in the journal in clear.
+ */
+export function isSecretKey(key: string): boolean {
+  const k = key.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return /secret|passw(?:or)?d|apikey/.test(k) || k.endsWith('token');
+}
 
 /** Redacts secret-named keys at any depth of a parsed JSON value. */
 function redactJson(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactJson);
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, SECRET_KEYS.has(k) ? REDACTED : redactJson(v)]),
+      Object.entries(value).map(([k, v]) => [k, isSecretKey(k) ? REDACTED : redactJson(v)]),
     );
   }
   return value;
@@ -95,10 +105,16 @@ export function redactBody(body: string | null): string | null {
   } catch {
     if (/^[^{[\s][^\s]*=/.test(body) || body.includes('&')) {
       const form = new URLSearchParams(body);
-      for (const key of new Set(form.keys())) if (SECRET_KEYS.has(key)) form.set(key, REDACTED);
+      for (const key of new Set(form.keys())) if (isSecretKey(key)) form.set(key, REDACTED);
       redacted = form.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED);
     } else {
-      redacted = body.replace(SECRET_FIELDS, `$1"${REDACTED}"`).replace(SECRET_FORM_FIELDS, `$1${REDACTED}`);
+      redacted = body
+        .replace(SECRET_FIELDS, (all, head: string, key: string) =>
+          isSecretKey(key) ? `${head}"${REDACTED}"` : all,
+        )
+        .replace(SECRET_FORM_FIELDS, (all, head: string, key: string) =>
+          isSecretKey(safeDecode(key)) ? `${head}${REDACTED}` : all,
+        );
     }
   }
   return clip(redacted);
@@ -107,8 +123,16 @@ export function redactBody(body: string | null): string | null {
 /** Query parameters by the same field rules as bodies: `?access_token=…` is not kept in clear. */
 function redactQuery(params: URLSearchParams): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of params) out[key] = SECRET_KEYS.has(key) ? REDACTED : value;
+  for (const [key, value] of params) out[key] = isSecretKey(key) ? REDACTED : value;
   return out;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
 }
 
 function clip(text: string): string {

@@ -16,6 +16,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import {
+  createServer as createHttpServer,
   type IncomingMessage,
   maxHeaderSize,
   type Server,
@@ -24,7 +25,7 @@ import {
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type ServerType, serve } from '@hono/node-server';
+import { getRequestListener, type ServerType, serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { ErrorCode } from './contract/errors.js';
@@ -90,7 +91,11 @@ function checkFolders(config: Config): void {
 function listen(sandbox: Sandbox, config: Config): Promise<ServerType> {
   const app = createApp(sandbox);
   return new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => {
+    // A request whose target or Host cannot make a URL (`Host: a b`, `OPTIONS *`) never
+    // reaches the app; @hono/node-server would answer a bare 400. It gets the envelope.
+    const listener = getRequestListener(app.fetch, { hostname: config.host, errorHandler: requestError });
+    const createServer = ((options: object) => createHttpServer(options, listener)) as never;
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host, createServer }, () => {
       s.off('error', failed);
       // After listening, a server error (accept failing for lack of file descriptors) is logged, not fatal.
       s.on('error', (err) => sandbox.log.error('server error', { error: `${err.name}: ${err.message}` }));
@@ -209,6 +214,24 @@ const malformed = {
   message: (reason: string) => `Malformed HTTP request: ${reason}.`,
 };
 
+/** The envelope of an error no route produced (parser errors, unusable request targets). */
+function errorEnvelope(status: number, code: ErrorCode, message: string) {
+  const requestId = ids.request();
+  const body = JSON.stringify({ status, error: { code }, message, request_id: requestId, data: null });
+  const headers = { ...commonHeaders(requestId), 'content-type': 'application/json' };
+  return { body, headers };
+}
+
+/** A request @hono/node-server could not turn into a Request (no usable URL), or a fetch that threw. */
+function requestError(err: unknown): Response {
+  const bad = err instanceof Error && err.name === 'RequestError';
+  const reason = err instanceof Error ? err.message.replace(/[^\x20-\x7e]/g, '').slice(0, 200) : 'unknown';
+  const { body, headers } = bad
+    ? errorEnvelope(400, 'malformed_request', malformed.message(reason))
+    : errorEnvelope(500, 'internal_error', 'Internal error.');
+  return new Response(body, { status: bad ? 400 : 500, headers: { ...headers, connection: 'close' } });
+}
+
 /** `clientError`: the envelope, `Connection: close`, then the socket ends. */
 function answerParserError(err: NodeJS.ErrnoException & { reason?: string }, socket: Duplex): void {
   const busy = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
@@ -217,18 +240,11 @@ function answerParserError(err: NodeJS.ErrnoException & { reason?: string }, soc
     return;
   }
   const kind = parserErrors[err.code ?? ''] ?? malformed;
-  const requestId = ids.request();
   const reason = (err.reason ?? err.message).replace(/[^\x20-\x7e]/g, '').slice(0, 200);
-  const body = JSON.stringify({
-    status: kind.status,
-    error: { code: kind.code },
-    message: kind.message(reason),
-    request_id: requestId,
-    data: null,
-  });
+  const envelope = errorEnvelope(kind.status, kind.code, kind.message(reason));
+  const body = envelope.body;
   const headers = {
-    ...commonHeaders(requestId),
-    'content-type': 'application/json',
+    ...envelope.headers,
     'content-length': String(Buffer.byteLength(body)),
     connection: 'close',
   };

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { DIFFERENT_PAYLOAD_WARNING, DRY_RUN_KEY_WARNING } from '../src/contract/messages.js';
 import { propagationRetryWarning, tokenBurstWarning, UNSEEN_HASH_WARNING } from '../src/diagnostics.js';
-import type { JournalEntry } from '../src/journal.js';
+import { isSecretKey, type JournalEntry } from '../src/journal.js';
 import {
   CONTROLS,
   createHarness,
@@ -166,7 +166,80 @@ describe('journal: what is recorded', () => {
   });
 });
 
+describe('journal: a filter that cannot match by its form is a 400, never a silent empty answer', () => {
+  for (const [query, field] of [
+    ['method=FOO', 'query.method'],
+    ['since=yesterday', 'query.since'],
+    ['status=999', 'query.status'],
+    ['status=abc', 'query.status'],
+    ['limit=0', 'query.limit'],
+    ['acount_id=acct_x', 'query.acount_id'],
+  ] as const) {
+    it(`GET /__sandbox/requests?${query} is 400 naming ${field}`, async () => {
+      const h = createHarness();
+      const res = await h.request('GET', `/__sandbox/requests?${query}`);
+      const body = expectErrorEnvelope(res, 400, 'validation_error');
+      expect(body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+    });
+  }
+
+  for (const [filter, field] of [
+    [{ method: 'FOO' }, 'method'],
+    [{ since: 'yesterday' }, 'since'],
+    [{ status: 999 }, 'status'],
+  ] as const) {
+    it(`POST /__sandbox/requests/count ${JSON.stringify(filter)} is 400 naming ${field}`, async () => {
+      const h = createHarness();
+      const res = await h.request('POST', '/__sandbox/requests/count', { body: filter });
+      const body = expectErrorEnvelope(res, 400, 'validation_error');
+      expect(body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([field]);
+    });
+  }
+
+  it('since with a time-zone offset is compared as the same instant; a lower-case method matches', async () => {
+    const h = createHarness();
+    await h.token();
+    // An hour ago, written in +02:00: as text it sorts after now (in Z), as a time before it.
+    const offset = new Date(Date.now() - 3_600_000 + 7_200_000).toISOString().replace('Z', '+02:00');
+    const since = await h.request(
+      'GET',
+      `/__sandbox/requests?since=${encodeURIComponent(offset)}&method=post`,
+    );
+    expect(since.status).toBe(200);
+    expect(since.body.requests).toHaveLength(1);
+    const count = await h.request('POST', '/__sandbox/requests/count', {
+      body: { since: offset, method: 'post' },
+    });
+    expect(count.body).toEqual({ count: 1 });
+  });
+});
+
 describe('journal: redaction', () => {
+  it('a secret under a misspelt field name (Client_Secret, clientSecret, client-secret, CLIENT_SECRET) is redacted too, in JSON, forms, queries and text', async () => {
+    const h = createHarness();
+    const secret = 'misspelt-secret-value-1234';
+    const sends = [
+      { body: { grant_type: 'client_credentials', client_id: DEMO.clientId, Client_Secret: secret } },
+      { body: { grant_type: 'client_credentials', client_id: DEMO.clientId, clientSecret: secret } },
+      { body: { grant_type: 'client_credentials', client_id: DEMO.clientId, 'client-secret': secret } },
+      {
+        raw: `grant_type=client_credentials&client_id=${DEMO.clientId}&CLIENT_SECRET=${secret}`,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      },
+      { raw: `{"clientSecret": "${secret}", broken`, headers: { 'Content-Type': 'application/json' } },
+    ];
+    for (const send of sends) {
+      const res = await h.request('POST', `/oauth/token?Access-Token=${secret}`, send);
+      expect([400, 401]).toContain(res.status);
+    }
+    const res = await h.request('GET', '/__sandbox/requests');
+    expect(res.body.requests).toHaveLength(sends.length);
+    expect(res.text).not.toContain(secret);
+    // token_type and other ordinary fields are kept.
+    expect(isSecretKey('token_type')).toBe(false);
+    expect(isSecretKey('client_id')).toBe(false);
+  });
+
   it('secrets in query strings are redacted by the same field rules as bodies (?access_token=, ?client_secret=)', async () => {
     const h = createHarness();
     const token = await h.token();

@@ -315,6 +315,18 @@ describe("errors of Node's HTTP parser are answered with the envelope (over a ra
     expect(res.body.message).toMatch(/^Malformed HTTP request: .*Content-Length/i);
   });
 
+  for (const [label, request] of [
+    ['Host: a b', 'GET /__sandbox/health HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n'],
+    ['Host: x:99999', 'GET /__sandbox/health HTTP/1.1\r\nHost: x:99999\r\nConnection: close\r\n\r\n'],
+    ['Host: [::1', 'GET /__sandbox/health HTTP/1.1\r\nHost: [::1\r\nConnection: close\r\n\r\n'],
+    ['OPTIONS *', 'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
+    ['GET http://[bad/', 'GET http://[bad/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
+  ] as const) {
+    it(`a request that makes no URL (${label}): 400 malformed_request in the envelope, not a bare 400`, async () => {
+      expectParserEnvelope(await raw(request), 400, 'malformed_request');
+    });
+  }
+
   it('a request line that is not HTTP: 400 malformed_request; the server keeps serving', async () => {
     expectParserEnvelope(await raw('HELLO\r\n\r\n'), 400, 'malformed_request');
     const health = await fetch(`${running.url}/__sandbox/health`);

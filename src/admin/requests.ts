@@ -1,8 +1,9 @@
 /** The request journal on the control plane (SANDBOX.md §6, §10): list, clear, count. */
 import { Hono } from 'hono';
-import { CountRequest } from '../contract/admin.js';
+import { CountRequest, JournalQuery } from '../contract/admin.js';
 import { validationError } from '../contract/errors.js';
 import type { AppEnv } from '../http/env.js';
+import { issuesToFields } from '../http/validation.js';
 import type { Sandbox } from '../sandbox.js';
 import { adminBody } from './body.js';
 
@@ -10,25 +11,13 @@ export function requestRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
 
   api.get('/__sandbox/requests', (c) => {
-    const q = c.req.query();
-    const status = q.status === undefined ? undefined : Number(q.status);
-    if (status !== undefined && !Number.isInteger(status)) {
-      throw validationError([{ field: 'query.status', message: 'must be an integer HTTP status' }]);
+    const parsed = JournalQuery.safeParse(c.req.query());
+    if (!parsed.success) {
+      throw validationError(
+        issuesToFields(parsed.error.issues).map((f) => ({ ...f, field: `query.${f.field}` })),
+      );
     }
-    const limit = q.limit === undefined ? undefined : Number(q.limit);
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-      throw validationError([{ field: 'query.limit', message: 'must be a positive integer' }]);
-    }
-    const requests = s.journal.list({
-      account_id: q.account_id,
-      parent_account_id: q.parent_account_id,
-      method: q.method,
-      path: q.path,
-      status,
-      since: q.since,
-      limit,
-    });
-    return c.json({ requests, max: s.journal.max });
+    return c.json({ requests: s.journal.list(parsed.data), max: s.journal.max });
   });
 
   api.delete('/__sandbox/requests', (c) => {

@@ -75,14 +75,52 @@ export const ArmRequest = z
   });
 
 /** The journal's filters (GET /__sandbox/requests query), as a client sends them. */
+/**
+ * The journal's filters (SANDBOX.md §6), one set for GET /__sandbox/requests and the count
+ * of §10. A filter that cannot match anything by its form (a method that is no HTTP method, a
+ * time that is no time, a status outside 0-599) is a 400, never a silent "nothing matched":
+ * "this call was never made" must not pass because of a typo.
+ */
+const journalFilterFields = {
+  account_id: z.string().min(1).max(128).optional(),
+  parent_account_id: z.string().min(1).max(128).optional(),
+  method: z
+    .string()
+    .regex(
+      /^(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/i,
+      'must be an HTTP method: GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS',
+    )
+    .optional(),
+  path: z.string().min(1).max(2048).optional(),
+  since: z.iso
+    .datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. "2026-01-31T12:00:00Z"' })
+    .transform((v) => new Date(v).toISOString())
+    .optional(),
+};
+const journalStatus = z
+  .int()
+  .min(0, 'must be an HTTP status, or 0 for a reset connection')
+  .max(599, 'must be an HTTP status, or 0 for a reset connection');
+
+/** The filters as a client sends them (GET /__sandbox/requests query, typed). */
 export const JournalFilters = z.object({
-  account_id: z.string().optional(),
-  parent_account_id: z.string().optional(),
-  method: z.string().optional(),
-  path: z.string().optional(),
-  status: z.union([z.int(), z.string()]).optional(),
-  since: z.string().optional(),
-  limit: z.union([z.int(), z.string()]).optional(),
+  ...journalFilterFields,
+  status: journalStatus.optional(),
+  limit: z.int().min(1).optional(),
+});
+
+/** The same filters as they arrive in a query string: digits become numbers; nothing else is allowed. */
+const digits = (schema: z.ZodInt) =>
+  z
+    .string()
+    .regex(/^\d{1,15}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(schema)
+    .optional();
+export const JournalQuery = z.strictObject({
+  ...journalFilterFields,
+  status: digits(journalStatus),
+  limit: digits(z.int().min(1, 'must be a positive integer')),
 });
 
 export const Health = z.object({ status: z.literal('ok') }).openapi('Health');
@@ -287,12 +325,8 @@ const headerName = z
   .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name');
 
 export const CountRequest = z.strictObject({
-  account_id: z.string().min(1).max(128).optional(),
-  parent_account_id: z.string().min(1).max(128).optional(),
-  method: z.string().min(1).max(16).optional(),
-  path: z.string().min(1).max(2048).optional(),
-  status: z.int().min(0).max(599).optional(),
-  since: z.string().min(1).max(64).optional(),
+  ...journalFilterFields,
+  status: journalStatus.optional(),
   header: z.strictObject({ name: headerName, value: z.string().max(8192).optional() }).optional(),
   body_contains: z.string().min(1).max(65_536).optional(),
 });

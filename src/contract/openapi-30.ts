@@ -4,8 +4,9 @@
  * no second hand-written document; what changes is the JSON Schema dialect:
  *
  * - `type: [T, "null"]` -> `type: T, nullable: true`;
- * - a oneOf/anyOf of `X` and `{type: "null"}` -> `allOf: [X]` with `nullable: true` and
- *   X's type beside it (kin-openapi wants a type next to nullable, and no nullable oneOf);
+ * - a oneOf/anyOf of `X` and `{type: "null"}` -> X inline (a $ref resolved) with
+ *   `nullable: true` beside its type (kin-openapi wants a type next to nullable, and no
+ *   nullable oneOf; an allOf would still reject null under 3.0.3's nullable);
  * - `type: "null"` alone (the error envelope's data) -> a nullable object with no properties;
  * - `const` -> a one-value `enum` (with its type); `examples: [..]` -> `example`;
  * - numeric `exclusiveMinimum`/`exclusiveMaximum` -> `minimum`/`maximum` plus the boolean;
@@ -102,10 +103,16 @@ export function toOpenApi30(doc: OpenApiDocument): OpenApiDocument {
       if (!list?.some(isNullSchema)) continue;
       const rest = list.filter((m) => !isNullSchema(m));
       delete s[key];
-      if (rest.length === 1) s.allOf = [...(s.allOf ?? []), rest[0]];
-      else s[key] = rest;
+      if (rest.length === 1) {
+        // One other member: its schema inline, with nullable beside its own type. (An allOf
+        // would still reject null: in 3.0.3 nullable widens only the type of its own object.)
+        const only = rest[0]!;
+        const target =
+          typeof only.$ref === 'string' ? schemas[only.$ref.replace('#/components/schemas/', '')] : only;
+        Object.assign(s, schema(target ?? only));
+      } else s[key] = rest;
       s.nullable = true;
-      s.type ??= typeOf({ [rest.length === 1 ? 'allOf' : key]: rest });
+      s.type ??= typeOf(rest.length === 1 ? rest[0]! : { [key]: rest });
     }
 
     if (Array.isArray(s.type)) {
@@ -182,7 +189,43 @@ export function toOpenApi30(doc: OpenApiDocument): OpenApiDocument {
       out.components.schemas = Object.fromEntries(
         Object.entries(componentSchemas as Record<string, Schema>).map(([k, v]) => [k, schema(v)]),
       );
+      // A schema used only where it was nullable is inline there now: drop it rather than
+      // leave an unused component (linters flag those). Components unused in 3.1 stay.
+      const before = referenced(doc);
+      let after = referenced(out);
+      for (let dropped = true; dropped; ) {
+        dropped = false;
+        for (const name of Object.keys(out.components.schemas)) {
+          if (before.has(name) && !after.has(name)) {
+            delete out.components.schemas[name];
+            dropped = true;
+          }
+        }
+        after = referenced(out);
+      }
     }
   }
   return out;
+}
+
+/** The names of the component schemas a document refers to (outside their own definitions). */
+function referenced(doc: OpenApiDocument): Set<string> {
+  const names = new Set<string>();
+  const visit = (node: unknown, owner?: string) => {
+    if (Array.isArray(node)) for (const item of node) visit(item, owner);
+    else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
+          const name = value.slice('#/components/schemas/'.length);
+          if (name !== owner) names.add(name);
+        } else visit(value, owner);
+      }
+    }
+  };
+  const { components, ...rest } = doc as Schema;
+  visit(rest);
+  const { schemas, ...others } = (components ?? {}) as Schema;
+  visit(others);
+  for (const [name, value] of Object.entries((schemas ?? {}) as Record<string, unknown>)) visit(value, name);
+  return names;
 }
