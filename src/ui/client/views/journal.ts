@@ -41,7 +41,14 @@ export function journalView(): View {
       { id: 'filter-method' },
       METHODS.map((m) => h('option', { value: m }, m || 'any')),
     ),
-    status: h('input', { id: 'filter-status', class: 'narrow', type: 'number', placeholder: 'any' }),
+    status: h('input', {
+      id: 'filter-status',
+      class: 'narrow',
+      type: 'number',
+      min: 0,
+      max: 599,
+      placeholder: 'any',
+    }),
     account: h('input', { id: 'filter-account', class: 'wide mono', placeholder: 'acct_…' }),
     path: h('input', { id: 'filter-path', class: 'wide mono', placeholder: '/v1/…' }),
   };
@@ -74,10 +81,11 @@ export function journalView(): View {
 
   async function refresh(fromPoll: boolean) {
     if (fromPoll && paused) return;
+    const status = filters.status.valueAsNumber; // NaN when empty; out of range: the input shows it invalid
     const data = await control((c) =>
       c.requests.list({
         method: filters.method.value || undefined,
-        status: filters.status.value || undefined,
+        status: Number.isInteger(status) && status >= 0 && status <= 599 ? status : undefined,
         account_id: filters.account.value.trim() || undefined,
         path: filters.path.value.trim() || undefined,
         limit: 200,
