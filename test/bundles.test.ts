@@ -388,7 +388,10 @@ describe('hostile and broken bundles: 400 naming the field, nothing loaded', () 
       mutate(b);
       const fields = fieldsOf(await importInto(target, b));
       expect(fields, expected).toContain(expected);
-      expect(fields.every((f: string) => f.startsWith(expected.replace(/\].*/, ']'))), expected).toBe(true);
+      expect(
+        fields.every((f: string) => f.startsWith(expected.replace(/\].*/, ']'))),
+        expected,
+      ).toBe(true);
     }
     await nothingLoaded();
   });
