@@ -5,20 +5,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { pathSegment } from './contract/admin.js';
 import { LAYOUT_TYPES, SURFACES } from './contract/schemas.js';
 import { type MappingEntry, mappingProblems } from './domain/taxonomy.js';
 import { StartupError } from './startup-error.js';
 import type { InternalBlock } from './store/controls.js';
 
-const id = z.string().min(1).max(128);
-
 const PartnersFile = z.strictObject({
   partners: z
     .array(
       z.strictObject({
-        parent_account_id: id,
+        // IDs in URL paths: the control plane's rule (no "." or "..", which URLs resolve away).
+        parent_account_id: pathSegment,
         name: z.string().min(1),
-        client_id: id,
+        client_id: pathSegment,
         client_secret: z.string().min(8),
         taxonomy: z.string().min(1).optional(),
       }),

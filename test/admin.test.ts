@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Clock } from '../src/clock.js';
+import { PATH_SEGMENT_MESSAGE } from '../src/contract/admin.js';
 import { accountNotFoundMessage, mappingNotSeededMessage } from '../src/contract/messages.js';
 import { BUILT_IN_NAMES } from './fixed-names.js';
 import {
@@ -387,6 +388,44 @@ describe('control plane: partner credentials (issue 14 A10)', () => {
     const res = await h.request('POST', '/__sandbox/partners', { body: { client_secret: 'a b+c%d:e/f' } });
     expect(res.status).toBe(201);
     expect(await h.token(res.body.client_id, 'a b+c%d:e/f')).toMatch(/.{20,}/);
+  });
+});
+
+describe('control plane: partner IDs are URL path segments', () => {
+  for (const value of ['.', '..', 'a/b', '%2E%2E', 'pa?x', 'pa#x']) {
+    for (const field of ['parent_account_id', 'client_id'] as const) {
+      it(`POST /__sandbox/partners with ${field} ${JSON.stringify(value)} is 400 naming it; nothing is created`, async () => {
+        const h = createHarness();
+        const res = await h.request('POST', '/__sandbox/partners', { body: { [field]: value } });
+        const err = expectErrorEnvelope(res, 400, 'validation_error');
+        expect(err.error.details.fields).toEqual([{ field, message: PATH_SEGMENT_MESSAGE }]);
+        expect(err.message).toContain('not "." or ".."');
+        expect((await h.request('GET', '/__sandbox/partners')).body.partners).toHaveLength(2);
+      });
+    }
+  }
+
+  it('every unreserved character is accepted, and the partner is addressable on its own routes', async () => {
+    const h = createHarness();
+    const parent = 'pa.A-z_0~9..x';
+    const res = await h.request('POST', '/__sandbox/partners', {
+      body: { parent_account_id: parent, client_id: '...' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ parent_account_id: parent, client_id: '...' });
+    const advanced = await h.request('POST', `/__sandbox/partners/${parent}/clock/advance`, {
+      body: { seconds: 60 },
+    });
+    expect(advanced.status).toBe(200);
+    expect(advanced.body).toMatchObject({
+      parent_account_id: parent,
+      offset_seconds: 60,
+      global_offset_seconds: 0,
+    });
+    const reset = await h.request('POST', `/__sandbox/partners/${parent}/reset`);
+    expect(reset.status).toBe(200);
+    expect(reset.body).toMatchObject({ reset: true, parent_account_id: parent });
+    expect((await h.request('GET', '/__sandbox/clock')).body.offset_seconds).toBe(0);
   });
 });
 

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
+import { PATH_SEGMENT_MESSAGE } from '../src/contract/admin.js';
 import { createSandbox } from '../src/sandbox.js';
 import { StartupError } from '../src/startup-error.js';
 import {
@@ -235,6 +236,162 @@ describe('hostile and broken bundles: 400 naming the field, nothing loaded', () 
       const b = copy();
       mutate(b);
       expect(fieldsOf(await importInto(target, b))).toContain(field);
+    }
+    await nothingLoaded();
+  });
+
+  it('an identifier that is not a safe path segment: ".", "..", "a/b", "%2E%2E" anywhere an ID goes into a URL', async () => {
+    const { copy, target, nothingLoaded } = await setup();
+    const cases: [(b: ReturnType<typeof copy>, v: string) => void, string][] = [
+      [(b, v) => (b.partner.parent_account_id = v), 'partner.parent_account_id'],
+      [(b, v) => (b.partner.client_id = v), 'partner.client_id'],
+      [(b, v) => (b.accounts[0].account_id = v), 'accounts[0].account_id'],
+      [(b, v) => (b.accounts[0].pages[0].page_id = v), 'accounts[0].pages[0].page_id'],
+      [(b, v) => (b.accounts[0].layouts[0].layout_id = v), 'accounts[0].layouts[0].layout_id'],
+      [(b, v) => (b.accounts[0].variants[0].variant_id = v), 'accounts[0].variants[0].variant_id'],
+      [(b, v) => (b.accounts[0].controls.list_id = v), 'accounts[0].controls.list_id'],
+    ];
+    for (const value of ['.', '..', 'a/b', '%2E%2E']) {
+      for (const [mutate, field] of cases) {
+        const b = copy();
+        mutate(b, value);
+        const res = await importInto(target, b);
+        expect(fieldsOf(res), `${field} = ${value}`).toContain(field);
+        const issue = res.body.error.details.fields.find((f: { field: string }) => f.field === field);
+        expect(issue.message).toBe(PATH_SEGMENT_MESSAGE);
+      }
+    }
+    await nothingLoaded();
+  });
+
+  it('values the API would refuse: country_code, store_identifier, domain, external_account_id, content_hash, unmapped blocked vertical', async () => {
+    const { copy, target, nothingLoaded } = await setup();
+    const cases: [(b: ReturnType<typeof copy>) => void, string, RegExp][] = [
+      [(b) => (b.accounts[0].country_code = 'us'), 'accounts[0].country_code', /upper case|"US"/],
+      [
+        (b) => (b.accounts[0].store_identifier = 'javascript:alert(1)'),
+        'accounts[0].store_identifier',
+        /http or https/,
+      ],
+      [
+        (b) => (b.accounts[1].controls.domains = [{ domain: 'http://x/y z', policy: 'Block' }]),
+        'accounts[1].controls.domains[0].domain',
+        /./,
+      ],
+      [
+        (b) => (b.accounts[0].external_account_id = 'merchant\n42'),
+        'accounts[0].external_account_id',
+        /control character/,
+      ],
+      [
+        (b) => (b.accounts[0].controls.content_hash = ''),
+        'accounts[0].controls.content_hash',
+        /40 lower-case hex/,
+      ],
+      [
+        (b) => (b.accounts[0].controls.content_hash = 'A'.repeat(40)),
+        'accounts[0].controls.content_hash',
+        /40 lower-case hex/,
+      ],
+      [
+        (b) =>
+          (b.accounts[0].controls.blocked = [
+            { vertical_name: 'Weapons > Everything', policy: 'Block', position_1_policy: 'Block' },
+          ]),
+        'accounts[0].controls.blocked[0].vertical_name',
+        /vertical_mappings/,
+      ],
+    ];
+    for (const [mutate, field, message] of cases) {
+      const b = copy();
+      mutate(b);
+      const res = await importInto(target, b);
+      expect(fieldsOf(res), field).toEqual([field]);
+      expect(res.body.error.details.fields[0].message).toMatch(message);
+    }
+    await nothingLoaded();
+  });
+
+  it('a list ID held by another partner here, or repeated inside the bundle, is refused: two partners never read one list', async () => {
+    const { copy, target, residentAccount, nothingLoaded } = await setup();
+    const residentList = (await target.request('GET', `/__sandbox/accounts/${residentAccount}`)).body.controls
+      .list_id;
+    const foreign = copy();
+    foreign.accounts[0].controls.list_id = residentList;
+    const res = await importInto(target, foreign);
+    expect(fieldsOf(res)).toEqual(['accounts[0].controls.list_id']);
+    expect(res.body.error.details.fields[0].message).toBe('belongs to another partner in this sandbox');
+    const twice = copy();
+    twice.accounts[1].controls.list_id = twice.accounts[0].controls.list_id;
+    expect(fieldsOf(await importInto(target, twice))).toEqual(['accounts[1].controls.list_id']);
+    await nothingLoaded();
+  });
+
+  it('a stored idempotency answer that its operation could not have given: it would be replayed as is', async () => {
+    const { copy, target, nothingLoaded } = await setup();
+    const key = (b: ReturnType<typeof copy>, name: string) =>
+      b.idempotency_keys.find((k: { key: string }) => k.key === name);
+    const edit = (
+      b: ReturnType<typeof copy>,
+      name: string,
+      change: (body: Record<string, unknown>) => void,
+    ) => {
+      const k = key(b, name);
+      const body = JSON.parse(k.body);
+      change(body);
+      k.body = JSON.stringify(body);
+    };
+    const at = (b: ReturnType<typeof copy>, name: string) =>
+      `idempotency_keys[${b.idempotency_keys.indexOf(key(b, name))}]`;
+    const cases: [(b: ReturnType<typeof copy>) => void, (b: ReturnType<typeof copy>) => string][] = [
+      [(b) => (key(b, 'status-key').body = 'not json'), (b) => `${at(b, 'status-key')}.body`],
+      [
+        (b) => edit(b, 'status-key', (e) => (e.data = { evil: 1 })),
+        (b) => `${at(b, 'status-key')}.body.data.account_id`,
+      ],
+      [(b) => edit(b, 'status-key', (e) => (e.evil = 1)), (b) => `${at(b, 'status-key')}.body`],
+      [
+        (b) => edit(b, 'controls-key', (e) => ((e.data as { evil?: number }).evil = 1)),
+        (b) => `${at(b, 'controls-key')}.body`,
+      ],
+      [(b) => edit(b, 'status-key', (e) => (e.status = 201)), (b) => `${at(b, 'status-key')}.body.status`],
+      [(b) => edit(b, 'status-key', (e) => (e.dry_run = true)), (b) => `${at(b, 'status-key')}.body.dry_run`],
+      [(b) => (key(b, 'status-key').dry_run = true), (b) => `${at(b, 'status-key')}.body.dry_run`],
+      [
+        (b) => edit(b, 'status-key', (e) => (e.error = { code: 'internal_error' })),
+        (b) => `${at(b, 'status-key')}.body.error`,
+      ],
+      [(b) => (key(b, 'status-key').status = 201), (b) => `${at(b, 'status-key')}.status`],
+      [
+        (b) =>
+          edit(
+            b,
+            'status-key',
+            (e) => ((e.data as { account_id: string }).account_id = b.accounts[0].account_id),
+          ),
+        (b) => `${at(b, 'status-key')}.body.data.account_id`,
+      ],
+      [
+        (b) => (key(b, 'status-key').operation = 'DELETE /__sandbox/reset'),
+        (b) => `${at(b, 'status-key')}.operation`,
+      ],
+      [
+        (b) => (key(b, 'status-key').operation = 'PUT /v1/partnership/accounts/acct_elsewhere/status'),
+        (b) => `${at(b, 'status-key')}.operation`,
+      ],
+      [(b) => (key(b, 'status-key').fingerprint = 'x'), (b) => `${at(b, 'status-key')}.fingerprint`],
+      [(b) => (key(b, 'status-key').key = 'with space'), (b) => `${at(b, 'status-key')}.key`],
+    ];
+    for (const [mutate, field] of cases) {
+      const b = copy();
+      const expected = field(b);
+      mutate(b);
+      const fields = fieldsOf(await importInto(target, b));
+      expect(fields, expected).toContain(expected);
+      expect(
+        fields.every((f: string) => f.startsWith(expected.replace(/\].*/, ']'))),
+        expected,
+      ).toBe(true);
     }
     await nothingLoaded();
   });

@@ -4,7 +4,11 @@
  * own credentials, mapping and tokens survive its reset; its clock is honoured wherever a
  * call of its reads time; "this call was made N times" is the journal's filtered length.
  */
-import { describe, expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DOT_SEGMENT_MESSAGE } from '../src/admin/dot-segments.js';
+import { createControlClient } from '../src/client/control.js';
+import { type Running, startServer } from '../src/server.js';
 import {
   CONTROLS,
   createHarness,
@@ -13,6 +17,7 @@ import {
   type Harness,
   MAPPINGS,
   STATUS,
+  testConfig,
 } from './harness.js';
 import { count, journalLength, newTenant, sleep } from './tenants.js';
 
@@ -330,5 +335,91 @@ describe('POST /__sandbox/requests/count', () => {
       const err = expectErrorEnvelope(res, 400, 'validation_error');
       expect(err.error.details.fields.map((f: { field: string }) => f.field)).toContain(field);
     }
+  });
+});
+
+describe('a dot segment never turns a partner route into a global one (over a real socket)', () => {
+  /** One request with its target sent exactly as written (fetch would resolve the dot segments first). */
+  const raw = (url: string, method: string, target: string, body?: unknown) =>
+    new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+      const { hostname, port } = new URL(url);
+      const text = body === undefined ? undefined : JSON.stringify(body);
+      const req = httpRequest(
+        {
+          hostname,
+          port,
+          method,
+          path: target,
+          headers: text === undefined ? {} : { 'content-type': 'application/json' },
+        },
+        (res) => {
+          let data = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => (data += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body: data ? JSON.parse(data) : {} }));
+        },
+      );
+      req.on('error', reject);
+      req.end(text);
+    });
+
+  let server: Running | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('POST /__sandbox/partners/%2E%2E/reset and its kin are 400 naming the path; the other partner, its clock and the global clock stay', async () => {
+    server = await startServer(testConfig({ port: 0 }));
+    const { url } = server;
+    const created = await raw(url, 'POST', '/__sandbox/partners', { parent_account_id: 'pa.survivor' });
+    expect(created.status).toBe(201);
+    expect(
+      (await raw(url, 'POST', '/__sandbox/partners/pa.survivor/clock/advance', { seconds: 60 })).status,
+    ).toBe(200);
+
+    for (const [method, target, body] of [
+      ['POST', '/__sandbox/partners/%2E%2E/reset'],
+      ['POST', '/__sandbox/partners/../reset'],
+      ['POST', '/__sandbox/partners/.%2e/reset'],
+      ['POST', '/__sandbox/partners/pa.survivor/%2e%2E/%2E%2E/reset'],
+      ['POST', '/v1/%2E%2E/__sandbox/reset'],
+      ['GET', '/__sandbox/partners/%2E%2E/clock'],
+      ['GET', '/__sandbox/partners/%2E/clock'],
+      ['POST', '/__sandbox/partners/%2e%2e/clock/advance', { seconds: 1000 }],
+      ['POST', '/__sandbox/partners/%2E%2E/reset?x=1'],
+    ] as const) {
+      const res = await raw(url, method, target, body);
+      expect(res.status, target).toBe(400);
+      expect(res.body, target).toMatchObject({
+        status: 400,
+        error: {
+          code: 'validation_error',
+          details: { fields: [{ field: 'path', message: DOT_SEGMENT_MESSAGE }] },
+        },
+        data: null,
+      });
+    }
+
+    const survivor = await raw(url, 'GET', '/__sandbox/partners/pa.survivor/clock');
+    expect(survivor.status).toBe(200);
+    expect(survivor.body).toMatchObject({ parent_account_id: 'pa.survivor', offset_seconds: 60 });
+    expect((await raw(url, 'GET', '/__sandbox/clock')).body.offset_seconds).toBe(0);
+    // A dot inside a segment is an ordinary character.
+    expect((await raw(url, 'GET', '/__sandbox/partners/pa.survivor/bundle')).status).toBe(200);
+  });
+
+  it("the control-plane client refuses '.' and '..' instead of sending what fetch resolves to a global route", async () => {
+    server = await startServer(testConfig({ port: 0 }));
+    const control = createControlClient(server.url);
+    const created = await control.partners.create({ parent_account_id: 'pa_client_survivor' });
+    await expect(control.partners.reset('..')).rejects.toThrow(TypeError);
+    await expect(control.partners.reset('.')).rejects.toThrow(/"\." and "\.\." are not identifiers/);
+    await expect(control.partners.clock.advance('..', 1000)).rejects.toThrow(TypeError);
+    await expect(control.bundles.export('..')).rejects.toThrow(TypeError);
+    expect((await control.clock.get()).offset_seconds).toBe(0);
+    expect((await control.partners.clock.get(created.parent_account_id)).parent_account_id).toBe(
+      'pa_client_survivor',
+    );
   });
 });

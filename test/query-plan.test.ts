@@ -232,6 +232,7 @@ const cold: Record<string, (s: Store) => unknown> = {
       expires_at: NOW,
     }),
   'idempotency delete of a parent (partner reset)': (s) => s.idempotency.deleteOf('pa_none'),
+  'list owners (bundle import)': (s) => s.controls.listOwners(['lst_none']),
 };
 
 // ---- the tests -----------------------------------------------------------------------

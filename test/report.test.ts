@@ -243,11 +243,15 @@ describe('report: not exercised, formats, errors, isolation', () => {
 
   it('format=junit: application/xml, one testcase per check, failure and skipped, special characters escaped', async () => {
     const h = createHarness();
+    // The control plane takes only path-segment IDs now; the report still escapes what it is given.
     const parent = 'pa_<acme>&"co"';
-    const created = await h.request('POST', '/__sandbox/partners', {
-      body: { parent_account_id: parent, client_id: 'acme-client', client_secret: 'acme-secret-123' },
+    h.sandbox.store.partners.insert({
+      parent_account_id: parent,
+      client_id: 'acme-client',
+      client_secret: 'acme-secret-123',
+      name: 'Acme',
+      created_at: h.sandbox.clock.iso(),
     });
-    expect(created.status).toBe(201);
     const p = await h.client({ parent, clientId: 'acme-client', clientSecret: 'acme-secret-123' });
     const limited = await p.get(MAPPINGS, { [SCENARIO]: 'rate-limited=3' });
     expectErrorEnvelope(limited, 429, 'rate_limited');

@@ -16,6 +16,7 @@ import { accountRoutes } from './accounts.js';
 import { bundleRoutes } from './bundles.js';
 import { clockRoutes, clockView } from './clock.js';
 import { sameSiteOnly } from './cross-site.js';
+import { noDotSegments } from './dot-segments.js';
 import { partnerOr404 } from './lookup.js';
 import { partnerRoutes } from './partners.js';
 import { requestRoutes } from './requests.js';
@@ -47,7 +48,7 @@ function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
 export function adminApi(sandbox: Sandbox) {
   const api = new Hono<AppEnv>();
   const s = sandbox;
-  api.use('/__sandbox/*', sameSiteOnly(), adminAuth(s.config.adminToken));
+  api.use('/__sandbox/*', sameSiteOnly(), adminAuth(s.config.adminToken), noDotSegments());
 
   api.get('/__sandbox/health', (c) => c.json({ status: 'ok' }));
 

@@ -181,6 +181,15 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
   const seg = encodeURIComponent;
 
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    // fetch resolves "." and ".." segments: reset('..') would be POST /__sandbox/reset.
+    if (
+      path
+        .split('?')[0]!
+        .split('/')
+        .some((part) => part === '.' || part === '..')
+    ) {
+      throw new TypeError(`${method} ${path}: "." and ".." are not identifiers (a URL resolves them)`);
+    }
     const headers: Record<string, string> = { accept: 'application/json', ...auth };
     if (body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(base + path, {

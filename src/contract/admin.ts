@@ -3,7 +3,7 @@
  * routes and the shapes of their answers, for the control-plane OpenAPI document.
  */
 import { z } from '@hono/zod-openapi';
-import { VerticalMapping } from './schemas.js';
+import { DomainWrite, LayoutType, RegisterRequest, Surface, VerticalMapping } from './schemas.js';
 
 /** An identifier as the partner will send it: compared as sent, so nothing to trim. */
 export const id = z
@@ -22,9 +22,25 @@ const clientSecret = z
   .max(256)
   .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII (RFC 6749 appendix A: %x20-7E)');
 
+/** What the 400 says of an identifier that is not a safe path segment. */
+export const PATH_SEGMENT_MESSAGE =
+  'must be 1 to 128 URL-unreserved characters (letters, digits, ".", "_", "~", "-"), and not "." or ".." (it is a URL path segment)';
+
+/**
+ * An identifier that ends up in a URL path segment (`/__sandbox/partners/{parent}/reset`,
+ * `/v1/partnership/accounts/{account_id}/...`): only RFC 3986 unreserved characters, so
+ * it is never percent-encoded, and never "." or "..", which URL parsers (clients, proxies,
+ * the WHATWG URL of fetch and of the server) resolve as dot segments: `partners/../reset`
+ * is `/__sandbox/reset`, the global reset. One schema for every such identifier.
+ */
+export const pathSegment = z
+  .string()
+  .regex(/^[A-Za-z0-9._~-]{1,128}$/, PATH_SEGMENT_MESSAGE)
+  .refine((v) => v !== '.' && v !== '..', PATH_SEGMENT_MESSAGE);
+
 export const PartnerCreate = z.strictObject({
-  parent_account_id: id.optional(),
-  client_id: id.optional(),
+  parent_account_id: pathSegment.optional(),
+  client_id: pathSegment.optional(),
   client_secret: clientSecret.optional(),
   name: z.string().min(1).max(200).optional(),
 });
@@ -343,6 +359,10 @@ const isoTime = z.iso.datetime({ offset: true });
 const text = (max = 1000) => z.string().max(max);
 const epochMs = z.int().min(0).max(8_640_000_000_000_000);
 
+/** A content_hash as the sandbox makes it (domain/controls.ts contentHash): 40 lower-case hex digits. */
+const CONTENT_HASH = /^[0-9a-f]{40}$/;
+const CONTENT_HASH_FORMAT_MESSAGE = 'must be 40 lower-case hex digits, as the sandbox makes a content_hash';
+
 const BundleEffect = z.strictObject({ name: z.string().min(1).max(100), value: z.number().optional() });
 const BundleJournalEntry = z.strictObject({
   time: isoTime,
@@ -368,8 +388,8 @@ export const Bundle = z
     version: z.literal(BUNDLE_VERSION),
     exported_at: isoTime,
     partner: z.strictObject({
-      parent_account_id: id,
-      client_id: id,
+      parent_account_id: pathSegment,
+      client_id: pathSegment,
       client_secret: clientSecret,
       name: z.string().min(1).max(200),
       created_at: isoTime,
@@ -385,20 +405,21 @@ export const Bundle = z
     accounts: z
       .array(
         z.strictObject({
-          account_id: id,
-          external_account_id: z.string().min(1).max(255),
-          brand: text(),
-          vertical_id: z.int(),
-          sub_vertical_id: z.int(),
-          country_code: text(16),
-          store_identifier: text(2048),
+          account_id: pathSegment,
+          // The values a register would have taken: the API's own field schemas.
+          external_account_id: RegisterRequest.shape.external_account_id,
+          brand: RegisterRequest.shape.brand,
+          vertical_id: RegisterRequest.shape.vertical_id,
+          sub_vertical_id: RegisterRequest.shape.sub_vertical_id,
+          country_code: RegisterRequest.shape.country_code,
+          store_identifier: RegisterRequest.shape.store_identifier,
           auth_ready_at: epochMs,
           created_at: isoTime,
           pages: z
             .array(
               z.strictObject({
-                page_id: id,
-                surface: text(100),
+                page_id: pathSegment,
+                surface: Surface,
                 page_identifier: text(200),
                 created_at: isoTime,
               }),
@@ -407,9 +428,9 @@ export const Bundle = z
           layouts: z
             .array(
               z.strictObject({
-                layout_id: id,
-                page_id: id,
-                layout_type: text(100),
+                layout_id: pathSegment,
+                page_id: pathSegment,
+                layout_type: LayoutType,
                 name: text(200),
                 updated_at: isoTime,
               }),
@@ -418,8 +439,8 @@ export const Bundle = z
           variants: z
             .array(
               z.strictObject({
-                variant_id: id,
-                page_id: id,
+                variant_id: pathSegment,
+                page_id: pathSegment,
                 name: text(200),
                 enabled: z.boolean(),
                 archived: z.boolean(),
@@ -428,10 +449,10 @@ export const Bundle = z
             )
             .max(1000),
           controls: z.strictObject({
-            list_id: id,
+            list_id: pathSegment,
             name: text(200),
             version: z.int().nonnegative(),
-            content_hash: text(200),
+            content_hash: z.string().regex(CONTENT_HASH, CONTENT_HASH_FORMAT_MESSAGE),
             blocked: z
               .array(
                 z.strictObject({
@@ -442,7 +463,7 @@ export const Bundle = z
               )
               .max(10_000),
             domains: z
-              .array(z.strictObject({ domain: z.string().min(1).max(253), policy: z.literal('Block') }))
+              .array(z.strictObject({ domain: DomainWrite.shape.domain, policy: z.literal('Block') }))
               .max(10_000),
             updated_at: isoTime,
           }),
@@ -452,9 +473,14 @@ export const Bundle = z
     idempotency_keys: z
       .array(
         z.strictObject({
-          key: z.string().min(1).max(255),
+          key: z
+            .string()
+            .regex(
+              /^[\x21-\x7e]{1,255}$/,
+              'must be 1 to 255 visible ASCII characters, as an Idempotency-Key',
+            ),
           operation: text(2100),
-          fingerprint: text(128),
+          fingerprint: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits (a SHA-256)'),
           dry_run: z.boolean(),
           status: z.int().min(100).max(599),
           body: text(1_000_000),
@@ -467,7 +493,7 @@ export const Bundle = z
         z.strictObject({
           scenario: z.string().min(1).max(100),
           effects: z.array(BundleEffect).min(1).max(20),
-          account_id: id.optional(),
+          account_id: pathSegment.optional(),
           remaining: z.int().min(1).max(1_000_000).optional(),
           armed_at: isoTime,
         }),

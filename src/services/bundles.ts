@@ -9,6 +9,7 @@
 import type { z } from 'zod';
 import { BUNDLE_KIND, BUNDLE_VERSION, Bundle, type BundleData } from '../contract/admin.js';
 import { ApiError, type FieldIssue, validationError } from '../contract/errors.js';
+import { routes } from '../contract/routes.js';
 import { type Sandbox, saveClock } from '../sandbox.js';
 import { builtIn, parseValue } from '../scenarios/catalogue.js';
 
@@ -28,6 +29,10 @@ function fieldsOf(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
     )
     .slice(0, 20);
 }
+
+type BundleAccount = BundleData['accounts'][number];
+type BundlePage = BundleAccount['pages'][number];
+type BundleLayout = BundleAccount['layouts'][number];
 
 export const partnerNotFound = (parent: string) =>
   new ApiError('not_found', `No partner with parent_account_id ${parent}.`);
@@ -63,8 +68,9 @@ export function exportBundle(s: Sandbox, parent: string): BundleData {
       const controls = s.store.controls.get(a.account_id)!;
       return {
         ...strip(a, 'parent_account_id'),
-        pages: s.store.accounts.pages(a.account_id).map((p) => strip(p, 'account_id')),
-        layouts: s.store.accounts.layouts(a.account_id).map((l) => strip(l, 'account_id')),
+        // The store keeps what the API validated: its surfaces and layout types are the enums'.
+        pages: s.store.accounts.pages(a.account_id).map((p) => strip(p, 'account_id') as BundlePage),
+        layouts: s.store.accounts.layouts(a.account_id).map((l) => strip(l, 'account_id') as BundleLayout),
         variants: s.store.accounts.variants(a.account_id).map((v) => ({
           ...strip(v, 'account_id'),
           enabled: v.enabled === 1,
@@ -103,6 +109,120 @@ export function exportBundle(s: Sandbox, parent: string): BundleData {
   };
 }
 
+/**
+ * The operations a stored answer can replay on: the routes whose 200 documents
+ * Idempotent-Replayed, each with its path as a pattern and its documented 200 body.
+ */
+const replayable = Object.values(routes)
+  .filter((r) => 'Idempotent-Replayed' in r.responses[200].headers)
+  .map((r) => ({
+    method: r.method.toUpperCase(),
+    template: r.path,
+    pattern: new RegExp(
+      `^${r.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`,
+    ),
+    statuses: Object.keys(r.responses)
+      .map(Number)
+      .filter((n) => n >= 200 && n < 300),
+    schema: r.responses[200].content['application/json'].schema as z.ZodType,
+  }));
+
+/** A JSON value with every object's keys sorted: two values that serialise alike are equal. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+  );
+}
+
+type StoredKey = BundleData['idempotency_keys'][number];
+
+/**
+ * A stored answer is replayed byte for byte (`Idempotent-Replayed: true`), so it must be
+ * an answer its operation could have given: an operation that takes a key, on an account
+ * (and layout) of this bundle; a documented 2xx; JSON that is exactly the documented 200
+ * body (no field more or less), its envelope's status the stored one, dry_run present
+ * exactly when the key was a dry run's, and its data about the operation's account.
+ */
+function storedAnswerProblems(
+  k: StoredKey,
+  at: string,
+  layoutsOf: ReadonlyMap<string, ReadonlySet<string>>,
+): FieldIssue[] {
+  const space = k.operation.indexOf(' ');
+  const method = k.operation.slice(0, space);
+  const path = k.operation.slice(space + 1);
+  const route = space > 0 ? replayable.find((r) => r.method === method && r.pattern.test(path)) : undefined;
+  if (!route) {
+    const known = replayable.map((r) => `${r.method} ${r.template}`).join(', ');
+    return [
+      { field: `${at}.operation`, message: `must be an operation that takes an Idempotency-Key (${known})` },
+    ];
+  }
+  const params = route.pattern.exec(path)!.groups ?? {};
+  const account = params.account_id!;
+  const layouts = layoutsOf.get(account);
+  if (!layouts)
+    return [{ field: `${at}.operation`, message: `names account ${account}, not an account of this bundle` }];
+  if (params.layout_id !== undefined && !layouts.has(params.layout_id))
+    return [
+      {
+        field: `${at}.operation`,
+        message: `names layout ${params.layout_id}, not a layout of account ${account}`,
+      },
+    ];
+  if (!route.statuses.includes(k.status))
+    return [
+      {
+        field: `${at}.status`,
+        message: `must be ${route.statuses.join(' or ')}, what ${method} ${route.template} answers`,
+      },
+    ];
+
+  let body: unknown;
+  try {
+    body = JSON.parse(k.body);
+  } catch {
+    return [{ field: `${at}.body`, message: 'must be the JSON answer that is replayed (it is not JSON)' }];
+  }
+  const answer = route.schema.safeParse(body);
+  if (!answer.success) {
+    return fieldsOf(answer.error.issues).map((f) => ({
+      field: f.field === '(body)' ? `${at}.body` : `${at}.body.${f.field}`,
+      message: `${f.message} (not an answer of ${method} ${route.template})`,
+    }));
+  }
+  if (JSON.stringify(canonical(answer.data)) !== JSON.stringify(canonical(body)))
+    return [
+      { field: `${at}.body`, message: `holds fields that an answer of ${method} ${route.template} does not` },
+    ];
+  const envelope = body as { status: number; dry_run?: true; data: Record<string, unknown> };
+  const out: FieldIssue[] = [];
+  if (envelope.status !== k.status)
+    out.push({ field: `${at}.body.status`, message: `must be ${k.status}, the stored status` });
+  if ('dry_run' in envelope !== k.dry_run)
+    out.push({
+      field: `${at}.body.dry_run`,
+      message: k.dry_run
+        ? "must be true: the key is a dry run's"
+        : "must be absent: the key is not a dry run's",
+    });
+  if ('account_id' in envelope.data && envelope.data.account_id !== account)
+    out.push({
+      field: `${at}.body.data.account_id`,
+      message: `must be ${account}, the account of the operation`,
+    });
+  if (params.layout_id !== undefined && envelope.data.layout_id !== params.layout_id)
+    out.push({
+      field: `${at}.body.data.layout_id`,
+      message: `must be ${params.layout_id}, the layout of the operation`,
+    });
+  return out;
+}
+
 /** Checks a parsed bundle against itself and against this sandbox: the problems, by field. */
 function problems(s: Sandbox, b: BundleData): FieldIssue[] {
   const out: FieldIssue[] = [];
@@ -123,6 +243,12 @@ function problems(s: Sandbox, b: BundleData): FieldIssue[] {
     unique('sub', String(m.partner_sub_vertical_id), `vertical_mappings[${i}].partner_sub_vertical_id`);
   });
   const accountIds = new Set(b.accounts.map((a) => a.account_id));
+  // What a list can block: its mapping's categories, and (until its first write) the preset a register stores.
+  const verticals = new Set([
+    ...b.vertical_mappings.map((m) => m.vertical_name),
+    ...s.fixtures.preset.blocked.map((block) => block.vertical_name),
+  ]);
+  const listOwners = s.store.controls.listOwners(b.accounts.map((a) => a.controls.list_id));
   const ownerOf = (accountId: string | undefined) =>
     accountId === undefined ? undefined : s.store.accounts.byId(accountId)?.parent_account_id;
   b.accounts.forEach((a, i) => {
@@ -150,6 +276,21 @@ function problems(s: Sandbox, b: BundleData): FieldIssue[] {
           message: 'belongs to another partner in this sandbox',
         });
     });
+    const list = a.controls;
+    unique('list', list.list_id, `${at}.controls.list_id`);
+    if (foreign(listOwners.get(list.list_id)))
+      out.push({ field: `${at}.controls.list_id`, message: 'belongs to another partner in this sandbox' });
+    list.blocked.forEach((block, j) => {
+      if (!verticals.has(block.vertical_name))
+        out.push({
+          field: `${at}.controls.blocked[${j}].vertical_name`,
+          message: "is not a vertical_name of the bundle's vertical_mappings (nor of this sandbox's preset)",
+        });
+      unique(`blocked ${i}`, block.vertical_name, `${at}.controls.blocked[${j}].vertical_name`);
+    });
+    list.domains.forEach((d, j) => {
+      unique(`domain ${i}`, d.domain.toLowerCase(), `${at}.controls.domains[${j}].domain`);
+    });
     a.variants.forEach((v, j) => {
       unique('variant', v.variant_id, `${at}.variants[${j}].variant_id`);
       if (!pages.has(v.page_id))
@@ -161,8 +302,12 @@ function problems(s: Sandbox, b: BundleData): FieldIssue[] {
         });
     });
   });
+  const layoutsOf = new Map(
+    b.accounts.map((a) => [a.account_id, new Set(a.layouts.map((l) => l.layout_id))]),
+  );
   b.idempotency_keys.forEach((k, i) => {
     unique('key', k.key, `idempotency_keys[${i}].key`);
+    out.push(...storedAnswerProblems(k, `idempotency_keys[${i}]`, layoutsOf));
   });
   b.armed.forEach((a, i) => {
     if (a.account_id !== undefined && !accountIds.has(a.account_id))

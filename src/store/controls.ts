@@ -19,6 +19,10 @@ export function controlsStore(db: Db) {
          content_hash = excluded.content_hash, blocked = excluded.blocked, domains = excluded.domains,
          updated_at = excluded.updated_at`,
     ),
+    listOwners: db.prepare<[string], { list_id: string; parent_account_id: string }>(
+      `SELECT c.list_id, a.parent_account_id FROM controls_lists c JOIN accounts a ON a.account_id = c.account_id
+       WHERE c.list_id IN (SELECT value FROM json_each(?))`,
+    ),
   };
   // Parsed rows of recently read lists. A write only invalidates (a rolled-back
   // transaction must not leave its row here); the next read parses the stored one.
@@ -38,6 +42,11 @@ export function controlsStore(db: Db) {
     put(row: ControlsListRow): void {
       cache.delete(row.account_id);
       s.upsert.run({ ...row, blocked: JSON.stringify(row.blocked), domains: JSON.stringify(row.domains) });
+    },
+    /** The parent account holding each of these list IDs (those held by none are absent). */
+    listOwners(listIds: readonly string[]): Map<string, string> {
+      if (listIds.length === 0) return new Map();
+      return new Map(s.listOwners.all(JSON.stringify(listIds)).map((r) => [r.list_id, r.parent_account_id]));
     },
     clearCache(): void {
       cache.clear();
