@@ -266,16 +266,29 @@ function problems(s: Sandbox, b: BundleData): FieldIssue[] {
           message: 'belongs to another partner in this sandbox',
         });
     });
-    a.layouts.forEach((l, j) => {
-      unique('layout', l.layout_id, `${at}.layouts[${j}].layout_id`);
-      if (!pages.has(l.page_id))
-        out.push({ field: `${at}.layouts[${j}].page_id`, message: 'is not a page of this account' });
-      if (foreign(ownerOf(s.store.accounts.layout(l.layout_id)?.account_id)))
-        out.push({
-          field: `${at}.layouts[${j}].layout_id`,
-          message: 'belongs to another partner in this sandbox',
-        });
-    });
+    /** A layout or variant: unique, on a page of this account, not another partner's. */
+    const onPage = (
+      kind: 'layout' | 'variant',
+      id: string,
+      pageId: string,
+      where: string,
+      owner?: string,
+    ) => {
+      unique(kind, id, `${where}.${kind}_id`);
+      if (!pages.has(pageId))
+        out.push({ field: `${where}.page_id`, message: 'is not a page of this account' });
+      if (foreign(ownerOf(owner)))
+        out.push({ field: `${where}.${kind}_id`, message: 'belongs to another partner in this sandbox' });
+    };
+    for (const [j, l] of a.layouts.entries()) {
+      onPage(
+        'layout',
+        l.layout_id,
+        l.page_id,
+        `${at}.layouts[${j}]`,
+        s.store.accounts.layout(l.layout_id)?.account_id,
+      );
+    }
     const list = a.controls;
     unique('list', list.list_id, `${at}.controls.list_id`);
     if (foreign(listOwners.get(list.list_id)))
@@ -291,16 +304,15 @@ function problems(s: Sandbox, b: BundleData): FieldIssue[] {
     list.domains.forEach((d, j) => {
       unique(`domain ${i}`, d.domain.toLowerCase(), `${at}.controls.domains[${j}].domain`);
     });
-    a.variants.forEach((v, j) => {
-      unique('variant', v.variant_id, `${at}.variants[${j}].variant_id`);
-      if (!pages.has(v.page_id))
-        out.push({ field: `${at}.variants[${j}].page_id`, message: 'is not a page of this account' });
-      if (foreign(ownerOf(s.store.accounts.variant(v.variant_id)?.account_id)))
-        out.push({
-          field: `${at}.variants[${j}].variant_id`,
-          message: 'belongs to another partner in this sandbox',
-        });
-    });
+    for (const [j, v] of a.variants.entries()) {
+      onPage(
+        'variant',
+        v.variant_id,
+        v.page_id,
+        `${at}.variants[${j}]`,
+        s.store.accounts.variant(v.variant_id)?.account_id,
+      );
+    }
   });
   const layoutsOf = new Map(
     b.accounts.map((a) => [a.account_id, new Set(a.layouts.map((l) => l.layout_id))]),
