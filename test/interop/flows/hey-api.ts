@@ -18,7 +18,13 @@ import {
   requestAccessToken,
   setPartnershipStatus,
 } from './generated/hey-api/index.js';
-import type { Attempt, FlowConfig, PartnerFlow, WriteSeen } from './partner-flow.js';
+import {
+  type Attempt,
+  dryRunKeyTrap,
+  type FlowConfig,
+  type PartnerFlow,
+  type WriteSeen,
+} from './partner-flow.js';
 
 export function createFlow(config: FlowConfig): PartnerFlow {
   let token: string | undefined;
@@ -169,16 +175,7 @@ export function createFlow(config: FlowConfig): PartnerFlow {
       throw new Error(`controls PUT kept conflicting: ${JSON.stringify(attempts)}`);
     },
 
-    async dryRunThenFreshKey(accountId, status) {
-      const key = randomUUID();
-      const dryRun = await putStatus(accountId, status, key, true);
-      const afterDryRun = await readStatus(accountId);
-      const sameKey = await putStatus(accountId, status, key, false);
-      const afterSameKey = await readStatus(accountId);
-      const freshKey = await putStatus(accountId, status, randomUUID(), false);
-      const afterFreshKey = await readStatus(accountId);
-      return { dryRun, afterDryRun, sameKey, afterSameKey, freshKey, afterFreshKey };
-    },
+    dryRunThenFreshKey: (accountId, status) => dryRunKeyTrap(putStatus, readStatus, accountId, status),
 
     async setStatus(accountId, status, scenario) {
       const { data, error, response } = await setPartnershipStatus({

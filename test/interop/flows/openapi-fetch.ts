@@ -6,7 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from './generated/openapi-typescript/schema.js';
-import type { Attempt, FlowConfig, PartnerFlow, WriteSeen } from './partner-flow.js';
+import {
+  type Attempt,
+  dryRunKeyTrap,
+  type FlowConfig,
+  type PartnerFlow,
+  type WriteSeen,
+} from './partner-flow.js';
 
 type Schemas = components['schemas'];
 const CONTROLS = '/v1/partnership/accounts/{account_id}/marketplacecontrolslists';
@@ -160,16 +166,7 @@ export function createFlow(config: FlowConfig): PartnerFlow {
       throw new Error(`controls PUT kept conflicting: ${JSON.stringify(attempts)}`);
     },
 
-    async dryRunThenFreshKey(accountId, status) {
-      const key = randomUUID();
-      const dryRun = await putStatus(accountId, status, key, true);
-      const afterDryRun = await readStatus(accountId);
-      const sameKey = await putStatus(accountId, status, key, false);
-      const afterSameKey = await readStatus(accountId);
-      const freshKey = await putStatus(accountId, status, randomUUID(), false);
-      const afterFreshKey = await readStatus(accountId);
-      return { dryRun, afterDryRun, sameKey, afterSameKey, freshKey, afterFreshKey };
-    },
+    dryRunThenFreshKey: (accountId, status) => dryRunKeyTrap(putStatus, readStatus, accountId, status),
 
     async setStatus(accountId, status, scenario) {
       const { data, error, response } = await api.PUT(STATUS, {

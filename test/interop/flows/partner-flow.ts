@@ -7,6 +7,8 @@
  * (This folder is excluded from the project's tsconfig: the flows import generated code
  * that exists only in the test's temporary folder.)
  */
+import { randomUUID } from 'node:crypto';
+
 export interface FlowConfig {
   baseUrl: string;
   clientId: string;
@@ -78,4 +80,29 @@ export interface PartnerFlow {
   }>;
   /** The aggregate status (endpoint 6). */
   readStatus(accountId: string): Promise<string>;
+}
+
+/**
+ * The dry-run key trap of spec rule 4, the same for every client: a dry run, the same key
+ * without dry_run (replayed), then a fresh key (the real write), the status read after each.
+ */
+export async function dryRunKeyTrap(
+  putStatus: (
+    accountId: string,
+    status: 'active' | 'paused',
+    key: string,
+    dryRun: boolean,
+  ) => Promise<WriteSeen>,
+  readStatus: (accountId: string) => Promise<string>,
+  accountId: string,
+  status: 'active' | 'paused',
+): ReturnType<PartnerFlow['dryRunThenFreshKey']> {
+  const key = randomUUID();
+  const dryRun = await putStatus(accountId, status, key, true);
+  const afterDryRun = await readStatus(accountId);
+  const sameKey = await putStatus(accountId, status, key, false);
+  const afterSameKey = await readStatus(accountId);
+  const freshKey = await putStatus(accountId, status, randomUUID(), false);
+  const afterFreshKey = await readStatus(accountId);
+  return { dryRun, afterDryRun, sameKey, afterSameKey, freshKey, afterFreshKey };
 }
