@@ -5,9 +5,9 @@
  * status and the parsed body.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControlPlaneError, createControlClient } from '../src/client/control.js';
+import { createControlClient } from '../src/client/control.js';
 import { type RunningSandbox, startSandbox } from '../src/start.js';
-import { DEMO, REGISTER, registerBody } from './harness.js';
+import { DEMO, REGISTER, registerBody, rejection } from './harness.js';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -40,15 +40,6 @@ async function register(url: string, externalId: string): Promise<string> {
   });
   expect(res.status).toBe(200);
   return ((await res.json()) as { data: { account_id: string } }).data.account_id;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ControlPlaneError);
-  return err as ControlPlaneError;
 }
 
 describe('control-plane client: every method', () => {

@@ -3,7 +3,9 @@
  * HTTP through `app.request()` (no socket). Nothing here bypasses the HTTP layer except
  * `sandbox`, which tests use only to look at state after a request.
  */
+import { expect } from 'vitest';
 import { createApp } from '../src/app.js';
+import { ControlPlaneError } from '../src/client/control.js';
 import { type Config, ConfigSchema } from '../src/config.js';
 import { createSandbox, type Sandbox } from '../src/sandbox.js';
 import { contractOf } from './contract.js';
@@ -211,3 +213,13 @@ export const pair = (partnerVerticalId: number, partnerSubVerticalId: number) =>
   partnerVerticalId,
   partnerSubVerticalId,
 });
+
+/** The ControlPlaneError a control-client call rejects with (fails the test if it resolves). */
+export async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ControlPlaneError);
+  return err as ControlPlaneError;
+}

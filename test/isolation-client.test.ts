@@ -4,9 +4,9 @@
  * bundles, each checked against what the sandbox did; failures as ControlPlaneError.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControlPlaneError, createControlClient } from '../src/client/control.js';
+import { createControlClient } from '../src/client/control.js';
 import { type RunningSandbox, startSandbox } from '../src/start.js';
-import { REGISTER, registerBody } from './harness.js';
+import { REGISTER, registerBody, rejection } from './harness.js';
 
 let sandbox: RunningSandbox;
 let other: RunningSandbox;
@@ -56,15 +56,6 @@ async function tenant(url: string) {
     return ((await res.json()) as { data: { account_id: string } }).data.account_id;
   };
   return { parent: creds.parent_account_id, register };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ControlPlaneError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ControlPlaneError);
-  return err as ControlPlaneError;
 }
 
 describe('control-plane client: §10 methods', () => {
