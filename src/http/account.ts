@@ -7,10 +7,19 @@ import { ApiError } from '../contract/errors.js';
 import { accountNotFoundMessage, PROPAGATION_MESSAGE } from '../contract/messages.js';
 import type { AppEnv } from './env.js';
 
-export function loadAccount(c: Context<AppEnv>): void {
-  const id = c.req.param('account_id') ?? '';
+/** The path's account when the caller's parent owns it; undefined otherwise (or without one). */
+export function ownedAccount(c: Context<AppEnv>) {
+  const id = c.req.param('account_id');
+  if (!id) return undefined;
   const account = c.get('sandbox').store.accounts.byId(id);
-  if (!account || account.parent_account_id !== c.get('principal')!.parent_account_id) {
+  return account?.parent_account_id === c.get('principal')?.parent_account_id ? account : undefined;
+}
+
+/** 404 unless the caller owns the path's account (authentication has looked it up already). */
+export function loadAccount(c: Context<AppEnv>): void {
+  const account = c.get('account') ?? ownedAccount(c);
+  if (!account) {
+    const id = c.req.param('account_id') ?? '';
     throw new ApiError('account_not_found', accountNotFoundMessage(id), { details: { account_id: id } });
   }
   c.set('account', account);

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { ApiError } from '../contract/errors.js';
 import { EXPIRED_TOKEN_MESSAGE, INVALID_TOKEN_MESSAGE, MISSING_TOKEN_MESSAGE } from '../contract/messages.js';
 import { verifyToken } from '../services/auth.js';
+import { ownedAccount } from './account.js';
 import type { AppEnv } from './env.js';
 import { requestHeader } from './headers.js';
 
@@ -36,13 +37,11 @@ export function authenticate(c: Context<AppEnv>): void {
   scenarios.parentId = check.principal.parent_account_id;
   // A scenario armed for an account applies only to calls of the partner that owns it:
   // another partner's call on that account is a plain 404 later, and uses up nothing.
-  const accountId = c.req.param('account_id');
-  if (accountId) {
-    const account = c.get('sandbox').store.accounts.byId(accountId);
-    if (account?.parent_account_id === check.principal.parent_account_id) {
-      scenarios.accountId = accountId;
-      c.set('accountId', accountId);
-    }
+  const account = ownedAccount(c);
+  if (account) {
+    scenarios.accountId = account.account_id;
+    c.set('account', account);
+    c.set('accountId', account.account_id);
   }
   if (scenarios.take('token-expired')) throw expired();
 }
