@@ -109,10 +109,6 @@ function readTokenRequest(
   };
 }
 
-function sentBodyCredentials(raw: string | null): boolean {
-  return raw !== null && /client_(?:id|secret)/.test(raw);
-}
-
 /** An injected fault or a body over the limit, as RFC 6749 §5.2 error bodies. */
 function oauthErrorOf(e: ApiError): OAuthError {
   const status = e.status as OAuthError['status'];
@@ -130,6 +126,8 @@ export function oauthApi() {
     const s = c.get('sandbox');
     const authorization = requestHeader(c, 'authorization');
     const usedBasic = /^Basic\s/i.test(authorization ?? '');
+    /** Whether the client authenticated in the body (client_secret_post), read from the parsed request. */
+    let bodyCredentials = false;
     try {
       let basicRaw: Basic['raw'] | undefined;
       try {
@@ -141,6 +139,7 @@ export function oauthApi() {
         const basic = basicCredentials(authorization);
         const request = readTokenRequest(readFields(raw, requestHeader(c, 'content-type') ?? ''), basic);
         basicRaw = request.basicRaw;
+        bodyCredentials = !basic && (request.client_id !== undefined || request.client_secret !== undefined);
         if (basic && !basic.decoded) {
           throw new OAuthError('invalid_request', MALFORMED_BASIC, 400);
         }
@@ -180,7 +179,7 @@ export function oauthApi() {
       // RFC 6749 §5.2: the Basic challenge to a client that authenticated with Basic, or that
       // sent no credentials at all; never to one that authenticated in the body (OAuth
       // libraries read a challenge there as a protocol error of their own).
-      if (e.status === 401 && (usedBasic || !sentBodyCredentials(c.get('rawBody'))))
+      if (e.status === 401 && (usedBasic || !bodyCredentials))
         headers['WWW-Authenticate'] = 'Basic realm="partnership-sandbox"';
       return json(c, { error: e.code, error_description: e.description }, e.status, headers);
     }
