@@ -364,11 +364,13 @@ describe('hostile and broken bundles: 400 naming the field, nothing loaded', () 
       [(b) => (key(b, 'status-key').status = 201), (b) => `${at(b, 'status-key')}.status`],
       [
         (b) =>
-          edit(
-            b,
-            'status-key',
-            (e) => ((e.data as { account_id: string }).account_id = b.accounts[0].account_id),
-          ),
+          edit(b, 'status-key', (e) => {
+            const data = e.data as { account_id: string };
+            // another account of the same partner: the list's order ties on created_at, so pick by id
+            data.account_id = b.accounts.find(
+              (a: { account_id: string }) => a.account_id !== data.account_id,
+            ).account_id;
+          }),
         (b) => `${at(b, 'status-key')}.body.data.account_id`,
       ],
       [
