@@ -16,6 +16,12 @@ import { type SandboxOptions, startSandbox } from '../src/start.js';
 import { StartupError } from '../src/startup-error.js';
 import { CONTROLS, DEMO, type expectOk, registerBody, testConfig } from './harness.js';
 
+/** A fixture file as JSON, as far as these tests edit it. */
+type FixtureFile = { partners: Record<string, unknown>[]; verticals: Record<string, unknown>[] } & Record<
+  string,
+  unknown
+>;
+
 const dirs: string[] = [];
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-test-'));
@@ -86,7 +92,7 @@ describe('configuration', () => {
 });
 
 describe('fixtures', () => {
-  function brokenFixtures(file: string, edit: (json: any) => unknown): string {
+  function brokenFixtures(file: string, edit: (json: FixtureFile) => unknown): string {
     const dir = tempDir();
     cpSync(defaultFixturesDir, dir, { recursive: true });
     const path = join(dir, file);
@@ -110,17 +116,17 @@ describe('fixtures', () => {
   it.each([
     [
       'partners.json',
-      (j: any) => ({ ...j, partners: [{ ...j.partners[0], client_id: 42 }] }),
+      (j: FixtureFile) => ({ ...j, partners: [{ ...j.partners[0], client_id: 42 }] }),
       /partners\.json: partners\.0\.client_id/,
     ],
     [
       'taxonomy.json',
-      (j: any) => ({ verticals: [{ ...j.verticals[0], partner_vertical_id: 'ten' }] }),
+      (j: FixtureFile) => ({ verticals: [{ ...j.verticals[0], partner_vertical_id: 'ten' }] }),
       /taxonomy\.json: verticals\.0\.partner_vertical_id/,
     ],
     [
       'preset.json',
-      (j: any) => ({
+      (j: FixtureFile) => ({
         ...j,
         blocked_verticals: [{ vertical_name: 'x', policy: 'Allow', position_1_policy: 'Block' }],
       }),
@@ -151,7 +157,7 @@ describe('fixtures', () => {
   });
 
   it("SANDBOX_FIXTURES loads a partner's own folder", async () => {
-    const dir = brokenFixtures('partners.json', (j: any) => ({
+    const dir = brokenFixtures('partners.json', (j: FixtureFile) => ({
       partners: [
         { ...j.partners[0], parent_account_id: 'pa_acme', client_id: 'acme', client_secret: 'acme-secret-1' },
       ],

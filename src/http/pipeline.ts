@@ -27,6 +27,7 @@ export interface PipelineOptions {
   idempotent?: boolean;
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: a stage that lets the request through returns nothing, and void lets it say so without `return undefined`
 type Stage = (c: Context<AppEnv>) => Response | undefined | void | Promise<Response | undefined | void>;
 
 function begin(endpoint: Endpoint): Stage {
