@@ -402,6 +402,16 @@ describe('GET /__sandbox/openapi.json', () => {
     );
     const account = control.components.schemas.AccountDetail.properties.last_status_write;
     expect(JSON.stringify(account)).toContain('StatusWriteRecord');
+    // The stored rows are typed field by field (the dashboard's account view reads them), not open records.
+    const detail = control.components.schemas.AccountDetail.properties;
+    for (const [field, schema] of [
+      ['account', 'AccountRecord'],
+      ['pages', 'PageRecord'],
+      ['layouts', 'LayoutRecord'],
+      ['controls', 'ControlsRecord'],
+    ])
+      expect(JSON.stringify(detail[field]), field).toContain(`#/components/schemas/${schema}`);
+    expect(control.components.schemas.AccountRecord.required).toContain('auth_ready_at');
   });
 });
 

@@ -1,6 +1,8 @@
 /** Accounts and variants on the control plane (SANDBOX.md §6): the internal view, variant edits. */
+
+import type { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
-import { VariantCreate, VariantPatch } from '../contract/admin.js';
+import { type AccountDetail, VariantCreate, VariantPatch } from '../contract/admin.js';
 import { ApiError, validationError } from '../contract/errors.js';
 import { ids } from '../domain/ids.js';
 import type { AppEnv } from '../http/env.js';
@@ -15,7 +17,7 @@ function variantView(v: VariantRow) {
   return { ...v, enabled: v.enabled === 1, archived: v.archived === 1 };
 }
 
-export function accountDetail(s: Sandbox, accountId: string) {
+export function accountDetail(s: Sandbox, accountId: string): z.output<typeof AccountDetail> {
   const account = accountOr404(s, accountId);
   const list = s.store.controls.get(accountId)!;
   return {

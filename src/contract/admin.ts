@@ -3,7 +3,14 @@
  * routes and the shapes of their answers, for the control-plane OpenAPI document.
  */
 import { z } from '@hono/zod-openapi';
-import { DomainWrite, LayoutType, RegisterRequest, Surface, VerticalMapping } from './schemas.js';
+import {
+  ControlsData,
+  DomainWrite,
+  LayoutType,
+  RegisterRequest,
+  Surface,
+  VerticalMapping,
+} from './schemas.js';
 
 /** An identifier as the partner will send it: compared as sent, so nothing to trim. */
 export const id = z
@@ -179,16 +186,72 @@ export const StatusWriteRecord = z
   .openapi('StatusWriteRecord', {
     description: 'What the latest real status PUT did to each variant (dry runs and replays leave none).',
   });
+/** The account row as the store keeps it (the control plane shows it whole). */
+export const AccountRecord = z
+  .object({
+    account_id: z.string(),
+    parent_account_id: z.string(),
+    external_account_id: z.string(),
+    brand: z.string(),
+    vertical_id: z.int(),
+    sub_vertical_id: z.int(),
+    country_code: z.string(),
+    store_identifier: z.string(),
+    auth_ready_at: z.int().openapi({
+      description: 'Epoch milliseconds of the sandbox clock from which auth propagation is over.',
+    }),
+    created_at: z.string(),
+  })
+  .openapi('AccountRecord');
+export const PageRecord = z
+  .object({
+    page_id: z.string(),
+    account_id: z.string(),
+    surface: Surface,
+    page_identifier: z.string(),
+    created_at: z.string(),
+  })
+  .openapi('PageRecord');
+export const LayoutRecord = z
+  .object({
+    layout_id: z.string(),
+    page_id: z.string(),
+    account_id: z.string(),
+    layout_type: LayoutType,
+    name: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('LayoutRecord');
+export const ControlsRecord = z
+  .object({
+    list_id: z.string(),
+    name: z.string(),
+    version: z.int(),
+    content_hash: z.string(),
+    blocked_internal: z
+      .array(
+        z.object({
+          vertical_name: z.string(),
+          policy: z.literal('Block'),
+          position_1_policy: z.literal('Block'),
+        }),
+      )
+      .openapi({ description: 'The stored list: internal vertical names, as the real service keeps it.' }),
+    domains: z.array(z.object({ domain: z.string(), policy: z.literal('Block') })),
+    updated_at: z.string(),
+    translated: ControlsData,
+  })
+  .openapi('ControlsRecord');
 export const AccountDetail = z
   .object({
-    account: z.record(z.string(), z.unknown()),
+    account: AccountRecord,
     propagation: z.object({ ready_at: z.string(), pending: z.boolean() }),
-    pages: z.array(z.record(z.string(), z.unknown())),
-    layouts: z.array(z.record(z.string(), z.unknown())),
+    pages: z.array(PageRecord),
+    layouts: z.array(LayoutRecord),
     variants: z.array(VariantAdmin),
     status: z.enum(['active', 'paused', 'mixed']),
     last_status_write: StatusWriteRecord.nullable(),
-    controls: z.record(z.string(), z.unknown()),
+    controls: ControlsRecord,
   })
   .openapi('AccountDetail');
 export const JournalEntry = z

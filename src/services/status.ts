@@ -44,7 +44,13 @@ export interface StatusWriteRecord {
   at: string;
   requested: RequestedStatus;
   status: StatusData['status'];
-  variants: { variant_id: string; page_id: string; name: string; status: string; result: VariantOutcome }[];
+  variants: {
+    variant_id: string;
+    page_id: string;
+    name: string;
+    status: RequestedStatus;
+    result: VariantOutcome;
+  }[];
 }
 
 const recordKey = (accountId: string) => `last_status_write:${accountId}`;

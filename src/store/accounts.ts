@@ -1,4 +1,5 @@
 /** Accounts and what registration creates under them: pages, layouts, page variants. */
+import type { LAYOUT_TYPES, Surface } from '../contract/schemas.js';
 import type { Db } from './db.js';
 
 export interface AccountRow {
@@ -17,7 +18,7 @@ export interface AccountRow {
 export interface PageRow {
   page_id: string;
   account_id: string;
-  surface: string;
+  surface: Surface;
   page_identifier: string;
   created_at: string;
 }
@@ -26,7 +27,7 @@ export interface LayoutRow {
   layout_id: string;
   page_id: string;
   account_id: string;
-  layout_type: string;
+  layout_type: (typeof LAYOUT_TYPES)[number];
   name: string;
   updated_at: string;
 }

@@ -1,23 +1,11 @@
 /** One account as the sandbox keeps it (GET /__sandbox/accounts/{id}): pages, variants, status, controls. */
-import { type AccountView, type BundleFile, ControlPlaneError } from '../../../client/control.js';
-import type { ControlsData } from '../../../contract/schemas.js';
+import { type AccountView, ControlPlaneError } from '../../../client/control.js';
 import { control } from '../control.js';
 import { badge, card, Drawn, fill, h, kv, mono, type Tone, table, time, viewHead } from '../dom.js';
 import { knownAccounts, loadPartners } from '../partners.js';
 import { go, type View } from '../view.js';
 
-// The AccountDetail schema leaves the stored rows open (records of unknown). They are the
-// rows a bundle carries, whose schema (contract/admin.ts Bundle) types them field by field.
-type Stored = BundleFile['accounts'][number];
-type Detail = Omit<AccountView, 'account' | 'pages' | 'layouts' | 'controls'> & {
-  account: Omit<Stored, 'pages' | 'layouts' | 'variants' | 'controls'> & { parent_account_id: string };
-  pages: Stored['pages'];
-  layouts: Stored['layouts'];
-  controls: Omit<Stored['controls'], 'blocked'> & {
-    blocked_internal: Stored['controls']['blocked'];
-    translated: ControlsData;
-  };
-};
+type Detail = AccountView;
 
 const STATUS_TONE: Record<Detail['status'], Tone> = { active: 'ok', paused: 'warn', mixed: 'bad' };
 const policy = (p: string) => badge(p, p === 'Block' ? 'bad' : 'ok');
@@ -31,7 +19,7 @@ export function accountView(): View {
     if (!id) return;
     let d: Detail;
     try {
-      d = (await control((c) => c.accounts.get(id!))) as unknown as Detail;
+      d = await control((c) => c.accounts.get(id!));
     } catch (err) {
       if (err instanceof ControlPlaneError && err.status === 404) {
         if (drawn.changed(404)) fill(body, h('div', { class: 'card empty' }, `No account ${id}.`));
