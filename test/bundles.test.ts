@@ -148,6 +148,41 @@ describe('bundle round trip', () => {
     expect(await count(h, { account_id: extra })).toBe(0);
   });
 
+  it('a partner re-seeded after a write (its list blocks a category the mapping no longer has) round-trips', async () => {
+    const h = createHarness();
+    const t = await newTenant(h, 'reseeded');
+    const account = await t.client.account();
+    const read = expectOk(await t.client.get(CONTROLS(account)));
+    expectOk(
+      await t.client.put(
+        CONTROLS(account),
+        {
+          blockedVerticals: [pair(10, 1001)],
+          domains: [],
+          contentHash: read.marketplace_controls_list.content_hash,
+        },
+        { 'Idempotency-Key': 'block-first' },
+      ),
+    );
+    const mapping = h.sandbox.fixtures.partners[0]!.mapping.filter((m) => m.partner_vertical_id !== 10);
+    const seeded = await h.request('PUT', `/__sandbox/partners/${t.parent}/vertical-mappings`, {
+      body: { vertical_mappings: mapping },
+    });
+    expect(seeded.status, seeded.text).toBe(200);
+    const before = expectOk(await t.client.get(CONTROLS(account)));
+    const bundle = await exportOf(h, t.parent);
+    const orphan = bundle.accounts[0].controls.blocked.map((b: { vertical_name: string }) => b.vertical_name);
+    const names = new Set(bundle.vertical_mappings.map((m: { vertical_name: string }) => m.vertical_name));
+    expect(orphan.some((name: string) => !names.has(name))).toBe(true);
+
+    const laptop = createHarness();
+    const imported = await importInto(laptop, bundle);
+    expect(imported.status, imported.text).toBe(200);
+    const c = await laptop.client(t.creds);
+    expect(expectOk(await c.get(CONTROLS(account)))).toEqual(before);
+    expect((await exportOf(laptop, t.parent)).accounts).toEqual(bundle.accounts);
+  });
+
   it('an unknown partner is 404', async () => {
     const h = createHarness();
     expectErrorEnvelope(await h.request('GET', '/__sandbox/partners/pa_nobody/bundle'), 404, 'not_found');
@@ -264,7 +299,7 @@ describe('hostile and broken bundles: 400 naming the field, nothing loaded', () 
     await nothingLoaded();
   });
 
-  it('values the API would refuse: country_code, store_identifier, domain, external_account_id, content_hash, unmapped blocked vertical', async () => {
+  it('values the API would refuse: country_code, store_identifier, domain, external_account_id, content_hash, a repeated blocked vertical', async () => {
     const { copy, target, nothingLoaded } = await setup();
     const cases: [(b: ReturnType<typeof copy>) => void, string, RegExp][] = [
       [(b) => (b.accounts[0].country_code = 'us'), 'accounts[0].country_code', /upper case|"US"/],
@@ -297,9 +332,10 @@ describe('hostile and broken bundles: 400 naming the field, nothing loaded', () 
         (b) =>
           (b.accounts[0].controls.blocked = [
             { vertical_name: 'Weapons > Everything', policy: 'Block', position_1_policy: 'Block' },
+            { vertical_name: 'Weapons > Everything', policy: 'Block', position_1_policy: 'Block' },
           ]),
-        'accounts[0].controls.blocked[0].vertical_name',
-        /vertical_mappings/,
+        'accounts[0].controls.blocked[1].vertical_name',
+        /repeats accounts\[0\]\.controls\.blocked\[0\]\.vertical_name/,
       ],
     ];
     for (const [mutate, field, message] of cases) {

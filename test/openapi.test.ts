@@ -409,7 +409,7 @@ describe('GET /__sandbox/openapi.json', () => {
       ['pages', 'PageRecord'],
       ['layouts', 'LayoutRecord'],
       ['controls', 'ControlsRecord'],
-    ])
+    ] as const)
       expect(JSON.stringify(detail[field]), field).toContain(`#/components/schemas/${schema}`);
     expect(control.components.schemas.AccountRecord.required).toContain('auth_ready_at');
   });

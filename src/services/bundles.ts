@@ -243,11 +243,6 @@ function problems(s: Sandbox, b: BundleData): FieldIssue[] {
     unique('sub', String(m.partner_sub_vertical_id), `vertical_mappings[${i}].partner_sub_vertical_id`);
   });
   const accountIds = new Set(b.accounts.map((a) => a.account_id));
-  // What a list can block: its mapping's categories, and (until its first write) the preset a register stores.
-  const verticals = new Set([
-    ...b.vertical_mappings.map((m) => m.vertical_name),
-    ...s.fixtures.preset.blocked.map((block) => block.vertical_name),
-  ]);
   const listOwners = s.store.controls.listOwners(b.accounts.map((a) => a.controls.list_id));
   const ownerOf = (accountId: string | undefined) =>
     accountId === undefined ? undefined : s.store.accounts.byId(accountId)?.parent_account_id;
@@ -294,11 +289,8 @@ function problems(s: Sandbox, b: BundleData): FieldIssue[] {
     if (foreign(listOwners.get(list.list_id)))
       out.push({ field: `${at}.controls.list_id`, message: 'belongs to another partner in this sandbox' });
     list.blocked.forEach((block, j) => {
-      if (!verticals.has(block.vertical_name))
-        out.push({
-          field: `${at}.controls.blocked[${j}].vertical_name`,
-          message: "is not a vertical_name of the bundle's vertical_mappings (nor of this sandbox's preset)",
-        });
+      // A block on a category the mapping no longer has is kept: a partner re-seeded after a
+      // write holds such blocks, and the controls GET leaves them out (domain/taxonomy.ts).
       unique(`blocked ${i}`, block.vertical_name, `${at}.controls.blocked[${j}].vertical_name`);
     });
     list.domains.forEach((d, j) => {
