@@ -20,6 +20,7 @@ import {
   REGISTER,
   STATUS,
 } from './harness.js';
+import { newTenant } from './tenants.js';
 
 const PRESETS_DIR = join(import.meta.dirname, '..', 'scenarios');
 const presetNames = () =>
@@ -545,6 +546,52 @@ describe('control plane: scenarios', () => {
     const err = expectErrorEnvelope(res, 400, 'unknown_scenario');
     expect(err.message).toContain('meteor-strike');
     expect(err.error.details.known_scenarios).toEqual(BUILT_IN_NAMES);
+    expect((await h.request('GET', '/__sandbox/scenarios')).body.armed).toEqual([]);
+  });
+
+  it('PUT /__sandbox/scenarios with no target arms it for every partner; null fields (Python None, Go nil) read as absent', async () => {
+    const h = createHarness();
+    const { partner, accountId } = await registerAccount(h);
+    const other = await newTenant(h, 'global-arm');
+    const otherAccount = await other.client.account();
+    const armed = await h.request('PUT', '/__sandbox/scenarios', {
+      body: { scenario: 'server-error', value: 503, parent_account_id: null, account_id: null, times: 2 },
+    });
+    expect(armed.status, armed.text).toBe(200);
+    expect(armed.body.armed).toMatchObject({ scenario: 'server-error', remaining: 2 });
+    expect(armed.body.armed).not.toHaveProperty('parent_account_id');
+    expect(armed.body.armed).not.toHaveProperty('account_id');
+    for (const [client, account] of [
+      [partner, accountId],
+      [other.client, otherAccount],
+    ] as const) {
+      const res = await client.get(STATUS(account));
+      expectErrorEnvelope(res, 503, 'service_unavailable');
+      expect(res.headers.get('x-sandbox-scenario-applied')).toBe('server-error=503');
+    }
+    expectOk(await partner.get(STATUS(accountId)));
+    expect((await h.request('GET', '/__sandbox/scenarios')).body.armed).toEqual([]);
+
+    const noValue = await h.request('PUT', '/__sandbox/scenarios', {
+      body: { scenario: 'stale-content-hash', value: null, account_id: accountId, times: null },
+    });
+    expect(noValue.status, noValue.text).toBe(200);
+    expect(noValue.body.armed.effects).toEqual([{ name: 'stale-content-hash' }]);
+  });
+
+  it('PUT /__sandbox/scenarios with both parent_account_id and account_id is 400 naming account_id', async () => {
+    const h = createHarness();
+    const { accountId } = await registerAccount(h);
+    const res = await h.request('PUT', '/__sandbox/scenarios', {
+      body: { scenario: 'latency', value: 5, parent_account_id: DEMO.parent, account_id: accountId },
+    });
+    const err = expectErrorEnvelope(res, 400, 'validation_error');
+    expect(err.error.details.fields).toEqual([
+      {
+        field: 'account_id',
+        message: 'send at most one of parent_account_id, account_id (neither arms it for every partner)',
+      },
+    ]);
     expect((await h.request('GET', '/__sandbox/scenarios')).body.armed).toEqual([]);
   });
 

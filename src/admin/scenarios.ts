@@ -32,7 +32,14 @@ export function scenarioRoutes(s: Sandbox) {
   api.get('/__sandbox/scenarios', (c) => c.json(catalogue(s)));
 
   api.put('/__sandbox/scenarios', async (c) => {
-    const body = await adminBody(c, ArmRequest);
+    const { scenario, value, parent_account_id, account_id, times } = await adminBody(c, ArmRequest);
+    const body = {
+      scenario,
+      value: value ?? undefined,
+      parent_account_id: parent_account_id ?? undefined,
+      account_id: account_id ?? undefined,
+      times: times ?? undefined,
+    };
     let effects: Effect[];
     const preset = s.presets.get(body.scenario);
     if (preset) {

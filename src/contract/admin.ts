@@ -84,17 +84,21 @@ export const ClockAdvance = z.strictObject({
     .max(10 * 365 * 86_400),
 });
 
+/**
+ * Arming a scenario (SANDBOX.md §6): for one parent, one account, or (neither) every
+ * partner. `null` is read as absent, as Python's None and Go's nil serialise an unset field.
+ */
 export const ArmRequest = z
   .strictObject({
     scenario: z.string().min(1).max(100),
-    value: z.union([z.number(), z.string().max(20)]).optional(),
-    parent_account_id: z.string().min(1).max(128).optional(),
-    account_id: z.string().min(1).max(128).optional(),
-    times: z.int().min(1).max(1_000_000).optional(),
+    value: z.union([z.number(), z.string().max(20)]).nullish(),
+    parent_account_id: z.string().min(1).max(128).nullish(),
+    account_id: z.string().min(1).max(128).nullish(),
+    times: z.int().min(1).max(1_000_000).nullish(),
   })
-  .refine((r) => (r.parent_account_id === undefined) !== (r.account_id === undefined), {
-    error: 'send exactly one of parent_account_id, account_id',
-    path: ['parent_account_id'],
+  .refine((r) => r.parent_account_id == null || r.account_id == null, {
+    error: 'send at most one of parent_account_id, account_id (neither arms it for every partner)',
+    path: ['account_id'],
   });
 
 /** The journal's filters (GET /__sandbox/requests query), as a client sends them. */

@@ -1,4 +1,4 @@
-/** Scenarios armed on the control plane for a parent or one account, for N requests or until cleared. */
+/** Scenarios armed on the control plane for a parent, one account or every partner, for N requests or until cleared. */
 import type { Effect } from './presets.js';
 
 export interface Armed {
@@ -46,7 +46,7 @@ export class ArmedRegistry {
     for (const a of this.#entries) if (a.id >= this.#nextId) this.#nextId = a.id + 1;
   }
 
-  /** The first armed entry with this effect: for the account first, then for the parent. */
+  /** The first armed entry with this effect: for the account first, then for the parent, then for every partner. */
   find(name: string, accountId: string | undefined, parentId: string | undefined) {
     const pick = (match: (a: Armed) => boolean) => {
       for (const armed of this.#entries) {
@@ -58,7 +58,8 @@ export class ArmedRegistry {
     };
     return (
       (accountId ? pick((a) => a.account_id === accountId) : undefined) ??
-      (parentId ? pick((a) => a.parent_account_id === parentId && a.account_id === undefined) : undefined)
+      (parentId ? pick((a) => a.parent_account_id === parentId && a.account_id === undefined) : undefined) ??
+      pick((a) => a.parent_account_id === undefined && a.account_id === undefined)
     );
   }
 

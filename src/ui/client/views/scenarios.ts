@@ -192,7 +192,11 @@ export function scenariosView(): View {
             h(
               'td',
               null,
-              a.account_id ? ['account ', mono(a.account_id)] : ['parent ', mono(a.parent_account_id ?? '')],
+              a.account_id
+                ? ['account ', mono(a.account_id)]
+                : a.parent_account_id
+                  ? ['parent ', mono(a.parent_account_id)]
+                  : 'every partner',
             ),
             h('td', null, a.remaining ?? 'every call'),
             h('td', { class: 'muted' }, time(a.armed_at)),
