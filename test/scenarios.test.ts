@@ -223,6 +223,14 @@ scenarioCases('unseeded-mappings', {
       expect(o.res!.headers.get(APPLIED)).toBe('unseeded-mappings');
       await expectNothingApplied(o);
     },
+    'controls.get': (o) => {
+      // As a parent whose mapping is really empty reads it: no vertical to translate.
+      const data = expectOk(o.res!);
+      expect(data.translated_verticals).toEqual([]);
+      expect(data.marketplace_controls_list.content_hash).toEqual(expect.any(String));
+      expect(o.res!.headers.get(APPLIED)).toBe('unseeded-mappings');
+      expect(o.after).toEqual(o.before);
+    },
     'controls.put': async (o) => {
       const body = expectErrorEnvelope(o.res!, 400, 'vertical_mapping_not_seeded');
       expect(body.message).toBe(unmappedPairsEmptyMappingMessage([pair(10, 1001)], DEMO.parent));
@@ -724,6 +732,7 @@ describe('presets', () => {
     expect(byName['stale-content-hash']).toMatchObject({ value: 'no value', applies_to: ['controls.put'] });
     expect(byName['status-partial-failure']!.applies_to).toEqual(['status.put']);
     expect([...byName['unseeded-mappings']!.applies_to].sort()).toEqual([
+      'controls.get',
       'controls.put',
       'mappings.get',
       'register',

@@ -51,7 +51,7 @@ export function partnershipApi() {
   const accountWrite = { write: true, account: true, idempotent: true };
 
   serve(api, routes.getControls, 'controls.get', accountRead, (c) => {
-    const data = readControls(c.get('sandbox'), c.get('account')!);
+    const data = readControls(c.get('sandbox'), c.get('account')!, c.get('scenarios'));
     c.get('sandbox').diagnostics.hashShown(
       c.get('principal')!.client_id,
       data.marketplace_controls_list.content_hash,

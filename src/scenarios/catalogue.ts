@@ -57,9 +57,9 @@ export const BUILT_INS = [
   {
     name: 'unseeded-mappings',
     description:
-      "The caller's parent is treated as having an empty vertical mapping: the mappings GET returns [], register and controls writes answer 400.",
+      "The caller's parent is treated as having an empty vertical mapping: the mappings GET returns [], the controls GET translates no vertical (translated_verticals is []), register and controls writes answer 400.",
     value: { kind: 'none' },
-    appliesTo: ['mappings.get', 'register', 'controls.put'],
+    appliesTo: ['mappings.get', 'register', 'controls.get', 'controls.put'],
   },
   {
     name: 'latency',

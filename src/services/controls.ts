@@ -26,8 +26,12 @@ import { mappingFor } from './mappings.js';
  */
 const views = new WeakMap<ControlsListRow, { mapping: readonly MappingRow[]; data: ControlsData }>();
 
-function view(s: Sandbox, account: AccountRow, list: ControlsListRow): ControlsData {
-  const mapping = s.store.partners.mappings(account.parent_account_id);
+function view(
+  s: Sandbox,
+  account: AccountRow,
+  list: ControlsListRow,
+  mapping: readonly MappingRow[] = s.store.partners.mappings(account.parent_account_id),
+): ControlsData {
   const hit = views.get(list);
   if (hit && hit.mapping === mapping) return hit.data;
   const data: ControlsData = deepFreeze({
@@ -57,8 +61,12 @@ function storedList(s: Sandbox, account: AccountRow): ControlsListRow {
   return list;
 }
 
-export function readControls(s: Sandbox, account: AccountRow): ControlsData {
-  return view(s, account, storedList(s, account));
+/** The list in the partner's taxonomy; with the request's scenarios, as the partner sees it (unseeded-mappings). */
+export function readControls(s: Sandbox, account: AccountRow, scenarios?: ScenarioContext): ControlsData {
+  const list = storedList(s, account);
+  return scenarios
+    ? view(s, account, list, mappingFor(s, scenarios, account.parent_account_id))
+    : view(s, account, list);
 }
 
 /** The stale-content-hash hook: another writer replaces the list first (same content, new hash). */
