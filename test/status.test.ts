@@ -468,19 +468,30 @@ describe('status-partial-failure scenario (SANDBOX.md §5)', () => {
     ]);
   });
 
-  it('status-partial-failure with a value of all variants still leaves one updated, so a change shows as mixed', async () => {
+  it('status-partial-failure with a value of N fails N variants: 3 of 4, and all 4 for a value of 4 or more (nothing changes)', async () => {
     const h = createHarness();
     const partner = await h.client();
-    const accountId = await fourVariantAccount(h, partner);
-    const res = await partner.put(STATUS(accountId), { status: 'paused' }, { [SCENARIO]: `${PARTIAL}=9` });
-    const body = expectPartialFailure(res);
-    expect(body.message).toBe(partialFailureMessage(3, 4, 'paused', 'mixed', body.request_id));
-    expect(body.data.variants.map((v: { status: string }) => v.status)).toEqual([
+    const three = await fourVariantAccount(h, partner);
+    const some = await partner.put(STATUS(three), { status: 'paused' }, { [SCENARIO]: `${PARTIAL}=3` });
+    const partial = expectPartialFailure(some);
+    expect(partial.error.details).toEqual({ failed_count: 3, variant_count: 4 });
+    expect(partial.message).toBe(partialFailureMessage(3, 4, 'paused', 'mixed', partial.request_id));
+    expect(partial.data.variants.map((v: { status: string }) => v.status)).toEqual([
       'active',
       'active',
       'active',
       'paused',
     ]);
+
+    const all = await fourVariantAccount(h, partner);
+    const before = expectOk(await partner.get(STATUS(all)));
+    const res = await partner.put(STATUS(all), { status: 'paused' }, { [SCENARIO]: `${PARTIAL}=9` });
+    expect(res.headers.get('x-sandbox-scenario-applied')).toBe(`${PARTIAL}=9`);
+    const body = expectPartialFailure(res);
+    expect(body.error.details).toEqual({ failed_count: 4, variant_count: 4 });
+    expect(body.message).toBe(partialFailureMessage(4, 4, 'paused', 'active', body.request_id));
+    expect(body.data.status).toBe('active');
+    expect(expectOk(await partner.get(STATUS(all)))).toEqual(before);
   });
 
   it('status-partial-failure is deterministic: two identically shaped accounts fail the same positions', async () => {

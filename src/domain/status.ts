@@ -32,9 +32,9 @@ export interface CascadePlan<V extends VariantState> {
  * The cascade of a status PUT over the non-archived variants (rule 6: no merge). With
  * `failing` > 0 (the status-partial-failure scenario) the first `failing` variants in
  * their stable order fail (SANDBOX.md §5): a failed update changes nothing, so a failed
- * variant keeps its old state (it never flips). At most all but one fail when there are
- * 2+, so the aggregate is mixed whenever 2+ variants started in the other state. Same
- * input, same outcome.
+ * variant keeps its old state (it never flips). The aggregate is derived as always, so it
+ * is mixed when some failed and some updated (2+ variants started in the other state);
+ * when every variant failed, nothing changed. Same input, same outcome.
  */
 export function planCascade<V extends VariantState>(
   variants: readonly V[],
@@ -43,8 +43,7 @@ export function planCascade<V extends VariantState>(
 ): CascadePlan<V>[] {
   const target = requested === 'active';
   const live = variants.filter((v) => !v.archived);
-  // A partial failure leaves at least one variant updated when there are 2+ of them.
-  const failCount = Math.min(failing, live.length >= 2 ? live.length - 1 : live.length);
+  const failCount = Math.min(failing, live.length);
   return live.map((variant, index) => {
     if (index < failCount) return { variant, enabled: variant.enabled, result: 'failed' as const };
     return { variant, enabled: target, result: variant.enabled === target ? 'unchanged' : 'updated' };

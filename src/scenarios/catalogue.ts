@@ -50,7 +50,7 @@ export const BUILT_INS = [
   {
     name: 'status-partial-failure',
     description:
-      'On a status PUT: that many non-archived variants (default half, at least 1; at most all but one) are not updated; the aggregate becomes mixed when the account has 2+ variants.',
+      'On a status PUT: that many non-archived variants (default half, at least 1; at most all of them) are not updated and keep their state; the aggregate is derived as always (mixed when some updated and some failed).',
     value: { kind: 'int', min: 1, max: 1000, unit: 'variants' },
     appliesTo: ['status.put'],
   },
