@@ -506,6 +506,12 @@ describe('scenario names and values', () => {
     ['server-error=404', ['server-error takes one of 500, 502, 503', '404']],
     ['rate-limited=0', ['rate-limited takes an integer 1 to 3600 (seconds)', 'got 0']],
     ['stale-content-hash=3', ['stale-content-hash takes no value']],
+    ['latency=', ['latency takes an integer 0 to 60000 (milliseconds)', 'got ""']],
+    ['latency=5,latency=6', ['latency is given more than once']],
+    [
+      'flaky-network,server-error=500',
+      ['server-error is given more than once (directly or through a preset)'],
+    ],
   ] as const;
   for (const [header, accepted] of badValues) {
     it(`a bad value (${header}) is 400 naming what is accepted; nothing is applied`, async () => {
@@ -528,6 +534,20 @@ describe('scenario names and values', () => {
     expect(body.error.details.fields).toEqual([
       { field: 'value', message: expect.stringContaining('one of 500, 502, 503') },
     ]);
+    // "a string of digits is accepted too" (SANDBOX.md §6): digits only, no blank around them.
+    for (const value of [' 1', '1 ', '', '1.5', '-1']) {
+      const armed = await h.request('PUT', '/__sandbox/scenarios', {
+        body: { scenario: 'rate-limited', value, parent_account_id: DEMO.parent },
+      });
+      expect(expectErrorEnvelope(armed, 400, 'validation_error').error.details.fields[0].field, value).toBe(
+        'value',
+      );
+    }
+    const digits = await h.request('PUT', '/__sandbox/scenarios', {
+      body: { scenario: 'rate-limited', value: '2', parent_account_id: DEMO.parent, times: 1 },
+    });
+    expect(digits.body.armed.effects).toEqual([{ name: 'rate-limited', value: 2 }]);
+    await h.request('DELETE', '/__sandbox/scenarios');
     expect(await armedList(h)).toEqual([]);
   });
 });

@@ -119,11 +119,12 @@ export function parseValue(
   raw: string | number | undefined,
 ): { value?: number; error?: string } {
   const spec = def.value;
-  if (raw === undefined || raw === '') {
+  if (raw === undefined) {
     return spec.kind === 'none' || spec.default === undefined ? {} : { value: spec.default };
   }
   if (spec.kind === 'none') return { error: `${def.name} takes no value` };
-  const text = String(raw).trim();
+  // A string is digits only: "name=" with nothing after it, or " 5", is a typo, not the default.
+  const text = String(raw);
   if (!/^\d+$/.test(text)) return { error: `${def.name} takes ${describeValue(spec)}; got "${raw}"` };
   const n = Number(text);
   if (spec.kind === 'int' && (n < spec.min || n > spec.max)) {

@@ -44,6 +44,10 @@ export function parseScenarioHeader(
     if (error) throw scenarioError(error, presets);
     effects.push(value === undefined ? { name } : { name, value });
   }
+  // One value per scenario: "latency=5,latency=6" (or a preset and a name that overlap) is ambiguous.
+  const names = effects.map((e) => e.name);
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice) throw scenarioError(`${twice} is given more than once (directly or through a preset)`, presets);
   return effects;
 }
 
