@@ -42,7 +42,7 @@ async function adminLayout(h: Harness, accountId: string, layoutId: string): Pro
 }
 
 describe('layout PATCH (endpoint 7)', () => {
-  it('layout PATCH changes layout_type and name and answers {layout_id, page_id, surface, layout_type, name, updated_at}', async () => {
+  it('layout PATCH changes layout_type and name and answers {layout_id, page_id, surface, layout_type} (spec-named fields only)', async () => {
     const h = createHarness();
     const partner = await h.client();
     const { accountId, confirmation } = await registerAccount(partner);
@@ -56,25 +56,16 @@ describe('layout PATCH (endpoint 7)', () => {
     });
     const data = expectOk(res);
     expect(res.body.dry_run).toBeUndefined();
-    expect(Object.keys(data).sort()).toEqual(
-      ['layout_id', 'layout_type', 'name', 'page_id', 'surface', 'updated_at'].sort(),
-    );
-    expect(data).toMatchObject({
+    expect(data).toEqual({
       layout_id: confirmation.layout_id,
       page_id: confirmation.page_id,
       surface: 'confirmation',
       layout_type: 'Embedded',
-      name: 'Checkout thank-you',
     });
-    expect(Number.isNaN(Date.parse(data.updated_at))).toBe(false);
-    expect(Date.parse(data.updated_at)).toBeGreaterThan(Date.parse(before.updated_at));
 
     const after = await adminLayout(h, accountId, confirmation.layout_id);
-    expect(after).toMatchObject({
-      layout_type: 'Embedded',
-      name: 'Checkout thank-you',
-      updated_at: data.updated_at,
-    });
+    expect(after).toMatchObject({ layout_type: 'Embedded', name: 'Checkout thank-you' });
+    expect(Date.parse(after.updated_at)).toBeGreaterThan(Date.parse(before.updated_at));
   });
 
   it('layout PATCH with only name changes the name and keeps layout_type', async () => {
@@ -85,7 +76,6 @@ describe('layout PATCH (endpoint 7)', () => {
     const data = expectOk(
       await partner.patch(LAYOUT(accountId, confirmation.layout_id), { name: 'Renamed' }),
     );
-    expect(data.name).toBe('Renamed');
     expect(data.layout_type).toBe('Overlay');
 
     const after = await adminLayout(h, accountId, confirmation.layout_id);
@@ -105,11 +95,7 @@ describe('layout PATCH (endpoint 7)', () => {
     });
     const data = expectOk(res);
     expect(res.body.dry_run).toBe(true);
-    expect(data).toMatchObject({
-      layout_id: confirmation.layout_id,
-      layout_type: 'Embedded',
-      name: 'Would be',
-    });
+    expect(data).toMatchObject({ layout_id: confirmation.layout_id, layout_type: 'Embedded' });
 
     expect(await adminLayouts(h, accountId)).toEqual(before);
   });
@@ -229,7 +215,7 @@ describe('layout PATCH (endpoint 7)', () => {
       { name: 'First' },
       { 'Idempotency-Key': key },
     );
-    expect(expectOk(first).name).toBe('First');
+    expect(expectOk(first).layout_id).toBe(confirmation.layout_id);
 
     const same = await partner.patch(
       LAYOUT(accountId, confirmation.layout_id),

@@ -76,8 +76,8 @@ const ControlsData = obj({
 });
 /** Spec §2.6. */
 const StatusData = obj({ account_id: S, status: S, variants: [obj({ page_id: S, name: S, status: S })] });
-/** Endpoint 7: "request and response: not shown"; the README's documented assumption. */
-const LayoutData = obj({ layout_id: S, page_id: S, surface: S, layout_type: S, name: S, updated_at: S });
+/** Endpoint 7: "request and response: not shown"; fields the spec names for a layout in 2.2 and 2.3 pages[]. */
+const LayoutData = obj({ layout_id: S, page_id: S, surface: S, layout_type: S });
 /** The error object the spec leaves open: {code, details?}. */
 const ErrorObject = obj({ code: S }, { details: 'any' });
 /** SANDBOX.md §3: the token answer and RFC 6749 §5.2 errors. */

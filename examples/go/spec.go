@@ -117,14 +117,13 @@ type Variant struct {
 	Status string `json:"status"`
 }
 
-// LayoutData is endpoint 7's answer as the sandbox documents it (the spec shows none).
+// LayoutData is endpoint 7's answer: the spec shows none; the sandbox answers the layout
+// fields the spec names elsewhere (2.2 and 2.3 pages[]).
 type LayoutData struct {
 	LayoutID   string `json:"layout_id"`
 	PageID     string `json:"page_id"`
 	Surface    string `json:"surface"`
 	LayoutType string `json:"layout_type"`
-	Name       string `json:"name"`
-	UpdatedAt  string `json:"updated_at"`
 }
 
 // decodeStrict decodes one JSON value into out, refusing fields out does not declare and

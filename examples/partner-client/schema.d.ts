@@ -1184,9 +1184,6 @@ export interface components {
             page_id: string;
             surface: components["schemas"]["Surface"];
             layout_type: components["schemas"]["LayoutType"];
-            name: string;
-            /** Format: date-time */
-            updated_at: string;
         };
         /** @enum {string} */
         LayoutType: "Overlay" | "Embedded";

@@ -133,13 +133,11 @@ class StatusData:
 
 
 @dataclass
-class LayoutData:  # endpoint 7 as the sandbox documents it (the spec shows none)
+class LayoutData:  # endpoint 7: the spec shows none; the sandbox answers the layout fields the spec names
     layout_id: str
     page_id: str
     surface: str
     layout_type: str
-    name: str
-    updated_at: str
 
 
 class StrictDecodingError(ValueError):

@@ -455,14 +455,17 @@ export const LayoutPatchRequest = z
   })
   .openapi('LayoutPatchRequest');
 
+/**
+ * Endpoint 7's answer ("request and response: not shown"): only fields the spec names for a
+ * layout elsewhere (2.2 and 2.3 pages[]), so a partner comes to depend on nothing more
+ * (SANDBOX.md §8). The name and update time live on the control plane.
+ */
 export const LayoutData = z
   .object({
     layout_id: z.string(),
     page_id: z.string(),
     surface: Surface,
     layout_type: LayoutType,
-    name: z.string(),
-    updated_at: z.string().openapi({ format: 'date-time' }),
   })
   .openapi('LayoutData');
 

@@ -34,10 +34,8 @@ export function editLayout(
     return {
       layout_id: layout.layout_id,
       page_id: layout.page_id,
-      surface: page.surface as 'confirmation' | 'tracking' | 'returns',
-      layout_type: next.layout_type as 'Overlay' | 'Embedded',
-      name: next.name,
-      updated_at: next.updated_at,
+      surface: page.surface,
+      layout_type: next.layout_type,
     };
   });
 }
