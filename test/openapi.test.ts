@@ -7,7 +7,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { errorCodes } from '../src/contract/errors.js';
-import { createHarness, DEMO, MAPPINGS } from './harness.js';
+import { createHarness, DEMO, expectErrorEnvelope, MAPPINGS } from './harness.js';
 
 const PARTNERSHIP_PATHS = {
   '/v1/partnership/vertical-mappings': ['get'],
@@ -412,6 +412,22 @@ describe('GET /__sandbox/openapi.json', () => {
     ] as const)
       expect(JSON.stringify(detail[field]), field).toContain(`#/components/schemas/${schema}`);
     expect(control.components.schemas.AccountRecord.required).toContain('auth_ready_at');
+    // Every operation that reads a JSON body documents the 413 and 415 it can answer.
+    for (const [path, item] of Object.entries(control.paths))
+      for (const [method, op] of Object.entries(item as Record<string, Doc>))
+        if (op.requestBody)
+          expect(Object.keys(op.responses), `${method} ${path}`).toEqual(
+            expect.arrayContaining(['413', '415']),
+          );
+  });
+
+  it('a control-plane body that is not JSON is the documented 415', async () => {
+    const h = createHarness();
+    const res = await h.request('POST', '/__sandbox/partners', {
+      raw: '{}',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expectErrorEnvelope(res, 415, 'unsupported_media_type');
   });
 });
 

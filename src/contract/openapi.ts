@@ -609,6 +609,11 @@ export function controlPlaneDocument(origin: string) {
       },
     },
   ];
+  // Every route that reads a JSON body refuses another media type and an oversized body.
+  const bodyErrors = {
+    413: err('Body larger than the limit.'),
+    415: err('A body that is not application/json (charset utf-8).'),
+  };
   for (const p of paths) {
     const isHealth = p.path === '/__sandbox/health';
     r.registerPath({
@@ -616,7 +621,11 @@ export function controlPlaneDocument(origin: string) {
       tags,
       // Health is open even when SANDBOX_ADMIN_TOKEN is set: an empty requirement list.
       security: isHealth ? [] : security,
-      responses: { ...p.responses, ...(isHealth ? { 405: common[405] } : common) },
+      responses: {
+        ...(p.request?.body ? bodyErrors : {}),
+        ...p.responses,
+        ...(isHealth ? { 405: common[405] } : common),
+      },
     });
   }
   const out = doc.getOpenAPI31Document({
