@@ -284,6 +284,22 @@ describe('control plane: accounts and variants', () => {
     expect(err.message).toBe(accountNotFoundMessage('acc_nope'));
   });
 
+  it('POST /__sandbox/accounts/{id}/variants: a name with a blank at either end or a control character is 400 naming name (the API rule for names), nothing added', async () => {
+    const h = createHarness();
+    const a = await registerAccount(h);
+    for (const name of [' 1', 'x ', 'nul\u0000name', '', 'line\nbreak']) {
+      const res = await h.request('POST', `/__sandbox/accounts/${a.accountId}/variants`, {
+        body: { page_id: a.pages[0]!.page_id, name, enabled: true },
+      });
+      const err = expectErrorEnvelope(res, 400, 'validation_error');
+      expect(
+        err.error.details.fields.map((f: { field: string }) => f.field),
+        JSON.stringify(name),
+      ).toEqual(['name']);
+    }
+    expect((await h.request('GET', `/__sandbox/accounts/${a.accountId}`)).body.variants).toHaveLength(2);
+  });
+
   it("POST /__sandbox/accounts/{id}/variants with another account's page is 400 naming page_id", async () => {
     const h = createHarness();
     const a = await registerAccount(h);

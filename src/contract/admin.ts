@@ -7,6 +7,7 @@ import {
   ControlsData,
   DomainWrite,
   LayoutType,
+  nonEmpty,
   RegisterRequest,
   Surface,
   VerticalMapping,
@@ -67,7 +68,8 @@ export const MappingSeed = z.strictObject({
 
 export const VariantCreate = z.strictObject({
   page_id: z.string().min(1).max(128),
-  name: z.string().trim().min(1).max(200),
+  // The partner reads it in its status answers: the API's own rule for names, kept as sent.
+  name: nonEmpty(),
   enabled: z.boolean().default(true),
 });
 

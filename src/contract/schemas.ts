@@ -192,7 +192,8 @@ export const VerticalMappingsData = z
 // ---- 2.2 / 2.3 register -----------------------------------------------------------
 
 /** A name or identifier: 1 to `max` characters, taken exactly as sent (textProblem). */
-const nonEmpty = (max: number = limits.stringMax) =>
+/** A name or identifier kept exactly as sent: not empty, no control character, no blank at either end. */
+export const nonEmpty = (max: number = limits.stringMax) =>
   z
     .string()
     .min(1, { error: EMPTY_MESSAGE })
