@@ -175,6 +175,22 @@ describe('idempotency: what is not stored (SANDBOX.md §4)', () => {
   });
 });
 
+describe('idempotency: a key that is not one key', () => {
+  it('a key with a blank in it is 400 naming the header; two key lines (joined by ", ") say the key was sent twice', async () => {
+    const { partner, accountId, read } = await setup();
+    const before = await read();
+    for (const [value, message] of [
+      ['two words', 'must be 1 to 255 visible ASCII characters (a UUID)'],
+      ['key-a, key-b', 'was sent more than once: send one key per request'],
+    ]) {
+      const res = await partner.put(CONTROLS(accountId), BODY_A, { 'Idempotency-Key': value! });
+      const body = expectErrorEnvelope(res, 400, 'validation_error');
+      expect(body.error.details.fields).toEqual([{ field: 'Idempotency-Key', message }]);
+    }
+    expect(await read()).toEqual(before);
+  });
+});
+
 describe('idempotency: window and scope (spec §8, SANDBOX.md §4)', () => {
   it('key expiry: after the clock advances 24 h (86400 s) the same key executes again', async () => {
     const { h, partner, accountId } = await setup();

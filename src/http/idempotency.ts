@@ -70,8 +70,15 @@ export function claimKey(c: Context<AppEnv>): Response | undefined {
     });
   }
   if (key.length > 255 || !/^[\x21-\x7e]+$/.test(key)) {
+    // Two header lines reach us joined by ", " (RFC 9110 §5.3): say so, not "bad characters".
+    const twice = /^[\x21-\x7e]+(?:, *[\x21-\x7e]+)+$/.test(key);
     throw validationError([
-      { field: IDEMPOTENCY_HEADER, message: 'must be 1 to 255 visible ASCII characters (a UUID)' },
+      {
+        field: IDEMPOTENCY_HEADER,
+        message: twice
+          ? 'was sent more than once: send one key per request'
+          : 'must be 1 to 255 visible ASCII characters (a UUID)',
+      },
     ]);
   }
   const dryRun = c.get('dryRun');
