@@ -186,6 +186,7 @@ describe('error codes typed per response (issue 14 A5, A7)', () => {
     expect(codesOf(partnership, put['400']).sort()).toEqual(
       [
         'malformed_json',
+        'malformed_request',
         'missing_idempotency_key',
         'unknown_scenario',
         'validation_error',

@@ -244,6 +244,34 @@ export interface components {
                 presets: string[];
             };
         };
+        /** @description The error envelope of malformed_request: The HTTP request itself could not be parsed (for example a repeated Content-Length). */
+        MalformedRequestEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 400
+             */
+            status: number;
+            error: components["schemas"]["MalformedRequestError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description The HTTP request itself could not be parsed (for example a repeated Content-Length). */
+        MalformedRequestError: {
+            /** @enum {string} */
+            code: "malformed_request";
+        };
         /** @description The error envelope of unauthorized: No bearer token, or an invalid one. */
         UnauthorizedEnvelope: {
             /**
@@ -1321,7 +1349,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
                 };
             };
             /** @description Missing, invalid or expired bearer token. */
@@ -1435,7 +1463,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["VerticalNotMappedEnvelope"] | components["schemas"]["VerticalMappingNotSeededEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["VerticalNotMappedEnvelope"] | components["schemas"]["VerticalMappingNotSeededEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
                 };
             };
             /** @description Missing, invalid or expired bearer token. */
@@ -1575,7 +1603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
                 };
             };
             /** @description Missing, invalid or expired bearer token. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
@@ -1705,7 +1733,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["VerticalNotMappedEnvelope"] | components["schemas"]["VerticalMappingNotSeededEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["VerticalNotMappedEnvelope"] | components["schemas"]["VerticalMappingNotSeededEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
                 };
             };
             /** @description Missing, invalid or expired bearer token. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
@@ -1866,7 +1894,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
                 };
             };
             /** @description Missing, invalid or expired bearer token. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
@@ -1996,7 +2024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
                 };
             };
             /** @description Missing, invalid or expired bearer token. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
@@ -2169,7 +2197,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
                 };
             };
             /** @description Missing, invalid or expired bearer token. */

@@ -70,7 +70,8 @@ function errors(o: Errors) {
   if (o.write) badRequest.push('malformed_json');
   if (o.idempotent) badRequest.push('missing_idempotency_key');
   if (o.mapping) badRequest.push('vertical_not_mapped', 'vertical_mapping_not_seeded');
-  badRequest.push('unknown_scenario');
+  // Node's HTTP parser refuses a malformed request (a repeated Content-Length, a bad header) before any route.
+  badRequest.push('unknown_scenario', 'malformed_request');
   const unauthorized: ErrorCode[] = ['unauthorized', 'token_expired'];
   const forbidden: ErrorCode[] = ['parent_account_mismatch'];
   if (o.parentQuery) forbidden.push('forbidden');
