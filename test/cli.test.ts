@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { packageDir } from '../src/config.js';
+import { openDb } from '../src/store/db.js';
 import { DEMO } from './harness.js';
 
 const MAIN = join(packageDir, 'dist', 'main.js');
@@ -122,6 +123,26 @@ describe('start-up failures: one line naming the setting and the cause, exit 2',
       runMain(['--db', path]),
       new RegExp(
         `SANDBOX_DB=${re(path)}: cannot open the store as ${re(USER)}: the file cannot be created: check that this user can write to ${re(dir)}`,
+      ),
+    );
+  });
+
+  it(`a store file this user cannot write, in a folder it can (${IS_ROOT ? 'chattr +i on the file' : 'chmod 444'}): SQLite would open it read-only`, () => {
+    const dir = tempDir();
+    const path = join(dir, 'sandbox.db');
+    // A sound store, migrated (so nothing needs writing until the sandbox seeds it).
+    openDb(path).close();
+    if (IS_ROOT) {
+      execFileSync('chattr', ['+i', path]);
+      cleanups.push(() => execFileSync('chattr', ['-i', path]));
+    } else {
+      chmodSync(path, 0o444);
+      cleanups.push(() => chmodSync(path, 0o644));
+    }
+    expectStartupFailure(
+      runMain(['--db', path]),
+      new RegExp(
+        `SANDBOX_DB=${re(path)}: cannot open the store as ${re(USER)}: the file cannot be opened for writing: check its permissions and those of ${re(dir)} \\(attempt to write a readonly database, SQLITE_READONLY\\)`,
       ),
     );
   });
