@@ -14,13 +14,14 @@ async function main() {
   const command = parseCommandLine(process.argv.slice(2), process.env);
   if (command.kind === 'help') return void console.log(USAGE);
   if (command.kind === 'version') return void console.log(packageVersion());
-  const { config } = command;
+  const { config, warnings } = command;
   const running = await startServer(config);
   const { sandbox } = running;
   // The first line on stdout carries the URL (SANDBOX.md §9), whatever the log setting.
   process.stdout.write(
     `Partnership sandbox on ${running.url}  (default credentials: README.md "Default credentials")\n`,
   );
+  for (const warning of warnings) console.error(`partnership-sandbox: ${warning}`);
   sandbox.log.info('sandbox listening', {
     url: running.url,
     db: config.db,

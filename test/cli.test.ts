@@ -200,6 +200,25 @@ describe('start-up failures: one line naming the setting and the cause, exit 2',
   it('a bad value (PORT=eighty)', () => {
     expectStartupFailure(runMain([], { PORT: 'eighty' }), /invalid configuration: PORT="eighty"/);
   });
+
+  it.each([
+    ['a space', 'open sesame', /it contains whitespace/],
+    ['whitespace only', '   ', /it contains whitespace/],
+    ['a non-ASCII character', 'tok€n-9f3a', /it contains a non-ASCII character/],
+    ['a control character', 'tok\u0001en-9f3a', /it contains a control character/],
+    ['1,025 characters', 'z'.repeat(1025), /it is 1025 characters long/],
+  ])(
+    'a SANDBOX_ADMIN_TOKEN no Authorization header can carry (%s) stops start-up; the token is not echoed',
+    (_, token, cause) => {
+      const r = runMain([], { SANDBOX_ADMIN_TOKEN: token });
+      expectStartupFailure(
+        r,
+        /^partnership-sandbox: invalid configuration: SANDBOX_ADMIN_TOKEN: must be what an Authorization: Bearer header can carry: 1 to 1024 visible ASCII characters \(! to ~\), no spaces; /,
+      );
+      expect(r.stderr).toMatch(cause);
+      if (token.trim()) expect(r.stderr).not.toContain(token);
+    },
+  );
 });
 
 // ---- shutdown ------------------------------------------------------------------------------
@@ -208,6 +227,8 @@ interface Child {
   proc: ChildProcess;
   url: string;
   port: number;
+  /** What it wrote on stderr so far. */
+  stderr(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
 }
 
@@ -231,7 +252,7 @@ function startMain(env: Record<string, string>): Promise<Child> {
       out += d;
       const first = out.includes('\n') ? out.slice(0, out.indexOf('\n')) : undefined;
       const url = first && /http:\/\/127\.0\.0\.1:(\d+)/.exec(first);
-      if (url) resolve({ proc, url: url[0], port: Number(url[1]), exited });
+      if (url) resolve({ proc, url: url[0], port: Number(url[1]), exited, stderr: () => err });
     });
     void exited.then(({ code }) => reject(new Error(`exited before listening (${code}): ${err}`)));
   });
@@ -252,6 +273,29 @@ function rawSocket(port: number, send?: string): Promise<{ socket: Socket; close
     socket.once('error', reject);
   });
 }
+
+describe('an empty SANDBOX_ADMIN_TOKEN (a CI secret that is not there)', () => {
+  it('leaves the control plane open, as unset, and says so in one line on stderr', async () => {
+    const child = await startMain({ SANDBOX_ADMIN_TOKEN: '' });
+    const open = await fetch(`${child.url}/__sandbox/requests`);
+    expect(open.status).toBe(200);
+    for (let i = 0; i < 100 && !child.stderr().includes('\n'); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(child.stderr()).toBe(
+      'partnership-sandbox: warning: SANDBOX_ADMIN_TOKEN is empty, so the control plane is open (no token is required); set a token to protect it, or unset the variable to silence this\n',
+    );
+    child.proc.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
+  });
+
+  it('an unset one prints no warning', async () => {
+    const child = await startMain({});
+    expect((await fetch(`${child.url}/__sandbox/requests`)).status).toBe(200);
+    child.proc.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
+    expect(child.stderr()).toBe('');
+  });
+});
 
 describe('SIGTERM with stalled clients', () => {
   it('closes idle and stalled sockets, finishes the request in flight (200), closes the store, exits 0', async () => {
