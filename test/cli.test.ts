@@ -297,6 +297,37 @@ describe('an empty SANDBOX_ADMIN_TOKEN (a CI secret that is not there)', () => {
   });
 });
 
+describe('a signal right after the URL line', () => {
+  /** Starts the CLI and sends `signal` from the first stdout data that carries the URL. */
+  function signalAtUrl(
+    signal: NodeJS.Signals,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    const proc = spawn(process.execPath, [MAIN, '--port', '0'], {
+      env: { ...baseEnv, SANDBOX_LOG: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    procs.push(proc);
+    let sent = false;
+    proc.stdout!.on('data', (d: Buffer) => {
+      if (!sent && d.toString().includes('http://')) {
+        sent = true;
+        proc.kill(signal);
+      }
+    });
+    return new Promise((resolve) => proc.once('exit', (code, sig) => resolve({ code, signal: sig })));
+  }
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s sent at once, 10 times: each run drains and exits 0 (the handlers are installed before the line is printed)',
+    async (signal) => {
+      for (let run = 0; run < 10; run++) {
+        expect({ run, ...(await signalAtUrl(signal)) }).toEqual({ run, code: 0, signal: null });
+      }
+    },
+    60_000,
+  );
+});
+
 describe('SIGTERM with stalled clients', () => {
   it('closes idle and stalled sockets, finishes the request in flight (200), closes the store, exits 0', async () => {
     const db = join(tempDir(), 'sandbox.db');
