@@ -17,13 +17,47 @@ const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
   .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 
+/** The longest SANDBOX_ADMIN_TOKEN accepted: far above any generated secret, far below a header limit. */
+export const ADMIN_TOKEN_MAX_CHARS = 1024;
+
+/**
+ * Why a SANDBOX_ADMIN_TOKEN could never be sent as `Authorization: Bearer <token>` (the
+ * guard reads one run of visible characters; headers arrive as latin1), or undefined when
+ * it can. Such a token would lock the control plane for good. Never quotes the token.
+ */
+export function adminTokenProblem(token: string): string | undefined {
+  if (token.length > ADMIN_TOKEN_MAX_CHARS) return `it is ${token.length} characters long`;
+  if (/\s/.test(token)) return 'it contains whitespace';
+  if ([...token].some((ch) => ch.charCodeAt(0) < 0x20 || ch === '\u007f'))
+    return 'it contains a control character';
+  if (/[^\x21-\x7e]/.test(token)) return 'it contains a non-ASCII character';
+  return undefined;
+}
+
+/** SANDBOX_ADMIN_TOKEN and startSandbox({adminToken}): one rule (see adminTokenProblem). */
+export const AdminTokenSchema = z
+  .string()
+  .min(1)
+  .superRefine((token, ctx) => {
+    const problem = adminTokenProblem(token);
+    if (problem) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be what an Authorization: Bearer header can carry: 1 to ${ADMIN_TOKEN_MAX_CHARS} visible ASCII characters (! to ~), no spaces; ${problem}`,
+      });
+    }
+  });
+
+/** Settings whose value is never repeated in an error message. */
+export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['adminToken']);
+
 export const ConfigSchema = z.object({
   port: int(0, 65535).default(4010),
   host: z.string().min(1).default('127.0.0.1'),
   db: z.string().min(1).default(':memory:'),
   fixtures: z.string().min(1).default(defaultFixturesDir),
   scenarios: z.string().min(1).optional(),
-  adminToken: z.string().min(1).optional(),
+  adminToken: AdminTokenSchema.optional(),
   authPropagationSeconds: int(0, 86_400).default(0),
   strictIdempotency: flag.default(false),
   tokenTtlSeconds: int(1, 7 * 86_400).default(3600),
@@ -65,8 +99,18 @@ Environment: ${Object.values(sources)
   .map((s) => s.env)
   .join(', ')} (see README "Configuration").`;
 
-/** What the command line asks for: help, the version, or a sandbox with this configuration. */
-export type Command = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; config: Config };
+/**
+ * What the command line asks for: help, the version, or a sandbox with this configuration
+ * and the warnings to print once it serves (one line each).
+ */
+export type Command =
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'run'; config: Config; warnings: string[] };
+
+/** An empty SANDBOX_ADMIN_TOKEN (a CI secret that is not there) leaves the control plane open: said once. */
+export const EMPTY_ADMIN_TOKEN_WARNING =
+  'warning: SANDBOX_ADMIN_TOKEN is empty, so the control plane is open (no token is required); set a token to protect it, or unset the variable to silence this';
 
 /** Parses flags (win over env) and env, or throws a StartupError naming the bad setting. */
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): Command {
@@ -109,11 +153,13 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const key = String(issue.path[0]);
-      return `${origin[key] ?? key}=${JSON.stringify(raw[key])}: ${issue.message}`;
+      const given = SECRET_SETTINGS.has(key) ? '' : `=${JSON.stringify(raw[key])}`;
+      return `${origin[key] ?? key}${given}: ${issue.message}`;
     });
     throw new StartupError(`invalid configuration: ${problems.join('; ')}`);
   }
-  return { kind: 'run', config: parsed.data };
+  const warnings = env.SANDBOX_ADMIN_TOKEN === '' ? [EMPTY_ADMIN_TOKEN_WARNING] : [];
+  return { kind: 'run', config: parsed.data, warnings };
 }
 
 /** The configuration of flags and env; `--help` and `--version` throw the usage (for tests and tools). */

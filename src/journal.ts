@@ -32,7 +32,13 @@ export interface CountFilter extends Omit<JournalFilter, 'limit'> {
 }
 
 const MAX_BODY_CHARS = 64 * 1024;
-const SECRET_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-sandbox-admin-token']);
+/**
+ * Authentication schemes (the IANA registry and common others) kept in front of a redacted
+ * credential, `Bearer [REDACTED]`, so the journal still shows how a client authenticated.
+ * Any other first word could be part of the secret (`Cookie: sid=…`, a key with a space).
+ */
+const AUTH_SCHEME =
+  /^(?:basic|bearer|concealed|digest|dpop|gnap|hoba|mutual|negotiate|ntlm|oauth|privatetoken|scram-sha-1|scram-sha-256|vapid|token|apikey|aws4-hmac-sha256)$/i;
 // Text that is neither JSON nor a form: any quoted key or form name that looks secret.
 const SECRET_FIELDS = /("((?:[^"\\]|\\.)*)"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
 const SECRET_FORM_FIELDS = /((?:^|&)([^=&]*)=)[^&]*/g;
@@ -62,23 +68,45 @@ export function redactHeaders(headers: RequestHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of [...joined.keys()].sort()) {
     const value = joined.get(name)!;
-    if (SECRET_HEADERS.has(name)) {
-      const scheme = value.split(' ')[0];
-      out[name] = scheme && scheme !== value ? `${scheme} ${REDACTED}` : REDACTED;
-    } else out[name] = value;
+    out[name] = isSecretKey(name) ? redactCredential(value) : value;
   }
   return out;
 }
 
+/** `Bearer abc` -> `Bearer [REDACTED]` (a known scheme is kept); anything else -> `[REDACTED]`. */
+function redactCredential(value: string): string {
+  const match = /^(\S+) +\S/.exec(value);
+  return match && AUTH_SCHEME.test(match[1]!) ? `${match[1]} ${REDACTED}` : REDACTED;
+}
+
+/** Names partners assert on: never redacted, whatever the rule below would say of them. */
+const NEVER_SECRET = new Set([
+  'idempotencykey',
+  'xrequestid',
+  'xplatformparentaccountid',
+  'xsandboxscenario',
+]);
+
 /**
- * Whether a field name holds a secret, however it is spelt: `client_secret`, `Client_Secret`,
- * `clientSecret`, `client-secret`, `CLIENT_SECRET`, any password, any `…token` (but not
- * `token_type`). Misspelt names matter most: a client that sends one gets 401, and its
- * secret must not then sit in the journal in clear.
+ * Whether a name holds a secret, by what it means, however it is spelt: one rule for body
+ * fields, query parameters and request headers. `client_secret`, `Client_Secret`,
+ * `clientSecret`, `CLIENT_SECRET`, any password or passphrase, any api key, any
+ * authorization, credential, cookie, session, signature or private key, any `…token` or
+ * `…auth` (but not `token_type`); `X-Api-Key`, `X-Forwarded-Authorization`, `Set-Cookie`.
+ * Misspelt names matter most: a client that sends one gets 401, and its secret must not then
+ * sit in the journal in clear. `Idempotency-Key`, `X-Request-Id`,
+ * `X-Platform-Parent-Account-Id` and `X-Sandbox-Scenario` are kept.
  */
 export function isSecretKey(key: string): boolean {
   const k = key.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return /secret|passw(?:or)?d|apikey/.test(k) || k.endsWith('token');
+  if (NEVER_SECRET.has(k)) return false;
+  return (
+    /secret|passw(?:or)?d|passphrase|apikey|authori[sz]ation|credential|cookie|session|signature|privatekey/.test(
+      k,
+    ) ||
+    k.endsWith('token') ||
+    k.endsWith('auth')
+  );
 }
 
 /** Redacts secret-named keys at any depth of a parsed JSON value. */

@@ -7,46 +7,58 @@
  * (one line on stderr naming it and the cause); 1 for anything unexpected.
  */
 import { packageVersion, parseCommandLine, USAGE } from './config.js';
-import { startServer } from './server.js';
+import { type Running, startServer } from './server.js';
 import { StartupError } from './startup-error.js';
 
 async function main() {
   const command = parseCommandLine(process.argv.slice(2), process.env);
   if (command.kind === 'help') return void console.log(USAGE);
   if (command.kind === 'version') return void console.log(packageVersion());
-  const { config } = command;
-  const running = await startServer(config);
-  const { sandbox } = running;
+  const { config, warnings } = command;
+  // The handlers come first: a signal at any moment, while starting or right after the URL
+  // line, drains and exits 0 (SANDBOX.md §9). Without a handler the signal's default
+  // action kills the process, and a partner's CI sees exit 143.
+  let stopping: NodeJS.Signals | undefined;
+  let running: Running | undefined;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = signal;
+    if (running) stop(running, signal); // else: as soon as start-up finishes, below
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  running = await startServer(config);
+  if (stopping) return stop(running, stopping);
   // The first line on stdout carries the URL (SANDBOX.md §9), whatever the log setting.
   process.stdout.write(
     `Partnership sandbox on ${running.url}  (default credentials: README.md "Default credentials")\n`,
   );
-  sandbox.log.info('sandbox listening', {
+  for (const warning of warnings) console.error(`partnership-sandbox: ${warning}`);
+  running.sandbox.log.info('sandbox listening', {
     url: running.url,
     db: config.db,
     fixtures: config.fixtures,
     credentials: 'default client credentials: README.md "Default credentials" (fixtures/partners.json)',
   });
-  let signals = 0;
-  const shutdown = (signal: NodeJS.Signals) => {
-    if (++signals > 1) return;
-    sandbox.log.info('shutting down', { signal });
-    running.close().then(
-      () => {
-        sandbox.log.info('stopped', { signal });
-        process.exitCode = 0;
-        process.exit();
-      },
-      (err) => {
-        console.error(err);
-        process.exit(1);
-      },
-    );
-    // The drain is bounded (server.ts DRAIN_MS); this only guards against a bug in it.
-    setTimeout(() => process.exit(1), 10_000).unref();
-  };
-  process.on('SIGTERM', shutdown);
-  process.on('SIGINT', shutdown);
+}
+
+/** Drains, closes the store and exits 0 (1 if closing failed). */
+function stop(running: Running, signal: NodeJS.Signals): void {
+  const { log } = running.sandbox;
+  log.info('shutting down', { signal });
+  running.close().then(
+    () => {
+      log.info('stopped', { signal });
+      process.exitCode = 0;
+      process.exit();
+    },
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+  // The drain is bounded (server.ts DRAIN_MS); this only guards against a bug in it.
+  setTimeout(() => process.exit(1), 10_000).unref();
 }
 
 main().catch((err) => {

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { type ControlClient, createControlClient } from './client/control.js';
-import { ConfigSchema } from './config.js';
+import { AdminTokenSchema, ConfigSchema, SECRET_SETTINGS } from './config.js';
 import { jsonLogger } from './sandbox.js';
 import { startServer } from './server.js';
 import { StartupError } from './startup-error.js';
@@ -27,7 +27,10 @@ export interface SandboxOptions {
   fixtures?: string;
   /** A folder of extra scenario presets (JSON), beside the built-in ones. */
   scenarios?: string;
-  /** Protects the control plane (`Authorization: Bearer`); `control` sends it. */
+  /**
+   * Protects the control plane (`Authorization: Bearer`); `control` sends it. Visible ASCII
+   * without spaces, at most 1024 characters (what the header can carry); else start rejects.
+   */
   adminToken?: string;
   /** Auth propagation window for new accounts, in sandbox-clock seconds; default 0. */
   authPropagationSeconds?: number;
@@ -55,7 +58,7 @@ const Options = z.strictObject({
   db: z.string().min(1).optional(),
   fixtures: z.string().min(1).optional(),
   scenarios: z.string().min(1).optional(),
-  adminToken: z.string().min(1).optional(),
+  adminToken: AdminTokenSchema.optional(),
   authPropagationSeconds: z.int().min(0).max(86_400).optional(),
   strictIdempotency: z.boolean().optional(),
   log: z
@@ -77,7 +80,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     const problems = parsed.error.issues.map((issue) => {
       const key = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue.path.join('.');
       const given =
-        issue.code === 'unrecognized_keys'
+        issue.code === 'unrecognized_keys' || SECRET_SETTINGS.has(key)
           ? ''
           : `=${JSON.stringify(issue.path.length ? (options as Record<string, unknown>)[String(issue.path[0])] : options)}`;
       return `${key}${given}: ${issue.message}`;

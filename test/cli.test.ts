@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { packageDir } from '../src/config.js';
+import { openDb } from '../src/store/db.js';
 import { DEMO } from './harness.js';
 
 const MAIN = join(packageDir, 'dist', 'main.js');
@@ -126,6 +127,26 @@ describe('start-up failures: one line naming the setting and the cause, exit 2',
     );
   });
 
+  it(`a store file this user cannot write, in a folder it can (${IS_ROOT ? 'chattr +i on the file' : 'chmod 444'}): SQLite would open it read-only`, () => {
+    const dir = tempDir();
+    const path = join(dir, 'sandbox.db');
+    // A sound store, migrated (so nothing needs writing until the sandbox seeds it).
+    openDb(path).close();
+    if (IS_ROOT) {
+      execFileSync('chattr', ['+i', path]);
+      cleanups.push(() => execFileSync('chattr', ['-i', path]));
+    } else {
+      chmodSync(path, 0o444);
+      cleanups.push(() => chmodSync(path, 0o644));
+    }
+    expectStartupFailure(
+      runMain(['--db', path]),
+      new RegExp(
+        `SANDBOX_DB=${re(path)}: cannot open the store as ${re(USER)}: the file cannot be opened for writing: check its permissions and those of ${re(dir)} \\(attempt to write a readonly database, SQLITE_READONLY\\)`,
+      ),
+    );
+  });
+
   describe('a port in use', () => {
     let blocker: Server;
     let port: number;
@@ -179,6 +200,25 @@ describe('start-up failures: one line naming the setting and the cause, exit 2',
   it('a bad value (PORT=eighty)', () => {
     expectStartupFailure(runMain([], { PORT: 'eighty' }), /invalid configuration: PORT="eighty"/);
   });
+
+  it.each([
+    ['a space', 'open sesame', /it contains whitespace/],
+    ['whitespace only', '   ', /it contains whitespace/],
+    ['a non-ASCII character', 'tok€n-9f3a', /it contains a non-ASCII character/],
+    ['a control character', 'tok\u0001en-9f3a', /it contains a control character/],
+    ['1,025 characters', 'z'.repeat(1025), /it is 1025 characters long/],
+  ])(
+    'a SANDBOX_ADMIN_TOKEN no Authorization header can carry (%s) stops start-up; the token is not echoed',
+    (_, token, cause) => {
+      const r = runMain([], { SANDBOX_ADMIN_TOKEN: token });
+      expectStartupFailure(
+        r,
+        /^partnership-sandbox: invalid configuration: SANDBOX_ADMIN_TOKEN: must be what an Authorization: Bearer header can carry: 1 to 1024 visible ASCII characters \(! to ~\), no spaces; /,
+      );
+      expect(r.stderr).toMatch(cause);
+      if (token.trim()) expect(r.stderr).not.toContain(token);
+    },
+  );
 });
 
 // ---- shutdown ------------------------------------------------------------------------------
@@ -187,6 +227,8 @@ interface Child {
   proc: ChildProcess;
   url: string;
   port: number;
+  /** What it wrote on stderr so far. */
+  stderr(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
 }
 
@@ -210,7 +252,7 @@ function startMain(env: Record<string, string>): Promise<Child> {
       out += d;
       const first = out.includes('\n') ? out.slice(0, out.indexOf('\n')) : undefined;
       const url = first && /http:\/\/127\.0\.0\.1:(\d+)/.exec(first);
-      if (url) resolve({ proc, url: url[0], port: Number(url[1]), exited });
+      if (url) resolve({ proc, url: url[0], port: Number(url[1]), exited, stderr: () => err });
     });
     void exited.then(({ code }) => reject(new Error(`exited before listening (${code}): ${err}`)));
   });
@@ -231,6 +273,60 @@ function rawSocket(port: number, send?: string): Promise<{ socket: Socket; close
     socket.once('error', reject);
   });
 }
+
+describe('an empty SANDBOX_ADMIN_TOKEN (a CI secret that is not there)', () => {
+  it('leaves the control plane open, as unset, and says so in one line on stderr', async () => {
+    const child = await startMain({ SANDBOX_ADMIN_TOKEN: '' });
+    const open = await fetch(`${child.url}/__sandbox/requests`);
+    expect(open.status).toBe(200);
+    for (let i = 0; i < 100 && !child.stderr().includes('\n'); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(child.stderr()).toBe(
+      'partnership-sandbox: warning: SANDBOX_ADMIN_TOKEN is empty, so the control plane is open (no token is required); set a token to protect it, or unset the variable to silence this\n',
+    );
+    child.proc.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
+  });
+
+  it('an unset one prints no warning', async () => {
+    const child = await startMain({});
+    expect((await fetch(`${child.url}/__sandbox/requests`)).status).toBe(200);
+    child.proc.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
+    expect(child.stderr()).toBe('');
+  });
+});
+
+describe('a signal right after the URL line', () => {
+  /** Starts the CLI and sends `signal` from the first stdout data that carries the URL. */
+  function signalAtUrl(
+    signal: NodeJS.Signals,
+  ): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    const proc = spawn(process.execPath, [MAIN, '--port', '0'], {
+      env: { ...baseEnv, SANDBOX_LOG: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    procs.push(proc);
+    let sent = false;
+    proc.stdout!.on('data', (d: Buffer) => {
+      if (!sent && d.toString().includes('http://')) {
+        sent = true;
+        proc.kill(signal);
+      }
+    });
+    return new Promise((resolve) => proc.once('exit', (code, sig) => resolve({ code, signal: sig })));
+  }
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s sent at once, 10 times: each run drains and exits 0 (the handlers are installed before the line is printed)',
+    async (signal) => {
+      for (let run = 0; run < 10; run++) {
+        expect({ run, ...(await signalAtUrl(signal)) }).toEqual({ run, code: 0, signal: null });
+      }
+    },
+    60_000,
+  );
+});
 
 describe('SIGTERM with stalled clients', () => {
   it('closes idle and stalled sockets, finishes the request in flight (200), closes the store, exits 0', async () => {

@@ -240,6 +240,65 @@ describe('journal: redaction', () => {
     expect(isSecretKey('client_id')).toBe(false);
   });
 
+  it('secret request headers are redacted by what their name means (X-Api-Key, X-Forwarded-Authorization, X-Auth-Token, Cookie…), in the journal and in bundles; the headers partners assert on are kept', async () => {
+    const h = createHarness();
+    const token = await h.token();
+    const secrets = {
+      'X-Api-Key': 'api-key-value-7f3c',
+      'X-Forwarded-Authorization': `Bearer ${token}`,
+      'X-Auth-Token': 'auth-token-value-91ab',
+      'X-Client-Secret': 'client-secret-value-02cd',
+      'X-Session-Id': 'session-value-55ee',
+      'X-Hub-Signature-256': 'sha256=signature-value-66ff',
+      'X-Amz-Credential': 'credential-value-77aa',
+      'X-Password': 'password-value-88bb',
+      Cookie: 'sid=cookie-value-99cc; theme=dark',
+      'Proxy-Authorization': 'Basic cHJveHk6cHJveHktc2VjcmV0',
+    };
+    const kept = {
+      'Idempotency-Key': 'idem-key-kept-1234',
+      'X-Request-Id': 'req-id-kept-5678',
+      'X-Platform-Parent-Account-Id': DEMO.parent,
+      'X-Sandbox-Scenario': 'latency=1',
+    };
+    expectOk(
+      await h.request('GET', MAPPINGS, {
+        headers: { Authorization: `Bearer ${token}`, ...secrets, ...kept },
+      }),
+    );
+    const journal = await h.request('GET', '/__sandbox/requests?limit=1');
+    const bundle = await h.request('GET', `/__sandbox/partners/${DEMO.parent}/bundle`);
+    expect(bundle.status).toBe(200);
+    for (const text of [journal.text, bundle.text]) {
+      expect(text).not.toContain(token.slice(4));
+      for (const value of Object.values(secrets)) expect(text).not.toContain(value.split(' ').pop()!);
+      expect(text).not.toContain('cookie-value');
+    }
+    const [entry] = journal.body.requests as Entry[];
+    expect(entry!.request_headers).toMatchObject({
+      'x-api-key': '[REDACTED]',
+      'x-forwarded-authorization': 'Bearer [REDACTED]',
+      'x-auth-token': '[REDACTED]',
+      'x-client-secret': '[REDACTED]',
+      'x-session-id': '[REDACTED]',
+      'x-hub-signature-256': '[REDACTED]',
+      'x-amz-credential': '[REDACTED]',
+      'x-password': '[REDACTED]',
+      cookie: '[REDACTED]',
+      'proxy-authorization': 'Basic [REDACTED]',
+      authorization: 'Bearer [REDACTED]',
+      'idempotency-key': kept['Idempotency-Key'],
+      'x-request-id': kept['X-Request-Id'],
+      'x-platform-parent-account-id': DEMO.parent,
+      'x-sandbox-scenario': 'latency=1',
+    });
+    // One rule for headers, body fields and query names: spelt either way, the same answer.
+    expect(isSecretKey('x-api-key')).toBe(true);
+    expect(isSecretKey('api_key')).toBe(true);
+    expect(isSecretKey('idempotency_key')).toBe(false);
+    expect(isSecretKey('X-Request-Id')).toBe(false);
+  });
+
   it('secrets in query strings are redacted by the same field rules as bodies (?access_token=, ?client_secret=)', async () => {
     const h = createHarness();
     const token = await h.token();

@@ -356,6 +356,38 @@ describe('startSandbox() options', () => {
     await expect(startSandbox(options as SandboxOptions)).rejects.toBeInstanceOf(StartupError);
   });
 
+  it.each([
+    ['open sesame', /it contains whitespace/],
+    ['tok€n-9f3a', /it contains a non-ASCII character/],
+  ])(
+    'an adminToken no Authorization header can carry (%j) rejects naming adminToken, not echoing it',
+    async (token, cause) => {
+      const start = startSandbox({ adminToken: token });
+      await expect(start).rejects.toBeInstanceOf(StartupError);
+      const err = (await start.catch((e: Error) => e)) as Error;
+      expect(err.message).toMatch(
+        /^startSandbox: invalid option adminToken: must be what an Authorization: Bearer header can carry: /,
+      );
+      expect(err.message).toMatch(cause);
+      expect(err.message).not.toContain(token);
+    },
+  );
+
+  it('an adminToken of visible ASCII punctuation (no b64token) is accepted, required and sent by control', async () => {
+    const adminToken = 'p@ss!w0rd~"quoted";{x}=';
+    const sandbox = await startSandbox({ adminToken });
+    try {
+      expect((await fetch(`${sandbox.url}/__sandbox/requests`)).status).toBe(401);
+      const ok = await fetch(`${sandbox.url}/__sandbox/requests`, {
+        headers: { Authorization: `Bearer ${adminToken}` },
+      });
+      expect(ok.status).toBe(200);
+      expect((await sandbox.control.requests.list({})).requests).toEqual([]);
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
   it('a store that cannot be opened rejects naming SANDBOX_DB, the path and the user', async () => {
     await expect(startSandbox({ db: '/nonexistent/sandbox.db' })).rejects.toThrow(
       /^SANDBOX_DB=\/nonexistent\/sandbox\.db: cannot open the store as user .+ \(uid \d+\): the folder \/nonexistent does not exist/,

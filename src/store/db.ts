@@ -19,10 +19,27 @@ export function openDb(path: string): Db {
     db = new Database(path);
     applyPragmas(db, path);
     migrate(db);
+    probeWritable(db);
     return db;
   } catch (err) {
     if (db?.open) db.close();
     throw openError(path, err as Error & { code?: string });
+  }
+}
+
+/**
+ * SQLite opens a file it may not write (mode 444, an immutable file, a read-only mount)
+ * read-only without a word, and the first write would fail later (at start-up, with a
+ * stack trace, or on a partner's request). A write rolled back at once finds it out here.
+ */
+function probeWritable(db: Db): void {
+  // BEGIN IMMEDIATE is not enough: under WAL it takes the lock without touching the file.
+  const version = db.pragma('user_version', { simple: true }) as number;
+  db.exec('BEGIN');
+  try {
+    db.pragma(`user_version = ${version}`);
+  } finally {
+    db.exec('ROLLBACK');
   }
 }
 
