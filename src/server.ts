@@ -30,6 +30,7 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { ErrorCode } from './contract/errors.js';
 import { ids } from './domain/ids.js';
+import { markTimedOut } from './http/read-body.js';
 import { commonHeaders } from './http/request-context.js';
 import { createSandbox, type Logger, type Sandbox } from './sandbox.js';
 import { StartupError } from './startup-error.js';
@@ -239,6 +240,9 @@ function answerParserError(err: NodeJS.ErrnoException & { reason?: string }, soc
     socket.destroy();
     return;
   }
+  // A request whose body stops arriving is in the app, awaiting it: tell its reader why it ends.
+  const inFlight = (socket as Duplex & { _httpMessage?: { req?: IncomingMessage } })._httpMessage?.req;
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' && inFlight) markTimedOut(inFlight);
   const kind = parserErrors[err.code ?? ''] ?? malformed;
   const reason = (err.reason ?? err.message).replace(/[^\x20-\x7e]/g, '').slice(0, 200);
   const envelope = errorEnvelope(kind.status, kind.code, kind.message(reason));

@@ -1,0 +1,153 @@
+/**
+ * A hostile client over a real socket: a body cut off mid-way, a request without Host or
+ * with an unknown Expect, a deeply nested JSON body, a body that never ends, a charset
+ * other than UTF-8. Each is answered (or, when the client is gone, journaled) as what it
+ * is, never as a 500, and the server keeps serving everyone else.
+ */
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Running, startServer } from '../src/server.js';
+import { DEMO, registerBody, testConfig } from './harness.js';
+
+interface LogLine {
+  level: 'info' | 'error';
+  msg: string;
+  fields?: Record<string, unknown>;
+}
+
+/** A server of its own, with a logger that keeps every line. */
+async function serve(overrides: Parameters<typeof testConfig>[0] = {}) {
+  const lines: LogLine[] = [];
+  const running = await startServer(testConfig({ port: 0, ...overrides }), {
+    info: (msg, fields) => lines.push({ level: 'info', msg, fields }),
+    error: (msg, fields) => lines.push({ level: 'error', msg, fields }),
+  });
+  return { running, lines };
+}
+
+/**
+ * Writes `request` on a raw socket; then either closes it (`hangUp`) or waits for the
+ * server to close it. Resolves with what the server sent (nothing, after a hang-up).
+ */
+function raw(port: number, request: string, o: { hangUp?: boolean } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(request, () => {
+        if (o.hangUp) socket.destroy();
+      });
+    });
+    let text = '';
+    socket.on('data', (d) => {
+      text += d;
+    });
+    socket.once('error', reject);
+    socket.once('close', () => resolve(text));
+  });
+}
+
+async function json(url: string, init: RequestInit = {}) {
+  const res = await fetch(url, init);
+  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
+  const body: any = await res.json();
+  return { status: res.status, headers: res.headers, body };
+}
+
+async function tokenOf(url: string): Promise<string> {
+  const grant = await json(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`,
+  });
+  return grant.body.access_token;
+}
+
+/** Waits until `check` holds (the server settles a cut-off request on its next turns). */
+async function until(check: () => Promise<boolean>, ms = 2000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!(await check())) {
+    if (performance.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('a client that hangs up in the middle of its body', () => {
+  let server: Awaited<ReturnType<typeof serve>>;
+  let running: Running;
+  let token: string;
+  let account: string;
+  beforeAll(async () => {
+    server = await serve();
+    running = server.running;
+    token = await tokenOf(running.url);
+    const created = await json(`${running.url}/v1/accounts/register/partnership`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'X-Platform-Parent-Account-Id': DEMO.parent,
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify(registerBody()),
+    });
+    account = created.body.data.account_id;
+  });
+  afterAll(() => running.close());
+
+  const cut = (path: string, headers: string) =>
+    `${path} HTTP/1.1\r\nHost: x\r\n${headers}Content-Length: 100\r\n\r\n{"status":`;
+
+  it('on a status PUT, the token endpoint and the control plane: no error logged, no 500 journaled, nothing written', async () => {
+    const partnersBefore = (await json(`${running.url}/__sandbox/partners`)).body.partners.length;
+    const auth = `Authorization: Bearer ${token}\r\nX-Platform-Parent-Account-Id: ${DEMO.parent}\r\n`;
+    const cases = [
+      cut(
+        `PUT /v1/partnership/accounts/${account}/status`,
+        `${auth}Idempotency-Key: cut-off\r\nContent-Type: application/json\r\n`,
+      ),
+      cut('POST /oauth/token', 'Content-Type: application/x-www-form-urlencoded\r\n'),
+      cut('POST /__sandbox/partners', 'Content-Type: application/json\r\n'),
+    ];
+    await json(`${running.url}/__sandbox/requests`, { method: 'DELETE' });
+    for (const request of cases) expect(await raw(running.port, request, { hangUp: true })).toBe('');
+
+    // Both journaled calls are recorded as the connection-reset drill is: status 0, no answer.
+    let entries: {
+      path: string;
+      status: number;
+      request_body: string;
+      response_body: unknown;
+      warnings: string[];
+    }[] = [];
+    await until(async () => {
+      entries = (await json(`${running.url}/__sandbox/requests`)).body.requests;
+      return entries.length === 2;
+    });
+    for (const entry of entries) {
+      expect(entry.status).toBe(0);
+      expect(entry.response_body).toBeNull();
+      expect(entry.request_body).toBe('{"status":');
+      expect(entry.warnings).toEqual([
+        expect.stringMatching(/^the client closed the connection after 10 of 100 body bytes/),
+      ]);
+    }
+    expect(entries.map((e) => e.path).sort()).toEqual([
+      '/oauth/token',
+      `/v1/partnership/accounts/${account}/status`,
+    ]);
+    expect(server.lines.filter((l) => l.level === 'error')).toEqual([]);
+
+    // Nothing was written: the status is unchanged, the key is free, no partner was added.
+    const status = await json(`${running.url}/v1/partnership/accounts/${account}/status`, {
+      method: 'PUT',
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'X-Platform-Parent-Account-Id': DEMO.parent,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': 'cut-off',
+      },
+      body: JSON.stringify({ status: 'paused' }),
+    });
+    expect(status.status).toBe(200);
+    expect(status.headers.get('idempotent-replayed')).toBeNull();
+    expect((await json(`${running.url}/__sandbox/partners`)).body.partners.length).toBe(partnersBefore);
+  });
+});
