@@ -25,6 +25,31 @@ async function serve(overrides: Parameters<typeof testConfig>[0] = {}) {
   return { running, lines };
 }
 
+interface RawReply {
+  status: number;
+  headers: Record<string, string>;
+  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
+  body: any;
+  text: string;
+}
+
+function parseReply(text: string): RawReply {
+  const cut = text.indexOf('\r\n\r\n');
+  const head = cut === -1 ? text : text.slice(0, cut);
+  const body = cut === -1 ? '' : text.slice(cut + 4);
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+  );
+  let parsed: unknown = null;
+  try {
+    parsed = body ? JSON.parse(body) : null;
+  } catch {
+    parsed = null;
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body: parsed, text };
+}
+
 /**
  * Writes `request` on a raw socket; then either closes it (`hangUp`) or waits for the
  * server to close it. Resolves with what the server sent (nothing, after a hang-up).
@@ -149,5 +174,74 @@ describe('a client that hangs up in the middle of its body', () => {
     expect(status.status).toBe(200);
     expect(status.headers.get('idempotent-replayed')).toBeNull();
     expect((await json(`${running.url}/__sandbox/partners`)).body.partners.length).toBe(partnersBefore);
+  });
+});
+
+describe('requests Node would answer with a bare status: no Host, an unknown Expect', () => {
+  let server: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    server = await serve();
+  });
+  afterAll(() => server.running.close());
+
+  function expectEnvelope(res: RawReply, status: number, code: string) {
+    expect(res.status, res.text).toBe(status);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers.connection).toBe('close');
+    expect(res.body).toEqual({
+      status,
+      error: { code },
+      message: expect.any(String),
+      request_id: res.headers['x-request-id'],
+      data: null,
+    });
+    expect(res.body.request_id).toMatch(/^[0-9a-f-]{36}$/);
+  }
+
+  it('an HTTP/1.1 request without Host, with an empty one or with two: 400 malformed_request naming the Host header', async () => {
+    const port = server.running.port;
+    const missing = parseReply(
+      await raw(port, 'GET /__sandbox/health HTTP/1.1\r\nConnection: close\r\n\r\n'),
+    );
+    expectEnvelope(missing, 400, 'malformed_request');
+    expect(missing.body.message).toBe(
+      'Malformed HTTP request: an HTTP/1.1 request must carry one Host header (RFC 9112 section 3.2), and this one has none.',
+    );
+    const empty = parseReply(await raw(port, 'GET /__sandbox/health HTTP/1.1\r\nHost:\r\n\r\n'));
+    expectEnvelope(empty, 400, 'malformed_request');
+    expect(empty.body.message).toMatch(/one Host header .*this one is empty\.$/);
+    const two = parseReply(await raw(port, 'GET /__sandbox/health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n'));
+    expectEnvelope(two, 400, 'malformed_request');
+    expect(two.body.message).toMatch(/one Host header .*this one has 2\.$/);
+    // A partnership call too: refused before the app, so not journaled as anything else.
+    const write = parseReply(await raw(port, 'POST /oauth/token HTTP/1.1\r\nContent-Length: 0\r\n\r\n'));
+    expectEnvelope(write, 400, 'malformed_request');
+  });
+
+  it('HTTP/1.0 may omit Host: the app sees the address the client reached (never a URL that throws)', async () => {
+    const port = server.running.port;
+    const health = parseReply(await raw(port, 'GET /__sandbox/health HTTP/1.0\r\n\r\n'));
+    expect(health.status, health.text).toBe(200);
+    const metadata = parseReply(
+      await raw(port, 'GET /.well-known/oauth-authorization-server HTTP/1.0\r\n\r\n'),
+    );
+    expect(metadata.status, metadata.text).toBe(200);
+    expect(metadata.body.token_endpoint).toBe(`http://127.0.0.1:${port}/oauth/token`);
+  });
+
+  it('an Expect other than 100-continue: 417 expectation_failed in the envelope; the server keeps serving', async () => {
+    const port = server.running.port;
+    const res = parseReply(
+      await raw(
+        port,
+        'POST /oauth/token HTTP/1.1\r\nHost: x\r\nExpect: 999-foo\r\nContent-Length: 0\r\n\r\n',
+      ),
+    );
+    expectEnvelope(res, 417, 'expectation_failed');
+    expect(res.body.message).toBe(
+      'Expectation failed: the only expectation this server meets is "Expect: 100-continue" (got "999-foo").',
+    );
+    expect((await fetch(`${server.running.url}/__sandbox/health`)).status).toBe(200);
   });
 });

@@ -99,6 +99,7 @@ const details: Record<ErrorCode, z.ZodType | undefined> = {
   request_headers_too_large: undefined,
   payload_too_large: z.object({ limit_bytes: int('The body size limit.', 262144) }),
   unsupported_media_type: z.object({ header: headerName('Content-Type') }),
+  expectation_failed: undefined,
   missing_parent_account_header: z.object({ header: headerName('X-Platform-Parent-Account-Id') }),
   idempotency_key_reused: z.object({
     header: headerName('Idempotency-Key'),
@@ -147,6 +148,7 @@ const meaning: Record<ErrorCode, string> = {
     'A request with this Idempotency-Key is still executing: wait Retry-After seconds and send the same request again with the same key (it then replays the first answer).',
   payload_too_large: 'The body is larger than the limit.',
   unsupported_media_type: 'A write whose Content-Type is not JSON.',
+  expectation_failed: 'An Expect header other than 100-continue, which is the only one the server meets.',
   missing_parent_account_header: 'A write without X-Platform-Parent-Account-Id.',
   idempotency_key_reused:
     'The Idempotency-Key was first used on another operation, or (strict mode) with another payload: use a fresh key.',
