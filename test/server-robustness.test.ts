@@ -6,8 +6,9 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonTooDeepMessage } from '../src/contract/messages.js';
 import { type Running, startServer } from '../src/server.js';
-import { DEMO, registerBody, testConfig } from './harness.js';
+import { createHarness, DEMO, expectErrorEnvelope, registerBody, STATUS, testConfig } from './harness.js';
 
 interface LogLine {
   level: 'info' | 'error';
@@ -244,4 +245,84 @@ describe('requests Node would answer with a bare status: no Host, an unknown Exp
     );
     expect((await fetch(`${server.running.url}/__sandbox/health`)).status).toBe(200);
   });
+});
+
+describe('JSON nested deeper than 64 levels is refused before it is parsed', () => {
+  /** `{"status":` + n arrays + `}`: n + 1 levels. */
+  const nested = (n: number) => `{"status":${'['.repeat(n)}${']'.repeat(n)}}`;
+
+  it('a partnership write: 64 levels reach validation; 65 are 400 malformed_json naming the limit and where', async () => {
+    const h = createHarness();
+    const c = await h.client();
+    const account = await c.account();
+    const put = (raw: string) =>
+      c.call('PUT', STATUS(account), {
+        raw,
+        headers: { 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
+      });
+    const deepest = await put(nested(63));
+    expectErrorEnvelope(deepest, 400, 'validation_error');
+    const tooDeep = expectErrorEnvelope(await put(nested(64)), 400, 'malformed_json');
+    expect(tooDeep.message).toBe(jsonTooDeepMessage(64, 73));
+    expect(tooDeep.error.details).toEqual({ max_depth: 64, byte_offset: 73 });
+    // Brackets inside strings, escaped quotes included, are not nesting.
+    const inString = await put(`{"status":"\\"${'['.repeat(100)}\\\\","x":"${'{'.repeat(100)}"}`);
+    expectErrorEnvelope(inString, 400, 'validation_error');
+    // The journal shows the refused body as it arrived (it does not parse it either).
+    const journal = await h.request('GET', '/__sandbox/requests?status=400&limit=3');
+    expect(journal.body.requests.map((r: { request_body: string }) => r.request_body)).toContain(nested(64));
+  });
+
+  it('the token endpoint (RFC 6749 error) and the control plane refuse it the same way', async () => {
+    const h = createHarness();
+    const token = await h.request('POST', '/oauth/token', {
+      raw: `{"grant_type":${'['.repeat(64)}${']'.repeat(64)}}`,
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(token.status).toBe(400);
+    expect(token.body).toEqual({
+      error: 'invalid_request',
+      error_description: 'the request body nests arrays and objects more than 64 levels deep',
+    });
+    const partner = expectErrorEnvelope(
+      await h.request('POST', '/__sandbox/partners', {
+        raw: `{"client_id":${'{"a":'.repeat(64)}1${'}'.repeat(64)}}`,
+        headers: { 'Content-Type': 'application/json' },
+      }),
+      400,
+      'malformed_json',
+    );
+    expect(partner.message).toBe(jsonTooDeepMessage(64, 13 + 5 * 63));
+  });
+
+  it('a 30 MB bundle of 15,000,000 nested arrays: 400 naming the depth, and health answers quickly meanwhile', async () => {
+    const { running } = await serve();
+    try {
+      const n = 15_000_000;
+      const body = `{"kind":${'['.repeat(n)}${']'.repeat(n)}}`;
+      let done = false;
+      const bundle = fetch(`${running.url}/__sandbox/bundles`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      }).then(async (res) => {
+        done = true;
+        return { status: res.status, body: (await res.json()) as { message: string; error: unknown } };
+      });
+      // Health, again and again while the bundle is sent, read and refused: never held up.
+      let slowest = 0;
+      while (!done) {
+        const started = performance.now();
+        expect((await fetch(`${running.url}/__sandbox/health`)).status).toBe(200);
+        slowest = Math.max(slowest, performance.now() - started);
+      }
+      expect(slowest).toBeLessThan(500);
+      const res = await bundle;
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({ code: 'malformed_json', details: { max_depth: 64, byte_offset: 71 } });
+      expect(res.body.message).toBe(jsonTooDeepMessage(64, 71));
+    } finally {
+      await running.close();
+    }
+  }, 30_000);
 });

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { ApiError, validationError } from '../contract/errors.js';
 import type { AppEnv } from '../http/env.js';
 import { requestHeader } from '../http/headers.js';
+import { parseJson } from '../http/json.js';
 import { readJsonText } from '../http/read-body.js';
 import { issuesToFields } from '../http/validation.js';
 
@@ -15,14 +16,7 @@ export async function adminJson(c: Context<AppEnv>, limit?: number): Promise<unk
   if (!/^application\/(?:[a-z0-9.+-]*\+)?json/i.test(type)) {
     throw new ApiError('unsupported_media_type', 'Content-Type must be application/json.');
   }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new ApiError(
-      'malformed_json',
-      `Request body is not valid JSON: ${(e as Error).message.slice(0, 200)}`,
-    );
-  }
+  return parseJson(text);
 }
 
 /** Reads and validates a control-plane JSON body. */

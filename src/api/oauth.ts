@@ -9,6 +9,7 @@
  */
 import { Hono } from 'hono';
 import { ApiError } from '../contract/errors.js';
+import { MAX_JSON_DEPTH, tooDeepAt } from '../domain/json-depth.js';
 import type { AppEnv } from '../http/env.js';
 import { json } from '../http/envelope.js';
 import { injectFaults } from '../http/faults.js';
@@ -67,6 +68,13 @@ function readFields(raw: string, type: string): Record<string, unknown> {
     return fields;
   }
   if (/^application\/(?:[a-z0-9.+-]*\+)?json/i.test(type)) {
+    if (tooDeepAt(raw) !== -1) {
+      throw new OAuthError(
+        'invalid_request',
+        `the request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,
+        400,
+      );
+    }
     try {
       const parsed: unknown = JSON.parse(raw);
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');

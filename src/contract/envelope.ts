@@ -39,7 +39,17 @@ const details: Record<ErrorCode, z.ZodType | undefined> = {
   validation_error: z.object({
     fields: z.array(FieldIssue).openapi({ description: 'Every problem found, each naming its field.' }),
   }),
-  malformed_json: undefined,
+  malformed_json: z
+    .object({
+      byte_offset: int('Where in the body (bytes from its start) the problem is.', 12).optional(),
+      max_depth: int(
+        'How deep arrays and objects may nest (a body nested deeper is refused).',
+        64,
+      ).optional(),
+    })
+    .openapi({
+      description: 'Bytes that are not UTF-8: byte_offset. Nested too deep: max_depth and byte_offset.',
+    }),
   malformed_request: undefined,
   vertical_not_mapped: z
     .object({
@@ -121,7 +131,7 @@ const meaning: Record<ErrorCode, string> = {
   partial_failure:
     'A status PUT that some variants failed (HTTP 200): they kept their previous state. Keep request_id and contact support.',
   validation_error: 'A field is missing, mistyped, unknown or out of range; details.fields names each.',
-  malformed_json: 'The body is not JSON (or not UTF-8).',
+  malformed_json: 'The body is not JSON, not UTF-8, or nests deeper than the limit.',
   malformed_request: 'The HTTP request itself could not be parsed (for example a repeated Content-Length).',
   request_timeout: 'The request was not received in time.',
   request_headers_too_large: 'The request headers are larger than the server accepts.',
