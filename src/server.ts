@@ -102,8 +102,22 @@ function listen(sandbox: Sandbox, config: Config): Promise<ServerType> {
       void listener(req, res);
     };
     // Node would answer a request without Host a bare 400: checked() answers it with the envelope.
+    // A request (headers and body) must arrive within the request timeout, or it is answered 408
+    // (answerParserError) and its connection closed; Node's default holds it for 5 minutes. The
+    // timeout ends once the request is in: a latency drill delays the answer, not the request.
+    const timeout = config.requestTimeoutSeconds * 1000;
     const createServer = ((options: object) =>
-      createHttpServer({ ...options, requireHostHeader: false }, checked)) as never;
+      createHttpServer(
+        {
+          ...options,
+          requireHostHeader: false,
+          requestTimeout: timeout,
+          headersTimeout: timeout,
+          // How often Node looks for requests past the timeout (its default is 30 s).
+          connectionsCheckingInterval: Math.min(1000, timeout / 4),
+        },
+        checked,
+      )) as never;
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host, createServer }, () => {
       s.off('error', failed);
       // After listening, a server error (accept failing for lack of file descriptors) is logged, not fatal.

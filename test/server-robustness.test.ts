@@ -326,3 +326,77 @@ describe('JSON nested deeper than 64 levels is refused before it is parsed', () 
     }
   }, 30_000);
 });
+
+describe('a request that never finishes arriving: the request timeout (SANDBOX_REQUEST_TIMEOUT_SECONDS)', () => {
+  it('defaults to 30 s, for headers and body alike', async () => {
+    const { running } = await serve();
+    try {
+      const server = running.server as unknown as { requestTimeout: number; headersTimeout: number };
+      expect(server.requestTimeout).toBe(30_000);
+      expect(server.headersTimeout).toBe(30_000);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('a chunked body that stalls is answered 408 request_timeout after it; journaled with status 0 and why, no error logged', async () => {
+    const { running, lines } = await serve({ requestTimeoutSeconds: 1 });
+    try {
+      const token = await tokenOf(running.url);
+      const created = await json(`${running.url}/v1/accounts/register/partnership`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'X-Platform-Parent-Account-Id': DEMO.parent,
+          'Content-Type': 'application/json',
+        },
+        body: JSON.stringify(registerBody()),
+      });
+      const account = created.body.data.account_id;
+      await json(`${running.url}/__sandbox/requests`, { method: 'DELETE' });
+      const started = performance.now();
+      const reply = parseReply(
+        await raw(
+          running.port,
+          `PUT /v1/partnership/accounts/${account}/status HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nX-Platform-Parent-Account-Id: ${DEMO.parent}\r\nIdempotency-Key: stalled\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\na\r\n{"status":\r\n`,
+        ),
+      );
+      const took = performance.now() - started;
+      expect(reply.status, reply.text).toBe(408);
+      expect(reply.body.error).toEqual({ code: 'request_timeout' });
+      expect(took).toBeGreaterThanOrEqual(1000);
+      expect(took).toBeLessThan(5000);
+      let entries: { status: number; response_body: unknown; warnings: string[] }[] = [];
+      await until(async () => {
+        entries = (await json(`${running.url}/__sandbox/requests`)).body.requests;
+        return entries.length === 1;
+      });
+      expect(entries[0]).toMatchObject({ status: 0, response_body: null });
+      expect(entries[0]!.warnings).toEqual([
+        'the request was not received within 1 s (after 10 bytes of a chunked body): the server answered 408 request_timeout and closed the connection; nothing was done',
+      ]);
+      expect(lines.filter((l) => l.level === 'error')).toEqual([]);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('the latency scenario delays the answer, not the request: a delay past the timeout still answers', async () => {
+    const { running } = await serve({ requestTimeoutSeconds: 1 });
+    try {
+      const started = performance.now();
+      const res = await fetch(`${running.url}/oauth/token`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          'X-Sandbox-Scenario': 'latency=2500',
+        },
+        body: `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`,
+      });
+      expect(res.status).toBe(200);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(2500);
+    } finally {
+      await running.close();
+    }
+  }, 10_000);
+});

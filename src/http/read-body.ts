@@ -48,8 +48,9 @@ function cutOff(c: Context<AppEnv>, received: number, incoming?: IncomingMessage
   const arrived =
     declared === undefined ? `${received} bytes of a chunked body` : `${received} of ${declared} body bytes`;
   if (incoming && timedOut.has(incoming)) {
+    const seconds = c.get('sandbox').config.requestTimeoutSeconds;
     return new BodyCutOff(
-      `the request was not received in time (after ${arrived}): the server answered 408 request_timeout and closed the connection; nothing was done`,
+      `the request was not received within ${seconds} s (after ${arrived}): the server answered 408 request_timeout and closed the connection; nothing was done`,
     );
   }
   return new BodyCutOff(
