@@ -400,3 +400,83 @@ describe('a request that never finishes arriving: the request timeout (SANDBOX_R
     }
   }, 10_000);
 });
+
+describe('JSON bodies are UTF-8: a Content-Type naming another charset is 415', () => {
+  const register = (h: Awaited<ReturnType<typeof createHarness>>, type: string) =>
+    h.client().then((c) =>
+      c.call('POST', '/v1/accounts/register/partnership', {
+        raw: JSON.stringify(registerBody({ external_account_id: `ext-${crypto.randomUUID()}` })),
+        headers: { 'Content-Type': type },
+      }),
+    );
+  const createPartner = (h: Awaited<ReturnType<typeof createHarness>>, type: string) =>
+    h.request('POST', '/__sandbox/partners', { raw: '{}', headers: { 'Content-Type': type } });
+
+  it('partnership writes and the control plane: charset utf-16 or latin1 is 415 naming the charset', async () => {
+    const h = createHarness();
+    for (const [type, charset] of [
+      ['application/json; charset=utf-16', 'utf-16'],
+      ['application/json;charset=latin1', 'latin1'],
+      ['application/vnd.partner+json; charset="ISO-8859-1"', 'ISO-8859-1'],
+    ] as const) {
+      for (const res of [await register(h, type), await createPartner(h, type)]) {
+        const body = expectErrorEnvelope(res, 415, 'unsupported_media_type');
+        expect(body.message, type).toBe(
+          `Content-Type must be application/json, in UTF-8: charset "${charset}" is not read (send charset=utf-8 or none).`,
+        );
+        expect(body.error.details).toEqual({ header: 'Content-Type' });
+      }
+    }
+    expect((await h.request('GET', '/__sandbox/partners')).body.partners).toHaveLength(2);
+  });
+
+  it('charset=utf-8 in any case, quoted or not, and no charset are accepted', async () => {
+    const h = createHarness();
+    for (const type of [
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'application/json; charset="utf-8"',
+      'Application/JSON ; Charset = "UTF-8"',
+      'application/problem+json',
+    ]) {
+      expect((await register(h, type)).status, type).toBe(200);
+      expect((await createPartner(h, type)).status, type).toBe(201);
+    }
+  });
+
+  it('the control plane checks the whole media type: application/jsonx is 415, as on the partner API', async () => {
+    const h = createHarness();
+    for (const type of ['application/jsonx', 'application/json-patch', 'text/json']) {
+      for (const res of [await register(h, type), await createPartner(h, type)]) {
+        const body = expectErrorEnvelope(res, 415, 'unsupported_media_type');
+        expect(body.message, type).toBe(`Content-Type must be application/json (got "${type}").`);
+      }
+    }
+  });
+});
+
+describe('the token endpoint reads JSON by the same media-type rule', () => {
+  it('charset=utf-16 is invalid_request naming it; application/jsonx is not JSON; charset=UTF-8 grants', async () => {
+    const h = createHarness();
+    const grant = JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: DEMO.clientId,
+      client_secret: DEMO.clientSecret,
+    });
+    const post = (type: string) =>
+      h.request('POST', '/oauth/token', { raw: grant, headers: { 'Content-Type': type } });
+    const utf16 = await post('application/json; charset=utf-16');
+    expect(utf16.status).toBe(400);
+    expect(utf16.body).toEqual({
+      error: 'invalid_request',
+      error_description:
+        'Content-Type must be application/json, in UTF-8: charset "utf-16" is not read (send charset=utf-8 or none).',
+    });
+    const jsonx = await post('application/jsonx');
+    expect(jsonx.status).toBe(400);
+    expect(jsonx.body.error_description).toBe(
+      'send the request as application/x-www-form-urlencoded or application/json',
+    );
+    expect((await post('application/json; charset="UTF-8"')).status).toBe(200);
+  });
+});

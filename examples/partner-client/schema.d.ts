@@ -718,7 +718,7 @@ export interface components {
                 limit_bytes: number;
             };
         };
-        /** @description The error envelope of unsupported_media_type: A write whose Content-Type is not JSON. */
+        /** @description The error envelope of unsupported_media_type: A write whose Content-Type is not JSON, or names a charset other than UTF-8. */
         UnsupportedMediaTypeEnvelope: {
             /**
              * @description Mirrors the HTTP status.
@@ -741,7 +741,7 @@ export interface components {
              */
             dry_run?: true;
         };
-        /** @description A write whose Content-Type is not JSON. */
+        /** @description A write whose Content-Type is not JSON, or names a charset other than UTF-8. */
         UnsupportedMediaTypeError: {
             /** @enum {string} */
             code: "unsupported_media_type";

@@ -14,6 +14,7 @@ import type { AppEnv } from '../http/env.js';
 import { json } from '../http/envelope.js';
 import { injectFaults } from '../http/faults.js';
 import { requestHeader } from '../http/headers.js';
+import { isJsonMediaType, jsonMediaTypeProblem } from '../http/json.js';
 import { readBody } from '../http/read-body.js';
 import { parseScenarioHeader, SCENARIO_HEADER, ScenarioContext } from '../scenarios/context.js';
 import {
@@ -67,7 +68,10 @@ function readFields(raw: string, type: string): Record<string, unknown> {
     }
     return fields;
   }
-  if (/^application\/(?:[a-z0-9.+-]*\+)?json/i.test(type)) {
+  if (isJsonMediaType(type)) {
+    // The partnership API's rule (http/json.ts): JSON is read as UTF-8 only.
+    const problem = jsonMediaTypeProblem(type);
+    if (problem) throw new OAuthError('invalid_request', problem, 400);
     if (tooDeepAt(raw) !== -1) {
       throw new OAuthError(
         'invalid_request',

@@ -281,6 +281,10 @@ export function controlPlaneDocument(origin: string) {
       headers: { 'X-Request-Id': header('XRequestId'), Allow: header('Allow') },
     },
   };
+  const withBody = {
+    413: err('Body larger than the limit (SANDBOX_BODY_LIMIT_BYTES).'),
+    415: err('Not application/json, or a charset other than UTF-8.'),
+  };
   type PathConfig = Parameters<typeof r.registerPath>[0];
   const paths: (Omit<PathConfig, 'description' | 'operationId'> & {
     operationId: string;
@@ -605,7 +609,6 @@ export function controlPlaneDocument(origin: string) {
         200: ok('Loaded.', BundleImported),
         400: err('Invalid, inconsistent or foreign bundle: the field is named; nothing was loaded.'),
         413: err('Bundle larger than the limit (32 MiB).'),
-        415: err('Not application/json.'),
       },
     },
   ];
@@ -616,7 +619,12 @@ export function controlPlaneDocument(origin: string) {
       tags,
       // Health is open even when SANDBOX_ADMIN_TOKEN is set: an empty requirement list.
       security: isHealth ? [] : security,
-      responses: { ...p.responses, ...(isHealth ? { 405: common[405] } : common) },
+      responses: {
+        // Every JSON body is read by one rule (http/json.ts, http/read-body.ts): its answers.
+        ...(p.request ? withBody : {}),
+        ...p.responses,
+        ...(isHealth ? { 405: common[405] } : common),
+      },
     });
   }
   const out = doc.getOpenAPI31Document({
