@@ -14,6 +14,7 @@ import { registerPartnershipExtras } from './contract/openapi.js';
 import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/envelope.js';
 import { requestHeader } from './http/headers.js';
+import { answerCutOff, BodyCutOff } from './http/read-body.js';
 import { requestContext } from './http/request-context.js';
 import type { Sandbox } from './sandbox.js';
 import { parseScenarioHeader, SCENARIO_HEADER, ScenarioContext } from './scenarios/context.js';
@@ -56,6 +57,7 @@ export function createApp(sandbox: Sandbox) {
 
   app.onError((err, c) => {
     if (err instanceof ApiError) return errorResponse(c, err);
+    if (err instanceof BodyCutOff) return answerCutOff(c, err);
     if (err instanceof HTTPException && err.status < 500) {
       const code =
         err.status === 413

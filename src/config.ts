@@ -63,6 +63,8 @@ export const ConfigSchema = z.object({
   tokenTtlSeconds: int(1, 7 * 86_400).default(3600),
   journalMax: int(1, 100_000).default(1000),
   bodyLimitBytes: int(1024, 16 * 1024 * 1024).default(256 * 1024),
+  /** How long a request (headers and body) may take to arrive; then 408 and the connection closes. */
+  requestTimeoutSeconds: int(1, 3600).default(30),
   log: z.enum(['info', 'silent']).default('info'),
   /** A bundle file (SANDBOX.md §10) loaded at start-up. */
   seed: z.string().min(1).optional(),
@@ -82,6 +84,7 @@ const sources: Record<keyof Config, { env: string; flag?: string }> = {
   tokenTtlSeconds: { env: 'SANDBOX_TOKEN_TTL_SECONDS' },
   journalMax: { env: 'SANDBOX_JOURNAL_MAX' },
   bodyLimitBytes: { env: 'SANDBOX_BODY_LIMIT_BYTES' },
+  requestTimeoutSeconds: { env: 'SANDBOX_REQUEST_TIMEOUT_SECONDS' },
   log: { env: 'SANDBOX_LOG' },
   seed: { env: 'SANDBOX_SEED', flag: '--seed' },
 };

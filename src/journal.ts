@@ -5,6 +5,7 @@
 
 import type { z } from 'zod';
 import type { JournalEntry as JournalEntrySchema } from './contract/admin.js';
+import { tooDeepAt } from './domain/json-depth.js';
 
 /** One journal entry; its shape is the control plane's contract (src/contract/admin.ts). */
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;
@@ -129,6 +130,8 @@ export function redactBody(body: string | null): string | null {
   if (body === null) return null;
   let redacted: string;
   try {
+    // A body nested too deep was refused unparsed: it is not parsed here either.
+    if (tooDeepAt(body) !== -1) throw new Error('nested too deep');
     redacted = JSON.stringify(redactJson(JSON.parse(body)));
   } catch {
     if (/^[^{[\s][^\s]*=/.test(body) || body.includes('&')) {

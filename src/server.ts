@@ -12,7 +12,8 @@
  * is closed last.
  *
  * Errors of Node's HTTP parser (headers too large, a malformed request such as a
- * duplicate Content-Length) are answered with the envelope, not Node's empty body.
+ * duplicate Content-Length), an HTTP/1.1 request without one Host header and an Expect
+ * other than 100-continue are answered with the envelope, not Node's empty body.
  */
 import { existsSync, statSync } from 'node:fs';
 import {
@@ -30,6 +31,7 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { ErrorCode } from './contract/errors.js';
 import { ids } from './domain/ids.js';
+import { markTimedOut } from './http/read-body.js';
 import { commonHeaders } from './http/request-context.js';
 import { createSandbox, type Logger, type Sandbox } from './sandbox.js';
 import { StartupError } from './startup-error.js';
@@ -93,13 +95,35 @@ function listen(sandbox: Sandbox, config: Config): Promise<ServerType> {
   return new Promise<ServerType>((resolve, reject) => {
     // A request whose target or Host cannot make a URL (`Host: a b`, `OPTIONS *`) never
     // reaches the app; @hono/node-server would answer a bare 400. It gets the envelope.
-    const listener = getRequestListener(app.fetch, { hostname: config.host, errorHandler: requestError });
-    const createServer = ((options: object) => createHttpServer(options, listener)) as never;
+    const fallbackHost = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const listener = getRequestListener(app.fetch, { hostname: fallbackHost, errorHandler: requestError });
+    const checked = (req: IncomingMessage, res: ServerResponse) => {
+      if (hostProblem(req, res)) return;
+      void listener(req, res);
+    };
+    // Node would answer a request without Host a bare 400: checked() answers it with the envelope.
+    // A request (headers and body) must arrive within the request timeout, or it is answered 408
+    // (answerParserError) and its connection closed; Node's default holds it for 5 minutes. The
+    // timeout ends once the request is in: a latency drill delays the answer, not the request.
+    const timeout = config.requestTimeoutSeconds * 1000;
+    const createServer = ((options: object) =>
+      createHttpServer(
+        {
+          ...options,
+          requireHostHeader: false,
+          requestTimeout: timeout,
+          headersTimeout: timeout,
+          // How often Node looks for requests past the timeout (its default is 30 s).
+          connectionsCheckingInterval: Math.min(1000, timeout / 4),
+        },
+        checked,
+      )) as never;
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host, createServer }, () => {
       s.off('error', failed);
       // After listening, a server error (accept failing for lack of file descriptors) is logged, not fatal.
       s.on('error', (err) => sandbox.log.error('server error', { error: `${err.name}: ${err.message}` }));
       s.on('clientError', answerParserError);
+      s.on('checkExpectation', answerExpectation);
       resolve(s);
     });
     function failed(err: NodeJS.ErrnoException) {
@@ -232,6 +256,57 @@ function requestError(err: unknown): Response {
   return new Response(body, { status: bad ? 400 : 500, headers: { ...headers, connection: 'close' } });
 }
 
+/** An answer no route produced, written with the envelope and `Connection: close`. */
+function answerOutsideApp(res: ServerResponse, status: number, code: ErrorCode, message: string): void {
+  const { body, headers } = errorEnvelope(status, code, message);
+  res.writeHead(status, {
+    ...headers,
+    'content-length': String(Buffer.byteLength(body)),
+    connection: 'close',
+  });
+  res.end(body);
+}
+
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request carries exactly one Host header, or it is a 400 (with
+ * the envelope: Node's own answer is a bare 400). HTTP/1.0 may omit it: the URL the app
+ * sees then names the address and port the client reached. Returns whether it answered.
+ */
+function hostProblem(req: IncomingMessage, res: ServerResponse): boolean {
+  let count = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') count++;
+  const host = req.headers.host;
+  if (count === 1 && host) return false;
+  if (count === 0 && req.httpVersion === '1.0') {
+    const address = req.socket.localAddress ?? '127.0.0.1';
+    req.headers.host = `${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
+    return false;
+  }
+  const has = count === 0 ? 'has none' : count > 1 ? `has ${count}` : 'is empty';
+  answerOutsideApp(
+    res,
+    400,
+    'malformed_request',
+    malformed.message(
+      `an HTTP/${req.httpVersion} request must carry one Host header (RFC 9112 section 3.2), and this one ${has}`,
+    ),
+  );
+  return true;
+}
+
+/** `checkExpectation`: an Expect other than 100-continue is a 417 (RFC 9110 §10.1.1), with the envelope. */
+function answerExpectation(req: IncomingMessage, res: ServerResponse): void {
+  const expectation = String(req.headers.expect ?? '')
+    .replace(/[^\x20-\x7e]/g, '')
+    .slice(0, 100);
+  answerOutsideApp(
+    res,
+    417,
+    'expectation_failed',
+    `Expectation failed: the only expectation this server meets is "Expect: 100-continue" (got "${expectation}").`,
+  );
+}
+
 /** `clientError`: the envelope, `Connection: close`, then the socket ends. */
 function answerParserError(err: NodeJS.ErrnoException & { reason?: string }, socket: Duplex): void {
   const busy = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
@@ -239,6 +314,9 @@ function answerParserError(err: NodeJS.ErrnoException & { reason?: string }, soc
     socket.destroy();
     return;
   }
+  // A request whose body stops arriving is in the app, awaiting it: tell its reader why it ends.
+  const inFlight = (socket as Duplex & { _httpMessage?: { req?: IncomingMessage } })._httpMessage?.req;
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' && inFlight) markTimedOut(inFlight);
   const kind = parserErrors[err.code ?? ''] ?? malformed;
   const reason = (err.reason ?? err.message).replace(/[^\x20-\x7e]/g, '').slice(0, 200);
   const envelope = errorEnvelope(kind.status, kind.code, kind.message(reason));

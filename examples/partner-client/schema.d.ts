@@ -594,7 +594,7 @@ export interface components {
         };
         /** @enum {string} */
         Surface: "confirmation" | "tracking" | "returns";
-        /** @description The error envelope of malformed_json: The body is not JSON (or not UTF-8). */
+        /** @description The error envelope of malformed_json: The body is not JSON, not UTF-8, or nests deeper than the limit. */
         MalformedJsonEnvelope: {
             /**
              * @description Mirrors the HTTP status.
@@ -617,10 +617,23 @@ export interface components {
              */
             dry_run?: true;
         };
-        /** @description The body is not JSON (or not UTF-8). */
+        /** @description The body is not JSON, not UTF-8, or nests deeper than the limit. */
         MalformedJsonError: {
             /** @enum {string} */
             code: "malformed_json";
+            /** @description Bytes that are not UTF-8: byte_offset. Nested too deep: max_depth and byte_offset. */
+            details?: {
+                /**
+                 * @description Where in the body (bytes from its start) the problem is.
+                 * @example 12
+                 */
+                byte_offset?: number;
+                /**
+                 * @description How deep arrays and objects may nest (a body nested deeper is refused).
+                 * @example 64
+                 */
+                max_depth?: number;
+            };
         };
         /** @description The error envelope of vertical_not_mapped: A partner vertical pair is not in the vertical mapping; nothing was written. */
         VerticalNotMappedEnvelope: {
@@ -733,7 +746,7 @@ export interface components {
                 limit_bytes: number;
             };
         };
-        /** @description The error envelope of unsupported_media_type: A write whose Content-Type is not JSON. */
+        /** @description The error envelope of unsupported_media_type: A write whose Content-Type is not JSON, or names a charset other than UTF-8. */
         UnsupportedMediaTypeEnvelope: {
             /**
              * @description Mirrors the HTTP status.
@@ -756,7 +769,7 @@ export interface components {
              */
             dry_run?: true;
         };
-        /** @description A write whose Content-Type is not JSON. */
+        /** @description A write whose Content-Type is not JSON, or names a charset other than UTF-8. */
         UnsupportedMediaTypeError: {
             /** @enum {string} */
             code: "unsupported_media_type";

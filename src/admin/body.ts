@@ -1,28 +1,20 @@
 /** Control-plane bodies: JSON validated with zod, errors in the one error envelope. */
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { ApiError, validationError } from '../contract/errors.js';
+import { validationError } from '../contract/errors.js';
 import type { AppEnv } from '../http/env.js';
 import { requestHeader } from '../http/headers.js';
+import { checkJsonMediaType, parseJson } from '../http/json.js';
 import { readJsonText } from '../http/read-body.js';
 import { issuesToFields } from '../http/validation.js';
 
 /** Reads a control-plane JSON body (an empty one reads as `{}`); `limit` overrides the body limit. */
 export async function adminJson(c: Context<AppEnv>, limit?: number): Promise<unknown> {
-  const type = requestHeader(c, 'content-type') ?? '';
   const text = await readJsonText(c, limit);
   if (text.trim() === '') return {};
-  if (!/^application\/(?:[a-z0-9.+-]*\+)?json/i.test(type)) {
-    throw new ApiError('unsupported_media_type', 'Content-Type must be application/json.');
-  }
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new ApiError(
-      'malformed_json',
-      `Request body is not valid JSON: ${(e as Error).message.slice(0, 200)}`,
-    );
-  }
+  // The partnership API's rule (http/json.ts): the whole media type, and UTF-8 only.
+  checkJsonMediaType(requestHeader(c, 'content-type'));
+  return parseJson(text);
 }
 
 /** Reads and validates a control-plane JSON body. */

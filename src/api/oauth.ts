@@ -9,10 +9,12 @@
  */
 import { Hono } from 'hono';
 import { ApiError } from '../contract/errors.js';
+import { MAX_JSON_DEPTH, tooDeepAt } from '../domain/json-depth.js';
 import type { AppEnv } from '../http/env.js';
 import { json } from '../http/envelope.js';
 import { injectFaults } from '../http/faults.js';
 import { requestHeader } from '../http/headers.js';
+import { isJsonMediaType, jsonMediaTypeProblem } from '../http/json.js';
 import { readBody } from '../http/read-body.js';
 import { parseScenarioHeader, SCENARIO_HEADER, ScenarioContext } from '../scenarios/context.js';
 import {
@@ -66,7 +68,17 @@ function readFields(raw: string, type: string): Record<string, unknown> {
     }
     return fields;
   }
-  if (/^application\/(?:[a-z0-9.+-]*\+)?json/i.test(type)) {
+  if (isJsonMediaType(type)) {
+    // The partnership API's rule (http/json.ts): JSON is read as UTF-8 only.
+    const problem = jsonMediaTypeProblem(type);
+    if (problem) throw new OAuthError('invalid_request', problem, 400);
+    if (tooDeepAt(raw) !== -1) {
+      throw new OAuthError(
+        'invalid_request',
+        `the request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,
+        400,
+      );
+    }
     try {
       const parsed: unknown = JSON.parse(raw);
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');

@@ -39,7 +39,17 @@ const details: Record<ErrorCode, z.ZodType | undefined> = {
   validation_error: z.object({
     fields: z.array(FieldIssue).openapi({ description: 'Every problem found, each naming its field.' }),
   }),
-  malformed_json: undefined,
+  malformed_json: z
+    .object({
+      byte_offset: int('Where in the body (bytes from its start) the problem is.', 12).optional(),
+      max_depth: int(
+        'How deep arrays and objects may nest (a body nested deeper is refused).',
+        64,
+      ).optional(),
+    })
+    .openapi({
+      description: 'Bytes that are not UTF-8: byte_offset. Nested too deep: max_depth and byte_offset.',
+    }),
   malformed_request: undefined,
   vertical_not_mapped: z
     .object({
@@ -99,6 +109,7 @@ const details: Record<ErrorCode, z.ZodType | undefined> = {
   request_headers_too_large: undefined,
   payload_too_large: z.object({ limit_bytes: int('The body size limit.', 262144) }),
   unsupported_media_type: z.object({ header: headerName('Content-Type') }),
+  expectation_failed: undefined,
   missing_parent_account_header: z.object({ header: headerName('X-Platform-Parent-Account-Id') }),
   idempotency_key_reused: z.object({
     header: headerName('Idempotency-Key'),
@@ -120,7 +131,7 @@ const meaning: Record<ErrorCode, string> = {
   partial_failure:
     'A status PUT that some variants failed (HTTP 200): they kept their previous state. Keep request_id and contact support.',
   validation_error: 'A field is missing, mistyped, unknown or out of range; details.fields names each.',
-  malformed_json: 'The body is not JSON (or not UTF-8).',
+  malformed_json: 'The body is not JSON, not UTF-8, or nests deeper than the limit.',
   malformed_request: 'The HTTP request itself could not be parsed (for example a repeated Content-Length).',
   request_timeout: 'The request was not received in time.',
   request_headers_too_large: 'The request headers are larger than the server accepts.',
@@ -146,7 +157,8 @@ const meaning: Record<ErrorCode, string> = {
   idempotency_key_in_progress:
     'A request with this Idempotency-Key is still executing: wait Retry-After seconds and send the same request again with the same key (it then replays the first answer).',
   payload_too_large: 'The body is larger than the limit.',
-  unsupported_media_type: 'A write whose Content-Type is not JSON.',
+  unsupported_media_type: 'A write whose Content-Type is not JSON, or names a charset other than UTF-8.',
+  expectation_failed: 'An Expect header other than 100-continue, which is the only one the server meets.',
   missing_parent_account_header: 'A write without X-Platform-Parent-Account-Id.',
   idempotency_key_reused:
     'The Idempotency-Key was first used on another operation, or (strict mode) with another payload: use a fresh key.',

@@ -29,6 +29,8 @@ export const errorStatus = {
   idempotency_key_in_progress: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  /** An Expect header other than 100-continue (server.ts). */
+  expectation_failed: 417,
   missing_parent_account_header: 422,
   idempotency_key_reused: 422,
   rate_limited: 429,

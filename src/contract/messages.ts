@@ -96,6 +96,10 @@ export const dryRunRegisterWarning = (pages: readonly { surface: string; layout_
 export const invalidUtf8Message = (byteOffset: number) =>
   `Request body is not valid UTF-8 (byte offset ${byteOffset}): JSON bodies must be UTF-8 encoded.`;
 
+/** A JSON body nested deeper than the limit (RFC 8259 §9), refused before it is parsed: 400 malformed_json. */
+export const jsonTooDeepMessage = (maxDepth: number, byteOffset: number) =>
+  `Request body nests arrays and objects more than ${maxDepth} levels deep (byte offset ${byteOffset}): JSON bodies may nest at most ${maxDepth} levels.`;
+
 // ---- field messages of the validation error (details.fields[].message) ---------------
 
 export const REQUIRED_MESSAGE = 'is required';

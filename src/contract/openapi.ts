@@ -605,14 +605,13 @@ export function controlPlaneDocument(origin: string) {
         200: ok('Loaded.', BundleImported),
         400: err('Invalid, inconsistent or foreign bundle: the field is named; nothing was loaded.'),
         413: err('Bundle larger than the limit (32 MiB).'),
-        415: err('Not application/json.'),
       },
     },
   ];
   // Every route that reads a JSON body refuses another media type and an oversized body.
   const bodyErrors = {
-    413: err('Body larger than the limit.'),
-    415: err('A body that is not application/json (charset utf-8).'),
+    413: err('Body larger than the limit (SANDBOX_BODY_LIMIT_BYTES).'),
+    415: err('Not application/json, or a charset other than UTF-8.'),
   };
   for (const p of paths) {
     const isHealth = p.path === '/__sandbox/health';

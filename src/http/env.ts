@@ -31,7 +31,10 @@ export interface AppVariables {
   responseText: string | undefined;
   /** The Idempotency-Key this request reserved, until settled. */
   idempotencyKey: string | undefined;
-  /** Whether the connection-reset scenario closed the socket (no answer; journaled as 0). */
+  /**
+   * Whether the connection is gone with no answer from the app (journaled as 0): the
+   * connection-reset scenario closed it, or the request body was cut off (read-body.ts).
+   */
   connectionReset: boolean;
   /** Whether `send` wrote the answer with all its headers (requestContext adds none). */
   headersSent: boolean;

@@ -7,8 +7,15 @@
  *
  * JSON bodies must be UTF-8 (RFC 8259 §8.1): `readJsonText` rejects bytes that are not,
  * where a lenient decode would turn them into U+FFFD and make distinct values equal.
+ *
+ * A body that ends early (the client hung up, or Node's request timeout closed the
+ * connection and answered 408 itself) throws BodyCutOff: there is no one to answer, so
+ * `answerCutOff` writes nothing and the journal records the call as the connection-reset
+ * drill is recorded (status 0, no answer), with a warning saying what happened.
  */
 import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { ApiError } from '../contract/errors.js';
 import { invalidUtf8Message } from '../contract/messages.js';
@@ -20,6 +27,37 @@ const tooLarge = (limit: number) =>
     details: { limit_bytes: limit },
   });
 
+/** The request's body ended before it was complete; the connection is gone. */
+export class BodyCutOff extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BodyCutOff';
+  }
+}
+
+/** Requests whose connection Node's request timeout closed (server.ts answered them 408). */
+const timedOut = new WeakSet<IncomingMessage>();
+
+/** Called by the server when Node's request timeout ends this request's connection. */
+export function markTimedOut(request: IncomingMessage): void {
+  timedOut.add(request);
+}
+
+function cutOff(c: Context<AppEnv>, received: number, incoming?: IncomingMessage): BodyCutOff {
+  const declared = requestHeader(c, 'content-length');
+  const arrived =
+    declared === undefined ? `${received} bytes of a chunked body` : `${received} of ${declared} body bytes`;
+  if (incoming && timedOut.has(incoming)) {
+    const seconds = c.get('sandbox').config.requestTimeoutSeconds;
+    return new BodyCutOff(
+      `the request was not received within ${seconds} s (after ${arrived}): the server answered 408 request_timeout and closed the connection; nothing was done`,
+    );
+  }
+  return new BodyCutOff(
+    `the client closed the connection after ${arrived}: nothing was answered and nothing was done`,
+  );
+}
+
 async function readBytes(c: Context<AppEnv>, limit: number): Promise<Buffer> {
   const declared = Number(requestHeader(c, 'content-length'));
   if (declared > limit) throw tooLarge(limit);
@@ -27,16 +65,38 @@ async function readBytes(c: Context<AppEnv>, limit: number): Promise<Buffer> {
   if (incoming && !incoming.readableEnded) {
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const chunk of incoming as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) throw tooLarge(limit);
-      chunks.push(chunk);
+    try {
+      for await (const chunk of incoming as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > limit) throw tooLarge(limit);
+        chunks.push(chunk);
+      }
+    } catch (e) {
+      if (e instanceof ApiError || incoming.complete) throw e;
+      keep(c, Buffer.concat(chunks).toString('utf8')); // the journal shows what arrived
+      throw cutOff(c, size, incoming);
     }
     return Buffer.concat(chunks);
   }
-  const bytes = await c.req.arrayBuffer();
+  let bytes: ArrayBuffer;
+  try {
+    bytes = await c.req.arrayBuffer();
+  } catch {
+    throw cutOff(c, 0);
+  }
   if (bytes.byteLength > limit) throw tooLarge(limit);
   return Buffer.from(bytes);
+}
+
+/**
+ * The answer to a request whose body was cut off: none. Journaled with status 0 (as the
+ * connection-reset drill is) and a warning saying what happened; no error is logged.
+ */
+export function answerCutOff(c: Context<AppEnv>, err: BodyCutOff): Response {
+  c.set('connectionReset', true);
+  c.get('warnings').push(err.message);
+  // In process (app.request) there is no socket: a network error.
+  return nodeRequest(c) ? RESPONSE_ALREADY_SENT : Response.error();
 }
 
 function keep(c: Context<AppEnv>, text: string): string {

@@ -1,0 +1,482 @@
+/**
+ * A hostile client over a real socket: a body cut off mid-way, a request without Host or
+ * with an unknown Expect, a deeply nested JSON body, a body that never ends, a charset
+ * other than UTF-8. Each is answered (or, when the client is gone, journaled) as what it
+ * is, never as a 500, and the server keeps serving everyone else.
+ */
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonTooDeepMessage } from '../src/contract/messages.js';
+import { type Running, startServer } from '../src/server.js';
+import { createHarness, DEMO, expectErrorEnvelope, registerBody, STATUS, testConfig } from './harness.js';
+
+interface LogLine {
+  level: 'info' | 'error';
+  msg: string;
+  fields?: Record<string, unknown>;
+}
+
+/** A server of its own, with a logger that keeps every line. */
+async function serve(overrides: Parameters<typeof testConfig>[0] = {}) {
+  const lines: LogLine[] = [];
+  const running = await startServer(testConfig({ port: 0, ...overrides }), {
+    info: (msg, fields) => lines.push({ level: 'info', msg, fields }),
+    error: (msg, fields) => lines.push({ level: 'error', msg, fields }),
+  });
+  return { running, lines };
+}
+
+interface RawReply {
+  status: number;
+  headers: Record<string, string>;
+  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
+  body: any;
+  text: string;
+}
+
+function parseReply(text: string): RawReply {
+  const cut = text.indexOf('\r\n\r\n');
+  const head = cut === -1 ? text : text.slice(0, cut);
+  const body = cut === -1 ? '' : text.slice(cut + 4);
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+  );
+  let parsed: unknown = null;
+  try {
+    parsed = body ? JSON.parse(body) : null;
+  } catch {
+    parsed = null;
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, body: parsed, text };
+}
+
+/**
+ * Writes `request` on a raw socket; then either closes it (`hangUp`) or waits for the
+ * server to close it. Resolves with what the server sent (nothing, after a hang-up).
+ */
+function raw(port: number, request: string, o: { hangUp?: boolean } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(request, () => {
+        if (o.hangUp) socket.destroy();
+      });
+    });
+    let text = '';
+    socket.on('data', (d) => {
+      text += d;
+    });
+    socket.once('error', reject);
+    socket.once('close', () => resolve(text));
+  });
+}
+
+async function json(url: string, init: RequestInit = {}) {
+  const res = await fetch(url, init);
+  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
+  const body: any = await res.json();
+  return { status: res.status, headers: res.headers, body };
+}
+
+async function tokenOf(url: string): Promise<string> {
+  const grant = await json(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`,
+  });
+  return grant.body.access_token;
+}
+
+/** Waits until `check` holds (the server settles a cut-off request on its next turns). */
+async function until(check: () => Promise<boolean>, ms = 2000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!(await check())) {
+    if (performance.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('a client that hangs up in the middle of its body', () => {
+  let server: Awaited<ReturnType<typeof serve>>;
+  let running: Running;
+  let token: string;
+  let account: string;
+  beforeAll(async () => {
+    server = await serve();
+    running = server.running;
+    token = await tokenOf(running.url);
+    const created = await json(`${running.url}/v1/accounts/register/partnership`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'X-Platform-Parent-Account-Id': DEMO.parent,
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify(registerBody()),
+    });
+    account = created.body.data.account_id;
+  });
+  afterAll(() => running.close());
+
+  const cut = (path: string, headers: string) =>
+    `${path} HTTP/1.1\r\nHost: x\r\n${headers}Content-Length: 100\r\n\r\n{"status":`;
+
+  it('on a status PUT, the token endpoint and the control plane: no error logged, no 500 journaled, nothing written', async () => {
+    const partnersBefore = (await json(`${running.url}/__sandbox/partners`)).body.partners.length;
+    const auth = `Authorization: Bearer ${token}\r\nX-Platform-Parent-Account-Id: ${DEMO.parent}\r\n`;
+    const cases = [
+      cut(
+        `PUT /v1/partnership/accounts/${account}/status`,
+        `${auth}Idempotency-Key: cut-off\r\nContent-Type: application/json\r\n`,
+      ),
+      cut('POST /oauth/token', 'Content-Type: application/x-www-form-urlencoded\r\n'),
+      cut('POST /__sandbox/partners', 'Content-Type: application/json\r\n'),
+    ];
+    await json(`${running.url}/__sandbox/requests`, { method: 'DELETE' });
+    for (const request of cases) expect(await raw(running.port, request, { hangUp: true })).toBe('');
+
+    // Both journaled calls are recorded as the connection-reset drill is: status 0, no answer.
+    let entries: {
+      path: string;
+      status: number;
+      request_body: string;
+      response_body: unknown;
+      warnings: string[];
+    }[] = [];
+    await until(async () => {
+      entries = (await json(`${running.url}/__sandbox/requests`)).body.requests;
+      return entries.length === 2;
+    });
+    for (const entry of entries) {
+      expect(entry.status).toBe(0);
+      expect(entry.response_body).toBeNull();
+      expect(entry.request_body).toBe('{"status":');
+      expect(entry.warnings).toEqual([
+        expect.stringMatching(/^the client closed the connection after 10 of 100 body bytes/),
+      ]);
+    }
+    expect(entries.map((e) => e.path).sort()).toEqual([
+      '/oauth/token',
+      `/v1/partnership/accounts/${account}/status`,
+    ]);
+    expect(server.lines.filter((l) => l.level === 'error')).toEqual([]);
+
+    // Nothing was written: the status is unchanged, the key is free, no partner was added.
+    const status = await json(`${running.url}/v1/partnership/accounts/${account}/status`, {
+      method: 'PUT',
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'X-Platform-Parent-Account-Id': DEMO.parent,
+        'Content-Type': 'application/json',
+        'Idempotency-Key': 'cut-off',
+      },
+      body: JSON.stringify({ status: 'paused' }),
+    });
+    expect(status.status).toBe(200);
+    expect(status.headers.get('idempotent-replayed')).toBeNull();
+    expect((await json(`${running.url}/__sandbox/partners`)).body.partners.length).toBe(partnersBefore);
+  });
+});
+
+describe('requests Node would answer with a bare status: no Host, an unknown Expect', () => {
+  let server: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    server = await serve();
+  });
+  afterAll(() => server.running.close());
+
+  function expectEnvelope(res: RawReply, status: number, code: string) {
+    expect(res.status, res.text).toBe(status);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers.connection).toBe('close');
+    expect(res.body).toEqual({
+      status,
+      error: { code },
+      message: expect.any(String),
+      request_id: res.headers['x-request-id'],
+      data: null,
+    });
+    expect(res.body.request_id).toMatch(/^[0-9a-f-]{36}$/);
+  }
+
+  it('an HTTP/1.1 request without Host, with an empty one or with two: 400 malformed_request naming the Host header', async () => {
+    const port = server.running.port;
+    const missing = parseReply(
+      await raw(port, 'GET /__sandbox/health HTTP/1.1\r\nConnection: close\r\n\r\n'),
+    );
+    expectEnvelope(missing, 400, 'malformed_request');
+    expect(missing.body.message).toBe(
+      'Malformed HTTP request: an HTTP/1.1 request must carry one Host header (RFC 9112 section 3.2), and this one has none.',
+    );
+    const empty = parseReply(await raw(port, 'GET /__sandbox/health HTTP/1.1\r\nHost:\r\n\r\n'));
+    expectEnvelope(empty, 400, 'malformed_request');
+    expect(empty.body.message).toMatch(/one Host header .*this one is empty\.$/);
+    const two = parseReply(await raw(port, 'GET /__sandbox/health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n'));
+    expectEnvelope(two, 400, 'malformed_request');
+    expect(two.body.message).toMatch(/one Host header .*this one has 2\.$/);
+    // A partnership call too: refused before the app, so not journaled as anything else.
+    const write = parseReply(await raw(port, 'POST /oauth/token HTTP/1.1\r\nContent-Length: 0\r\n\r\n'));
+    expectEnvelope(write, 400, 'malformed_request');
+  });
+
+  it('HTTP/1.0 may omit Host: the app sees the address the client reached (never a URL that throws)', async () => {
+    const port = server.running.port;
+    const health = parseReply(await raw(port, 'GET /__sandbox/health HTTP/1.0\r\n\r\n'));
+    expect(health.status, health.text).toBe(200);
+    const metadata = parseReply(
+      await raw(port, 'GET /.well-known/oauth-authorization-server HTTP/1.0\r\n\r\n'),
+    );
+    expect(metadata.status, metadata.text).toBe(200);
+    expect(metadata.body.token_endpoint).toBe(`http://127.0.0.1:${port}/oauth/token`);
+  });
+
+  it('an Expect other than 100-continue: 417 expectation_failed in the envelope; the server keeps serving', async () => {
+    const port = server.running.port;
+    const res = parseReply(
+      await raw(
+        port,
+        'POST /oauth/token HTTP/1.1\r\nHost: x\r\nExpect: 999-foo\r\nContent-Length: 0\r\n\r\n',
+      ),
+    );
+    expectEnvelope(res, 417, 'expectation_failed');
+    expect(res.body.message).toBe(
+      'Expectation failed: the only expectation this server meets is "Expect: 100-continue" (got "999-foo").',
+    );
+    expect((await fetch(`${server.running.url}/__sandbox/health`)).status).toBe(200);
+  });
+});
+
+describe('JSON nested deeper than 64 levels is refused before it is parsed', () => {
+  /** `{"status":` + n arrays + `}`: n + 1 levels. */
+  const nested = (n: number) => `{"status":${'['.repeat(n)}${']'.repeat(n)}}`;
+
+  it('a partnership write: 64 levels reach validation; 65 are 400 malformed_json naming the limit and where', async () => {
+    const h = createHarness();
+    const c = await h.client();
+    const account = await c.account();
+    const put = (raw: string) =>
+      c.call('PUT', STATUS(account), {
+        raw,
+        headers: { 'Content-Type': 'application/json', 'Idempotency-Key': crypto.randomUUID() },
+      });
+    const deepest = await put(nested(63));
+    expectErrorEnvelope(deepest, 400, 'validation_error');
+    const tooDeep = expectErrorEnvelope(await put(nested(64)), 400, 'malformed_json');
+    expect(tooDeep.message).toBe(jsonTooDeepMessage(64, 73));
+    expect(tooDeep.error.details).toEqual({ max_depth: 64, byte_offset: 73 });
+    // Brackets inside strings, escaped quotes included, are not nesting.
+    const inString = await put(`{"status":"\\"${'['.repeat(100)}\\\\","x":"${'{'.repeat(100)}"}`);
+    expectErrorEnvelope(inString, 400, 'validation_error');
+    // The journal shows the refused body as it arrived (it does not parse it either).
+    const journal = await h.request('GET', '/__sandbox/requests?status=400&limit=3');
+    expect(journal.body.requests.map((r: { request_body: string }) => r.request_body)).toContain(nested(64));
+  });
+
+  it('the token endpoint (RFC 6749 error) and the control plane refuse it the same way', async () => {
+    const h = createHarness();
+    const token = await h.request('POST', '/oauth/token', {
+      raw: `{"grant_type":${'['.repeat(64)}${']'.repeat(64)}}`,
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(token.status).toBe(400);
+    expect(token.body).toEqual({
+      error: 'invalid_request',
+      error_description: 'the request body nests arrays and objects more than 64 levels deep',
+    });
+    const partner = expectErrorEnvelope(
+      await h.request('POST', '/__sandbox/partners', {
+        raw: `{"client_id":${'{"a":'.repeat(64)}1${'}'.repeat(64)}}`,
+        headers: { 'Content-Type': 'application/json' },
+      }),
+      400,
+      'malformed_json',
+    );
+    expect(partner.message).toBe(jsonTooDeepMessage(64, 13 + 5 * 63));
+  });
+
+  it('a 30 MB bundle of 15,000,000 nested arrays: 400 naming the depth, and health answers quickly meanwhile', async () => {
+    const { running } = await serve();
+    try {
+      const n = 15_000_000;
+      const body = `{"kind":${'['.repeat(n)}${']'.repeat(n)}}`;
+      let done = false;
+      const bundle = fetch(`${running.url}/__sandbox/bundles`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      }).then(async (res) => {
+        done = true;
+        return { status: res.status, body: (await res.json()) as { message: string; error: unknown } };
+      });
+      // Health, again and again while the bundle is sent, read and refused: never held up.
+      let slowest = 0;
+      while (!done) {
+        const started = performance.now();
+        expect((await fetch(`${running.url}/__sandbox/health`)).status).toBe(200);
+        slowest = Math.max(slowest, performance.now() - started);
+      }
+      expect(slowest).toBeLessThan(500);
+      const res = await bundle;
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({ code: 'malformed_json', details: { max_depth: 64, byte_offset: 71 } });
+      expect(res.body.message).toBe(jsonTooDeepMessage(64, 71));
+    } finally {
+      await running.close();
+    }
+  }, 30_000);
+});
+
+describe('a request that never finishes arriving: the request timeout (SANDBOX_REQUEST_TIMEOUT_SECONDS)', () => {
+  it('defaults to 30 s, for headers and body alike', async () => {
+    const { running } = await serve();
+    try {
+      const server = running.server as unknown as { requestTimeout: number; headersTimeout: number };
+      expect(server.requestTimeout).toBe(30_000);
+      expect(server.headersTimeout).toBe(30_000);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('a chunked body that stalls is answered 408 request_timeout after it; journaled with status 0 and why, no error logged', async () => {
+    const { running, lines } = await serve({ requestTimeoutSeconds: 1 });
+    try {
+      const token = await tokenOf(running.url);
+      const created = await json(`${running.url}/v1/accounts/register/partnership`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${token}`,
+          'X-Platform-Parent-Account-Id': DEMO.parent,
+          'Content-Type': 'application/json',
+        },
+        body: JSON.stringify(registerBody()),
+      });
+      const account = created.body.data.account_id;
+      await json(`${running.url}/__sandbox/requests`, { method: 'DELETE' });
+      const started = performance.now();
+      const reply = parseReply(
+        await raw(
+          running.port,
+          `PUT /v1/partnership/accounts/${account}/status HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nX-Platform-Parent-Account-Id: ${DEMO.parent}\r\nIdempotency-Key: stalled\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\na\r\n{"status":\r\n`,
+        ),
+      );
+      const took = performance.now() - started;
+      expect(reply.status, reply.text).toBe(408);
+      expect(reply.body.error).toEqual({ code: 'request_timeout' });
+      expect(took).toBeGreaterThanOrEqual(1000);
+      expect(took).toBeLessThan(5000);
+      let entries: { status: number; response_body: unknown; warnings: string[] }[] = [];
+      await until(async () => {
+        entries = (await json(`${running.url}/__sandbox/requests`)).body.requests;
+        return entries.length === 1;
+      });
+      expect(entries[0]).toMatchObject({ status: 0, response_body: null });
+      expect(entries[0]!.warnings).toEqual([
+        'the request was not received within 1 s (after 10 bytes of a chunked body): the server answered 408 request_timeout and closed the connection; nothing was done',
+      ]);
+      expect(lines.filter((l) => l.level === 'error')).toEqual([]);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('the latency scenario delays the answer, not the request: a delay past the timeout still answers', async () => {
+    const { running } = await serve({ requestTimeoutSeconds: 1 });
+    try {
+      const started = performance.now();
+      const res = await fetch(`${running.url}/oauth/token`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          'X-Sandbox-Scenario': 'latency=2500',
+        },
+        body: `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`,
+      });
+      expect(res.status).toBe(200);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(2500);
+    } finally {
+      await running.close();
+    }
+  }, 10_000);
+});
+
+describe('JSON bodies are UTF-8: a Content-Type naming another charset is 415', () => {
+  const register = (h: Awaited<ReturnType<typeof createHarness>>, type: string) =>
+    h.client().then((c) =>
+      c.call('POST', '/v1/accounts/register/partnership', {
+        raw: JSON.stringify(registerBody({ external_account_id: `ext-${crypto.randomUUID()}` })),
+        headers: { 'Content-Type': type },
+      }),
+    );
+  const createPartner = (h: Awaited<ReturnType<typeof createHarness>>, type: string) =>
+    h.request('POST', '/__sandbox/partners', { raw: '{}', headers: { 'Content-Type': type } });
+
+  it('partnership writes and the control plane: charset utf-16 or latin1 is 415 naming the charset', async () => {
+    const h = createHarness();
+    for (const [type, charset] of [
+      ['application/json; charset=utf-16', 'utf-16'],
+      ['application/json;charset=latin1', 'latin1'],
+      ['application/vnd.partner+json; charset="ISO-8859-1"', 'ISO-8859-1'],
+    ] as const) {
+      for (const res of [await register(h, type), await createPartner(h, type)]) {
+        const body = expectErrorEnvelope(res, 415, 'unsupported_media_type');
+        expect(body.message, type).toBe(
+          `Content-Type must be application/json, in UTF-8: charset "${charset}" is not read (send charset=utf-8 or none).`,
+        );
+        expect(body.error.details).toEqual({ header: 'Content-Type' });
+      }
+    }
+    expect((await h.request('GET', '/__sandbox/partners')).body.partners).toHaveLength(2);
+  });
+
+  it('charset=utf-8 in any case, quoted or not, and no charset are accepted', async () => {
+    const h = createHarness();
+    for (const type of [
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'application/json; charset="utf-8"',
+      'Application/JSON ; Charset = "UTF-8"',
+      'application/problem+json',
+    ]) {
+      expect((await register(h, type)).status, type).toBe(200);
+      expect((await createPartner(h, type)).status, type).toBe(201);
+    }
+  });
+
+  it('the control plane checks the whole media type: application/jsonx is 415, as on the partner API', async () => {
+    const h = createHarness();
+    for (const type of ['application/jsonx', 'application/json-patch', 'text/json']) {
+      for (const res of [await register(h, type), await createPartner(h, type)]) {
+        const body = expectErrorEnvelope(res, 415, 'unsupported_media_type');
+        expect(body.message, type).toBe(`Content-Type must be application/json (got "${type}").`);
+      }
+    }
+  });
+});
+
+describe('the token endpoint reads JSON by the same media-type rule', () => {
+  it('charset=utf-16 is invalid_request naming it; application/jsonx is not JSON; charset=UTF-8 grants', async () => {
+    const h = createHarness();
+    const grant = JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: DEMO.clientId,
+      client_secret: DEMO.clientSecret,
+    });
+    const post = (type: string) =>
+      h.request('POST', '/oauth/token', { raw: grant, headers: { 'Content-Type': type } });
+    const utf16 = await post('application/json; charset=utf-16');
+    expect(utf16.status).toBe(400);
+    expect(utf16.body).toEqual({
+      error: 'invalid_request',
+      error_description:
+        'Content-Type must be application/json, in UTF-8: charset "utf-16" is not read (send charset=utf-8 or none).',
+    });
+    const jsonx = await post('application/jsonx');
+    expect(jsonx.status).toBe(400);
+    expect(jsonx.body.error_description).toBe(
+      'send the request as application/x-www-form-urlencoded or application/json',
+    );
+    expect((await post('application/json; charset="UTF-8"')).status).toBe(200);
+  });
+});
