@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/**/*.browser.test.ts', 'test/image/**', 'node_modules/**'],
+    // The built command line is what cli and crash tests start: build it from these sources first.
+    globalSetup: ['test/build-once.ts'],
     pool: 'forks',
     testTimeout: 20_000,
     hookTimeout: 60_000,

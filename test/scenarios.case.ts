@@ -245,7 +245,7 @@ export const ENDPOINTS: Record<EndpointName, EndpointCase> = {
       }),
     async expectSuccess(ctx, res) {
       const data = expectOk(res);
-      expect(data).toMatchObject({ layout_id: ctx.layoutId, name: 'Suite layout' });
+      expect(data).toMatchObject({ layout_id: ctx.layoutId, layout_type: expect.any(String) });
       const stored = await ctx.send('GET', `/__sandbox/accounts/${ctx.accountId}`);
       const layout = stored.body.layouts.find((l: { layout_id: string }) => l.layout_id === ctx.layoutId);
       expect(layout.name).toBe('Suite layout');
