@@ -72,7 +72,7 @@ export const ConfigSchema = z.object({
 export type Config = z.infer<typeof ConfigSchema>;
 
 /** Where each setting comes from, so an error names what the user actually set. */
-const sources: Record<keyof Config, { env: string; flag?: string }> = {
+export const sources: Record<keyof Config, { env: string; flag?: string }> = {
   port: { env: 'PORT', flag: '--port' },
   host: { env: 'HOST', flag: '--host' },
   db: { env: 'SANDBOX_DB', flag: '--db' },

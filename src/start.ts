@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { type ControlClient, createControlClient } from './client/control.js';
-import { AdminTokenSchema, ConfigSchema, SECRET_SETTINGS } from './config.js';
+import { AdminTokenSchema, type Config, ConfigSchema, SECRET_SETTINGS, sources } from './config.js';
 import { jsonLogger } from './sandbox.js';
 import { startServer } from './server.js';
 import { StartupError } from './startup-error.js';
@@ -87,15 +87,59 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     });
     throw new StartupError(`startSandbox: invalid option ${problems.join('; ')}`);
   }
-  const { log, ...settings } = parsed.data;
-  const config = ConfigSchema.parse({ port: 0, ...settings, log: log === true ? 'info' : 'silent' });
+  const { log, strictIdempotency, ...settings } = parsed.data;
+  const config = ConfigSchema.parse({
+    port: 0,
+    ...settings,
+    // The configuration reads flags as the environment spells them.
+    ...(strictIdempotency === undefined ? {} : { strictIdempotency: strictIdempotency ? '1' : '0' }),
+    log: log === true ? 'info' : 'silent',
+  });
   const logger = typeof log === 'object' ? log : jsonLogger(log === true);
-  const running = await startServer(config, logger);
+  let running: Awaited<ReturnType<typeof startServer>>;
+  try {
+    running = await startServer(config, logger);
+  } catch (err) {
+    throw asOptionError(err);
+  }
+  running.sandbox.log.info('sandbox listening', { url: running.url, db: config.db });
+  let stopped: Promise<void> | undefined;
+  const live = () => {
+    if (stopped) throw new StartupError(`startSandbox: the sandbox at ${running.url} was stopped`);
+  };
   return {
     url: running.url,
     port: running.port,
     control: createControlClient(running.url, config.adminToken ? { adminToken: config.adminToken } : {}),
-    reset: async () => running.sandbox.reset(),
-    stop: () => running.close(),
+    reset: async () => {
+      live();
+      running.sandbox.reset();
+    },
+    stop: () => {
+      stopped ??= running.close().then(() => running.sandbox.log.info('stopped', { url: running.url }));
+      return stopped;
+    },
   };
+}
+
+/** The options a start-up error can be about, named as the caller passed them (not PORT or --port). */
+const OPTION_SETTINGS = ['port', 'host', 'db', 'fixtures', 'scenarios'] as const satisfies (keyof Config)[];
+
+/** A StartupError names the CLI's setting (`PORT (--port)=0: …`); here it names the option first. */
+function asOptionError(err: unknown): unknown {
+  if (!(err instanceof StartupError)) return err;
+  for (const option of OPTION_SETTINGS) {
+    const { env, flag } = sources[option];
+    const label = `${env}${flag ? ` (${flag})` : ''}=`;
+    for (const prefix of [label, `${env}=`]) {
+      if (err.message.startsWith(prefix)) {
+        // The setting's own name stays, in brackets: it is what the sandbox's documents use.
+        return new StartupError(
+          `startSandbox: option ${option} (${env})=${err.message.slice(prefix.length)}`,
+          { cause: err },
+        );
+      }
+    }
+  }
+  return err;
 }

@@ -4,6 +4,8 @@
  * and its failures (404, 400, 401 with an admin token) as ControlPlaneError carrying the
  * status and the parsed body.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createControlClient } from '../src/client/control.js';
 import { type RunningSandbox, startSandbox } from '../src/start.js';
@@ -204,6 +206,56 @@ describe('control-plane client: failures', () => {
     expect(err.message).toBe(
       'GET /__sandbox/accounts/acct_missing answered 404: Account acct_missing was not found.',
     );
+  });
+
+  it('no sandbox there: a refused connection is ControlPlaneError status 0 naming the URL, not a bare "fetch failed"', async () => {
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise<void>((r) => server.close(() => r()));
+    const err = await rejection(createControlClient(`http://127.0.0.1:${port}`).health());
+    expect(err.status).toBe(0);
+    expect(err.message).toMatch(
+      new RegExp(
+        `^GET http://127\\.0\\.0\\.1:${port}/__sandbox/health failed: .*ECONNREFUSED.*is a sandbox running`,
+      ),
+    );
+    expect(err.cause).toBeInstanceOf(Error);
+  });
+
+  it('a sandbox that does not answer: the call fails after timeoutMs (status 0), it does not hang', async () => {
+    const server = createServer(() => {}); // accepts, never answers
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const started = performance.now();
+      const err = await rejection(createControlClient(url, { timeoutMs: 300 }).health());
+      expect(err.status).toBe(0);
+      expect(err.message).toContain('no answer within 300 ms');
+      expect(performance.now() - started).toBeLessThan(5000);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it('a 200 that is not JSON (a proxy page, another server) throws instead of resolving to the page', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>hello</html>');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const client = createControlClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      for (const call of [client.health(), client.requests.count({})]) {
+        const err = await rejection(call);
+        expect(err.status).toBe(200);
+        expect(err.body).toBe('<html>hello</html>');
+        expect(err.message).toMatch(/answered 200 with text\/html, not JSON/);
+      }
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   it('a 400 carries the field named by the control plane', async () => {

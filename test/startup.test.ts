@@ -340,6 +340,34 @@ describe("errors of Node's HTTP parser are answered with the envelope (over a ra
   });
 });
 
+/** A token of the demo partner from a listening sandbox. */
+async function tokenFor(url: string): Promise<string> {
+  const res = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: DEMO.clientId,
+      client_secret: DEMO.clientSecret,
+    }),
+  });
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** Registers an account of the demo partner on a listening sandbox; its ID. */
+async function registerOver(url: string, token: string): Promise<string> {
+  const res = await fetch(`${url}/v1/accounts/register/partnership`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      'X-Platform-Parent-Account-Id': DEMO.parent,
+      'Content-Type': 'application/json',
+    },
+    body: JSON.stringify(registerBody()),
+  });
+  return ((await res.json()) as { data: { account_id: string } }).data.account_id;
+}
+
 describe('startSandbox() options', () => {
   it.each([
     [{ port: -1 }, /startSandbox: invalid option port=-1: /],
@@ -388,10 +416,84 @@ describe('startSandbox() options', () => {
     }
   });
 
-  it('a store that cannot be opened rejects naming SANDBOX_DB, the path and the user', async () => {
+  it('a store that cannot be opened rejects naming the db option (and SANDBOX_DB), the path and the user', async () => {
     await expect(startSandbox({ db: '/nonexistent/sandbox.db' })).rejects.toThrow(
-      /^SANDBOX_DB=\/nonexistent\/sandbox\.db: cannot open the store as user .+ \(uid \d+\): the folder \/nonexistent does not exist/,
+      /^startSandbox: option db \(SANDBOX_DB\)=\/nonexistent\/sandbox\.db: cannot open the store as user .+ \(uid \d+\): the folder \/nonexistent does not exist/,
     );
+  });
+
+  it('a busy port, a missing fixtures or scenarios folder: a StartupError naming the option passed', async () => {
+    const first = await startSandbox();
+    try {
+      for (const [options, message] of [
+        [
+          { port: first.port },
+          new RegExp(`^startSandbox: option port \\(PORT\\)=${first.port}: .+ is in use`),
+        ],
+        [
+          { fixtures: '/nope' },
+          /^startSandbox: option fixtures \(SANDBOX_FIXTURES\)=\/nope: no such folder$/,
+        ],
+        [
+          { scenarios: '/nope' },
+          /^startSandbox: option scenarios \(SANDBOX_SCENARIOS\)=\/nope: no such folder$/,
+        ],
+      ] as const) {
+        const err = await startSandbox(options).catch((e: Error) => e);
+        expect(err).toBeInstanceOf(StartupError);
+        expect((err as Error).message).toMatch(message);
+      }
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it('strictIdempotency: true and false both start; true answers 422 to a stored key with another payload', async () => {
+    for (const strictIdempotency of [true, false]) {
+      const sandbox = await startSandbox({ strictIdempotency });
+      try {
+        const token = await tokenFor(sandbox.url);
+        const account = await registerOver(sandbox.url, token);
+        const put = (status: string) =>
+          fetch(`${sandbox.url}/v1/partnership/accounts/${account}/status`, {
+            method: 'PUT',
+            headers: {
+              Authorization: `Bearer ${token}`,
+              'X-Platform-Parent-Account-Id': DEMO.parent,
+              'Idempotency-Key': 'strict-or-not',
+              'Content-Type': 'application/json',
+            },
+            body: JSON.stringify({ status }),
+          });
+        expect((await put('paused')).status).toBe(200);
+        expect((await put('active')).status).toBe(strictIdempotency ? 422 : 200);
+      } finally {
+        await sandbox.stop();
+      }
+    }
+  });
+
+  it('stop() twice is one stop; reset() after stop() rejects saying the sandbox was stopped; log: true writes JSON lines', async () => {
+    const written: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    }) as typeof process.stdout.write;
+    let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+    try {
+      sandbox = await startSandbox({ log: true });
+      await Promise.all([sandbox.stop(), sandbox.stop()]);
+    } finally {
+      process.stdout.write = write;
+    }
+    const lines = written
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string });
+    expect(lines.map((l) => l.msg)).toEqual(['sandbox listening', 'stopped']);
+    await expect(sandbox.reset()).rejects.toThrow(`startSandbox: the sandbox at ${sandbox.url} was stopped`);
   });
 
   it('defaults: a free port, in memory, loopback; a logger of our own gets the lines', async () => {

@@ -80,7 +80,12 @@ export type BundleImportedView = z.output<typeof BundleImported>;
 export interface ControlClientOptions {
   /** SANDBOX_ADMIN_TOKEN of the sandbox, when it has one: sent as `Authorization: Bearer`. */
   adminToken?: string;
+  /** How long one call may take before it fails (ControlPlaneError, status 0); default 30000 ms. */
+  timeoutMs?: number;
 }
+
+/** The default of `timeoutMs`: far above any control-plane call, far below a CI job's patience. */
+export const CONTROL_TIMEOUT_MS = 30_000;
 
 export interface ControlClient {
   /** The sandbox's base URL, without a trailing slash. */
@@ -148,7 +153,10 @@ export interface ControlClient {
   report(parentAccountId: string, format: 'junit'): Promise<string>;
 }
 
-/** A control-plane call that did not answer 2xx: its status and parsed body (text when not JSON). */
+/**
+ * A control-plane call that failed: its status and parsed body (text when not JSON). A
+ * status 0 means no answer came (connection refused, timed out): `cause` says why.
+ */
 export class ControlPlaneError extends Error {
   override name = 'ControlPlaneError';
   readonly status: number;
@@ -158,13 +166,19 @@ export class ControlPlaneError extends Error {
   /** `error.code` of the envelope, when the body has one. */
   readonly code: string | undefined;
 
-  constructor(method: string, path: string, status: number, body: unknown) {
+  constructor(
+    method: string,
+    path: string,
+    status: number,
+    body: unknown,
+    options?: { problem?: string; cause?: unknown },
+  ) {
     const envelope = (typeof body === 'object' && body !== null ? body : {}) as {
       message?: unknown;
       error?: { code?: unknown } | null;
     };
     const said = typeof envelope.message === 'string' ? envelope.message : String(body).slice(0, 200);
-    super(`${method} ${path} answered ${status}: ${said}`);
+    super(options?.problem ?? `${method} ${path} answered ${status}: ${said}`, { cause: options?.cause });
     this.status = status;
     this.body = body;
     this.method = method;
@@ -179,8 +193,15 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
     ? { authorization: `Bearer ${options.adminToken}` }
     : {};
   const seg = encodeURIComponent;
+  const timeoutMs = options.timeoutMs ?? CONTROL_TIMEOUT_MS;
 
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /** One call; its answer must be JSON (a report in JUnit XML is text). */
+  async function call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    answer: 'json' | 'text' = 'json',
+  ): Promise<T> {
     // fetch resolves "." and ".." segments: reset('..') would be POST /__sandbox/reset.
     if (
       path
@@ -192,22 +213,45 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
     }
     const headers: Record<string, string> = { accept: 'application/json', ...auth };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(base + path, {
-      method,
-      headers,
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(base + path, {
+        method,
+        headers,
+        signal: AbortSignal.timeout(timeoutMs),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      text = await res.text();
+    } catch (err) {
+      // No answer: the sandbox is down, unreachable, or did not answer in time.
+      const timedOut = err instanceof Error && err.name === 'TimeoutError';
+      const why = timedOut
+        ? `no answer within ${timeoutMs} ms`
+        : `${(err as Error).message}${(err as { cause?: Error }).cause ? ` (${(err as { cause: Error }).cause.message})` : ''}`;
+      throw new ControlPlaneError(method, path, 0, undefined, {
+        problem: `${method} ${base}${path} failed: ${why}; is a sandbox running at ${base}?`,
+        cause: err,
+      });
+    }
     const isJson = /json/i.test(res.headers.get('content-type') ?? '');
     let parsed: unknown = text;
+    let jsonOk = false;
     if (isJson && text !== '') {
       try {
         parsed = JSON.parse(text);
+        jsonOk = true;
       } catch {
         // keep the text: the error below carries it as is
       }
     }
     if (!res.ok) throw new ControlPlaneError(method, path, res.status, parsed);
+    if (answer === 'json' && !jsonOk) {
+      // A 2xx that is not JSON is not the control plane (a proxy's page, another server).
+      throw new ControlPlaneError(method, path, res.status, parsed, {
+        problem: `${method} ${base}${path} answered ${res.status} with ${res.headers.get('content-type') ?? 'no Content-Type'}, not JSON: is ${base} a sandbox?`,
+      });
+    }
     return parsed as T;
   }
 
@@ -215,7 +259,7 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
   function report(parentAccountId: string, format: 'junit'): Promise<string>;
   function report(parentAccountId: string, format: 'json' | 'junit' = 'json') {
     const query = new URLSearchParams({ parent_account_id: parentAccountId, format });
-    return call('GET', `/__sandbox/report?${query}`);
+    return call('GET', `/__sandbox/report?${query}`, undefined, format === 'junit' ? 'text' : 'json');
   }
 
   return {
