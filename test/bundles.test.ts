@@ -1,6 +1,7 @@
 /**
  * Bundles (SANDBOX.md §10, issue 15 item 5): one partner out as one JSON file, into
- * another sandbox; a round trip is equal apart from the export time and the clock's `now`;
+ * another sandbox; a round trip is equal apart from the export time and the clock, its
+ * deadlines the same distance from the partner's clock whenever and wherever it is loaded;
  * a broken, hostile or foreign file is a 400 (or 413) naming the field, and nothing is
  * loaded. `--seed` / SANDBOX_SEED loads one at start-up.
  */
@@ -23,7 +24,41 @@ import {
   STATUS,
   testConfig,
 } from './harness.js';
-import { count, newTenant } from './tenants.js';
+import { count, newTenant, sleep } from './tenants.js';
+
+type BundleBody = {
+  exported_at?: string;
+  clock: { now: string; offset_seconds: number };
+  accounts: { auth_ready_at: number }[];
+  idempotency_keys: { expires_at: number }[];
+};
+/** Each deadline of a bundle as the ms left until it on its partner's clock at the export. */
+const deadlinesOf = (b: BundleBody) => {
+  const now = Date.parse(b.clock.now);
+  return [
+    ...b.accounts.map((a) => a.auth_ready_at - now),
+    ...b.idempotency_keys.map((k) => k.expires_at - now),
+  ];
+};
+/** A bundle without what moves with real time: exported_at, its clock and its deadlines. */
+const timeless = (b: BundleBody) => ({
+  ...b,
+  exported_at: undefined,
+  clock: undefined,
+  accounts: b.accounts.map((a) => ({ ...a, auth_ready_at: undefined })),
+  idempotency_keys: b.idempotency_keys.map((k) => ({ ...k, expires_at: undefined })),
+});
+/** Equal apart from exported_at and the clock; each deadline as far from clock.now (within 5 s: real time). */
+function expectSameBundle(again: BundleBody, bundle: BundleBody) {
+  expect(timeless(again)).toEqual(timeless(bundle));
+  const [left, before] = [deadlinesOf(again), deadlinesOf(bundle)];
+  expect(left).toHaveLength(before.length);
+  left.forEach((ms, i) => {
+    expect(ms).toBeLessThanOrEqual(before[i]!);
+    expect(before[i]! - ms).toBeLessThan(5000);
+  });
+  expect(Math.abs(again.clock.offset_seconds - bundle.clock.offset_seconds)).toBeLessThan(5);
+}
 
 const exportOf = async (h: Harness, parent: string) => {
   const res = await h.request('GET', `/__sandbox/partners/${parent}/bundle`);
@@ -69,7 +104,7 @@ async function busyPartner(h: Harness) {
 }
 
 describe('bundle round trip', () => {
-  it('export, import into a fresh sandbox, export again: equal apart from exported_at and clock.now', async () => {
+  it('export, import into a fresh sandbox, export again: equal apart from exported_at and the clock, each deadline as far from clock.now (within 5 s)', async () => {
     const h = createHarness();
     const other = await newTenant(h, 'other');
     await other.client.account(); // another partner's state stays out of the bundle
@@ -99,13 +134,8 @@ describe('bundle round trip', () => {
       journal: bundle.journal.length,
     });
     const again = await exportOf(fresh, t.parent);
-    const timeless = (b: { exported_at?: string; clock: { now?: string } }) => ({
-      ...b,
-      exported_at: undefined,
-      clock: { ...b.clock, now: undefined },
-    });
-    expect(timeless(again)).toEqual(timeless(bundle));
-    expect(Math.abs(Date.parse(again.clock.now) - Date.parse(bundle.clock.now))).toBeLessThan(60_000);
+    expectSameBundle(again, bundle);
+    expect(Math.abs(Date.parse(again.clock.now) - Date.parse(bundle.clock.now))).toBeLessThan(5000);
   });
 
   it('the imported partner replays: its credentials work, its lists, status and keys are as they were', async () => {
@@ -122,8 +152,12 @@ describe('bundle round trip', () => {
     expect(expectOk(await c.get(STATUS(t.second))).status).toBe('paused');
     const replay = await c.put(STATUS(t.second), { status: 'paused' }, { 'Idempotency-Key': 'status-key' });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    // Its time is the bundle's clock.now again: 90 s ahead, less the real time since the export.
     const clock = (await laptop.request('GET', `/__sandbox/partners/${t.parent}/clock`)).body;
-    expect(clock.offset_seconds).toBe(90);
+    expect(clock.offset_seconds).toBeGreaterThan(85);
+    expect(clock.offset_seconds).toBeLessThanOrEqual(90);
+    expect(Date.parse(clock.now) - Date.parse(bundle.clock.now)).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(clock.now) - Date.parse(bundle.clock.now)).toBeLessThan(5000);
     expect(await count(laptop, { parent_account_id: t.parent, method: 'PUT', status: 200 })).toBe(3);
   });
 
@@ -180,12 +214,136 @@ describe('bundle round trip', () => {
     expect(imported.status, imported.text).toBe(200);
     const c = await laptop.client(t.creds);
     expect(expectOk(await c.get(CONTROLS(account)))).toEqual(before);
-    expect((await exportOf(laptop, t.parent)).accounts).toEqual(bundle.accounts);
+    const again = await exportOf(laptop, t.parent);
+    // The laptop's own calls (a token, a GET) join the journal: the rest is as exported.
+    expect(again.journal.length).toBeGreaterThan(bundle.journal.length);
+    expectSameBundle({ ...again, journal: [] }, { ...bundle, journal: [] });
   });
 
   it('an unknown partner is 404', async () => {
     const h = createHarness();
     expectErrorEnvelope(await h.request('GET', '/__sandbox/partners/pa_nobody/bundle'), 404, 'not_found');
+  });
+});
+
+describe('deadlines keep their distance from the partner clock, whenever and wherever a bundle loads', () => {
+  const HOUR = 3600;
+
+  it('imported after the propagation window passed in real time: still pending until the partner clock reaches the deadline, then 200', async () => {
+    const h = createHarness();
+    const t = await newTenant(h, 'propagating');
+    const registered = await t.client.register({}, { 'X-Sandbox-Scenario': 'auth-propagation=2' });
+    expect(registered.status, registered.text).toBe(200);
+    const account = registered.body.data.account_id;
+    expectErrorEnvelope(await t.client.get(STATUS(account)), 401, 'auth_propagation_pending');
+    const bundle = await exportOf(h, t.parent);
+    expect(bundle.clock.offset_seconds).toBe(0);
+    const left = bundle.accounts[0].auth_ready_at - Date.parse(bundle.clock.now);
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThanOrEqual(2000);
+    await sleep(left + 500); // the window's length in real time: it would be over on the real clock
+
+    const laptop = createHarness();
+    expect((await importInto(laptop, bundle)).status).toBe(200);
+    const c = await laptop.client(t.creds);
+    expectErrorEnvelope(await c.get(STATUS(account)), 401, 'auth_propagation_pending');
+    const view = (await laptop.request('GET', `/__sandbox/accounts/${account}`)).body;
+    expect(view.propagation.pending).toBe(true);
+    const clock = (await laptop.request('GET', `/__sandbox/partners/${t.parent}/clock`)).body;
+    expect(clock.offset_seconds).toBe(0); // real time moved past clock.now: the deadline moved instead
+    const now = Date.parse(clock.now);
+    expect(now).toBeGreaterThan(Date.parse(bundle.clock.now) + left);
+    const leftNow = Date.parse(view.propagation.ready_at) - now;
+    expect(leftNow).toBeLessThanOrEqual(left);
+    expect(left - leftNow).toBeLessThan(1000);
+
+    const advanced = await laptop.request('POST', `/__sandbox/partners/${t.parent}/clock/advance`, {
+      body: { seconds: Math.ceil(left / 1000) + 1 },
+    });
+    expect(advanced.status, advanced.text).toBe(200);
+    expect(expectOk(await c.get(STATUS(account))).account_id).toBe(account);
+    expect((await laptop.request('GET', `/__sandbox/accounts/${account}`)).body.propagation.pending).toBe(
+      false,
+    );
+  });
+
+  it('into a sandbox whose global clock is 25 h ahead: a stored key still replays, and expires 24 h (partner clock) after its first use', async () => {
+    const h = createHarness();
+    const t = await newTenant(h, 'keys');
+    const account = await t.client.account();
+    const first = await t.client.put(STATUS(account), { status: 'paused' }, { 'Idempotency-Key': 'day-key' });
+    expectOk(first);
+    const bundle = await exportOf(h, t.parent);
+    const stored = bundle.idempotency_keys.find((k: { key: string }) => k.key === 'day-key');
+    const left = stored.expires_at - Date.parse(bundle.clock.now);
+    expect(left).toBeGreaterThan(24 * HOUR * 1000 - 5000);
+    expect(left).toBeLessThanOrEqual(24 * HOUR * 1000);
+
+    const ahead = createHarness();
+    const moved = await ahead.request('POST', '/__sandbox/clock/advance', { body: { seconds: 25 * HOUR } });
+    expect(moved.status, moved.text).toBe(200);
+    expect((await importInto(ahead, bundle)).status).toBe(200);
+    const clock = (await ahead.request('GET', `/__sandbox/partners/${t.parent}/clock`)).body;
+    expect(clock.offset_seconds).toBe(0); // never behind the global clock
+    expect(clock.global_offset_seconds).toBe(25 * HOUR);
+    const again = await exportOf(ahead, t.parent);
+    const leftAgain = again.idempotency_keys[0].expires_at - Date.parse(again.clock.now);
+    expect(left - leftAgain).toBeGreaterThanOrEqual(0);
+    expect(left - leftAgain).toBeLessThan(1000);
+
+    const replay = async () => {
+      const c = await ahead.client(t.creds); // a new token each time: the partner clock moves by hours
+      const res = await c.put(STATUS(account), { status: 'paused' }, { 'Idempotency-Key': 'day-key' });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data.account_id).toBe(account);
+      return res.headers.get('idempotent-replayed');
+    };
+    expect(await replay()).toBe('true');
+    const advance = async (seconds: number) => {
+      const res = await ahead.request('POST', `/__sandbox/partners/${t.parent}/clock/advance`, {
+        body: { seconds },
+      });
+      expect(res.status, res.text).toBe(200);
+    };
+    await advance(Math.floor(left / 1000) - 2); // 2 s before the 24 h are up: still the stored answer
+    expect(await replay()).toBe('true');
+    await advance(3); // 1 s past them: the key is free, the PUT runs again
+    expect(await replay()).toBeNull();
+  });
+});
+
+describe('last_status_write travels with its account', () => {
+  it('a partial failure recorded before the export reads the same after an import elsewhere, and round-trips', async () => {
+    const h = createHarness();
+    const t = await newTenant(h, 'partial');
+    const account = await t.client.account(); // two variants: a confirmation and a tracking page
+    const res = await t.client.put(
+      STATUS(account),
+      { status: 'paused' },
+      { 'X-Sandbox-Scenario': 'status-partial-failure=1' },
+    );
+    expect(res.headers.get('x-sandbox-scenario-applied')).toBe('status-partial-failure=1');
+    expect(res.body.error.code).toBe('partial_failure');
+    const record = (await h.request('GET', `/__sandbox/accounts/${account}`)).body.last_status_write;
+    expect(record.variants.map((v: { result: string }) => v.result)).toContain('failed');
+    const bundle = await exportOf(h, t.parent);
+    expect(bundle.accounts[0].last_status_write).toEqual(record);
+
+    const laptop = createHarness();
+    expect((await importInto(laptop, bundle)).status).toBe(200);
+    expect((await laptop.request('GET', `/__sandbox/accounts/${account}`)).body.last_status_write).toEqual(
+      record,
+    );
+    expect((await exportOf(laptop, t.parent)).accounts[0].last_status_write).toEqual(record);
+
+    // A bundle without the field (an older export) loads; replacing the partner drops the record.
+    const older = structuredClone(bundle);
+    delete older.accounts[0].last_status_write;
+    const replaced = await importInto(laptop, older);
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(replaced.body.imported.replaced).toBe(true);
+    expect((await laptop.request('GET', `/__sandbox/accounts/${account}`)).body.last_status_write).toBeNull();
+    expect((await exportOf(laptop, t.parent)).accounts[0].last_status_write).toBeNull();
   });
 });
 
@@ -271,6 +429,52 @@ describe('hostile and broken bundles: 400 naming the field, nothing loaded', () 
       const b = copy();
       mutate(b);
       expect(fieldsOf(await importInto(target, b))).toContain(field);
+    }
+    await nothingLoaded();
+  });
+
+  it('a hostile last_status_write: a variant of another account or of none, a wrong page or name, a repeat, a bad enum, an unknown field', async () => {
+    const { t, copy, target, nothingLoaded } = await setup();
+    const at = (b: ReturnType<typeof copy>) =>
+      b.accounts.findIndex((a: { account_id: string }) => a.account_id === t.second);
+    const record = (b: ReturnType<typeof copy>) => b.accounts[at(b)].last_status_write;
+    expect(record(copy()).variants.length).toBeGreaterThan(0);
+    const cases: [(b: ReturnType<typeof copy>) => void, string, RegExp][] = [
+      [
+        (b) => (record(b).variants[0].variant_id = b.accounts[1 - at(b)].variants[0].variant_id),
+        'variants[0].variant_id',
+        /not a variant of this account/,
+      ],
+      [
+        (b) => (record(b).variants[0].variant_id = 'var_nowhere'),
+        'variants[0].variant_id',
+        /not a variant of this account/,
+      ],
+      [
+        (b) => (record(b).variants[0].page_id = 'page_other'),
+        'variants[0].page_id',
+        /the page of that variant/,
+      ],
+      [(b) => (record(b).variants[0].name = 'Renamed'), 'variants[0].name', /the name of that variant/],
+      [
+        (b) => record(b).variants.push({ ...record(b).variants[0] }),
+        `variants[${record(copy()).variants.length}].variant_id`,
+        /repeated/,
+      ],
+      [(b) => (record(b).variants[0].result = 'exploded'), 'variants[0].result', /updated|failed/],
+      [(b) => (record(b).requested = 'mixed'), 'requested', /active|paused/],
+      [(b) => (record(b).status = 'broken'), 'status', /mixed/],
+      [(b) => (record(b).at = 'yesterday'), 'at', /./],
+      [(b) => (record(b).evil = 1), 'evil', /unknown field/],
+      [(b) => (b.accounts[at(b)].last_status_write = 'done'), '', /object/],
+    ];
+    for (const [mutate, suffix, message] of cases) {
+      const b = copy();
+      mutate(b);
+      const field = `accounts[${at(b)}].last_status_write${suffix ? `.${suffix}` : ''}`;
+      const res = await importInto(target, b);
+      expect(fieldsOf(res), field).toEqual([field]);
+      expect(res.body.error.details.fields[0].message, field).toMatch(message);
     }
     await nothingLoaded();
   });

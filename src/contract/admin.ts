@@ -451,6 +451,25 @@ const BundleJournalEntry = z.strictObject({
   duration_ms: z.number().min(0),
 });
 
+/** What the latest real status PUT did (StatusWriteRecord), as a bundle carries it: checked strictly. */
+const BundleStatusWrite = z.strictObject({
+  request_id: text(128),
+  at: isoTime,
+  requested: z.enum(['active', 'paused']),
+  status: z.enum(['active', 'paused', 'mixed']),
+  variants: z
+    .array(
+      z.strictObject({
+        variant_id: pathSegment,
+        page_id: pathSegment,
+        name: text(200),
+        status: z.enum(['active', 'paused']),
+        result: z.enum(['updated', 'unchanged', 'failed']),
+      }),
+    )
+    .max(1000),
+});
+
 export const Bundle = z
   .strictObject({
     kind: z.literal(BUNDLE_KIND),
@@ -464,10 +483,13 @@ export const Bundle = z
       created_at: isoTime,
     }),
     clock: z.strictObject({
-      now: isoTime.openapi({ description: "The partner's time at the export." }),
+      now: isoTime.openapi({
+        description:
+          "The partner's time at the export. An import sets the partner's own offset so that its time is this again, as far as an offset of 0 or more allows (the target's global clock may be ahead, or real time moved on); every deadline (auth_ready_at, expires_at) is moved by what remains, so the time left until each is what it was at this moment.",
+      }),
       offset_seconds: z.number().min(0).max(MAX_OFFSET_SECONDS).openapi({
         description:
-          "The partner's whole offset (global plus its own). An import sets the partner's own offset so its time is the same again.",
+          "The partner's whole offset at the export (global plus its own): information; the import reads `now`.",
       }),
     }),
     vertical_mappings: z.array(MappingSeedEntry.extend({ created_at: isoTime })).max(10_000),
@@ -482,7 +504,9 @@ export const Bundle = z
           sub_vertical_id: RegisterRequest.shape.sub_vertical_id,
           country_code: RegisterRequest.shape.country_code,
           store_identifier: RegisterRequest.shape.store_identifier,
-          auth_ready_at: epochMs,
+          auth_ready_at: epochMs.openapi({
+            description: "Epoch ms of the partner's clock; an import keeps its distance from clock.now.",
+          }),
           created_at: isoTime,
           pages: z
             .array(
@@ -536,6 +560,10 @@ export const Bundle = z
               .max(10_000),
             updated_at: isoTime,
           }),
+          last_status_write: BundleStatusWrite.nullable().optional().openapi({
+            description:
+              "What the latest real status PUT did to each variant (the account view's last_status_write); absent or null: none. Its variants must be this account's.",
+          }),
         }),
       )
       .max(100_000),
@@ -553,7 +581,9 @@ export const Bundle = z
           dry_run: z.boolean(),
           status: z.int().min(100).max(599),
           body: text(1_000_000),
-          expires_at: epochMs,
+          expires_at: epochMs.openapi({
+            description: "Epoch ms of the partner's clock; an import keeps its distance from clock.now.",
+          }),
         }),
       )
       .max(100_000),

@@ -7,11 +7,13 @@
  */
 
 import type { z } from 'zod';
+import { Clock } from '../clock.js';
 import { BUNDLE_KIND, BUNDLE_VERSION, Bundle, type BundleData } from '../contract/admin.js';
 import { ApiError, type FieldIssue, validationError } from '../contract/errors.js';
 import { routes } from '../contract/routes.js';
 import { type Sandbox, saveClock } from '../sandbox.js';
 import { builtIn, parseValue } from '../scenarios/catalogue.js';
+import { lastStatusWrite, putLastStatusWrite } from './status.js';
 
 /** Zod's issues as named fields (`accounts[0].pages[1].page_id`), unknown keys one by one. */
 function fieldsOf(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
@@ -77,6 +79,7 @@ export function exportBundle(s: Sandbox, parent: string): BundleData {
           archived: v.archived === 1,
         })),
         controls: strip(controls, 'account_id'),
+        last_status_write: lastStatusWrite(s, a.account_id),
       };
     }),
     idempotency_keys: s.store.idempotency.doneOf(parent).map((k) => ({
@@ -305,6 +308,22 @@ function problems(s: Sandbox, b: BundleData): FieldIssue[] {
         s.store.accounts.variant(v.variant_id)?.account_id,
       );
     }
+    // A variant keeps its page and name for good: the record names this account's variants as they are.
+    const variants = new Map(a.variants.map((v) => [v.variant_id, v]));
+    const recorded = new Set<string>();
+    a.last_status_write?.variants.forEach((r, j) => {
+      const where = `${at}.last_status_write.variants[${j}]`;
+      const v = variants.get(r.variant_id);
+      if (!v) out.push({ field: `${where}.variant_id`, message: 'is not a variant of this account' });
+      else if (recorded.has(r.variant_id)) out.push({ field: `${where}.variant_id`, message: 'is repeated' });
+      else {
+        if (r.page_id !== v.page_id)
+          out.push({ field: `${where}.page_id`, message: `must be ${v.page_id}, the page of that variant` });
+        if (r.name !== v.name)
+          out.push({ field: `${where}.name`, message: 'must be the name of that variant' });
+      }
+      recorded.add(r.variant_id);
+    });
   });
   const layoutsOf = new Map(
     b.accounts.map((a) => [a.account_id, new Set(a.layouts.map((l) => l.layout_id))]),
@@ -343,9 +362,32 @@ function problems(s: Sandbox, b: BundleData): FieldIssue[] {
   return out;
 }
 
+/** The latest epoch ms a Date holds (a deadline moved past it is kept at it). */
+const LAST_EPOCH_MS = 8_640_000_000_000_000;
+
+/**
+ * The partner's clock after an import, and how far its deadlines move. Its own offset makes
+ * its time the bundle's `clock.now` again when an offset of 0 or more (within the 100-year
+ * bound) can; otherwise it is the nearest offset allowed (0 when real time moved on since the
+ * export or this sandbox's global clock is ahead: a partner's clock is never behind the
+ * global one, which pruning relies on). Every deadline then moves by what remains, so on the
+ * partner's clock the time left until each is what it was at the export.
+ */
+function clockPlan(s: Sandbox, exportedNow: string, realNow: number) {
+  const wantedMs = Date.parse(exportedNow) - realNow - s.clock.offsetMs;
+  const ownMs = Math.min(Math.max(wantedMs, 0), Clock.MAX_OFFSET_MS - s.clock.offsetMs);
+  const shiftMs = ownMs - wantedMs; // the partner's time after the import minus clock.now
+  return {
+    ownMs,
+    deadline: (ms: number) => Math.min(Math.max(ms + shiftMs, 0), LAST_EPOCH_MS),
+  };
+}
+
 /**
  * Loads a bundle (already parsed JSON): validated in full first, then written in one
- * transaction; the partner's clock, armed scenarios and journal entries follow.
+ * transaction; the partner's clock, armed scenarios and journal entries follow. Deadlines
+ * are kept relative to the partner's clock (clockPlan); historical times (created_at,
+ * updated_at, armed_at, the journal's) are kept as they are.
  */
 export function importBundle(s: Sandbox, json: unknown) {
   if (json && typeof json === 'object' && !Array.isArray(json)) {
@@ -368,7 +410,10 @@ export function importBundle(s: Sandbox, json: unknown) {
   const parent = b.partner.parent_account_id;
   const previous = s.store.partners.byParent(parent);
   const before = new Set(previous ? s.store.accounts.idsOf(parent) : []);
+  const clock = clockPlan(s, b.clock.now, Date.now());
   s.store.tx(() => {
+    // The old accounts' records go with them; a bundle's account without one has none.
+    for (const id of before) putLastStatusWrite(s, id, null);
     if (previous) {
       s.store.idempotency.deleteOf(parent);
       s.store.partners.delete(parent); // its mapping, tokens and accounts cascade
@@ -376,10 +421,10 @@ export function importBundle(s: Sandbox, json: unknown) {
     s.store.partners.insert(b.partner);
     s.store.partners.replaceMappings(parent, b.vertical_mappings);
     for (const a of b.accounts) {
-      const { pages, layouts, variants, controls, ...account } = a;
+      const { pages, layouts, variants, controls, last_status_write, ...account } = a;
       const account_id = a.account_id;
       s.store.accounts.insert({
-        account: { ...account, parent_account_id: parent },
+        account: { ...account, auth_ready_at: clock.deadline(a.auth_ready_at), parent_account_id: parent },
         pages: pages.map((p) => ({ ...p, account_id })),
         layouts: layouts.map((l) => ({ ...l, account_id })),
         variants: variants.map((v) => ({
@@ -390,14 +435,20 @@ export function importBundle(s: Sandbox, json: unknown) {
         })),
       });
       s.store.controls.put({ ...controls, account_id });
+      putLastStatusWrite(s, account_id, last_status_write ?? null);
     }
     for (const k of b.idempotency_keys) {
-      s.store.idempotency.insertDone({ ...k, parent_account_id: parent, dry_run: k.dry_run ? 1 : 0 });
+      s.store.idempotency.insertDone({
+        ...k,
+        parent_account_id: parent,
+        dry_run: k.dry_run ? 1 : 0,
+        expires_at: clock.deadline(k.expires_at),
+      });
     }
   });
   s.store.clearCaches();
   s.markWiped(parent);
-  s.clock.setPartner(parent, Math.round(b.clock.offset_seconds * 1000) - s.clock.offsetMs);
+  s.clock.setPartner(parent, clock.ownMs);
   saveClock(s);
   const accounts = new Set([...before, ...b.accounts.map((a) => a.account_id)]);
   s.armed.removeWhere(

@@ -61,6 +61,12 @@ export function lastStatusWrite(s: Sandbox, accountId: string): StatusWriteRecor
   return text === undefined ? null : (JSON.parse(text) as StatusWriteRecord);
 }
 
+/** Sets (a bundle import) or forgets (null) an account's record of its latest status PUT. */
+export function putLastStatusWrite(s: Sandbox, accountId: string, record: StatusWriteRecord | null): void {
+  if (record) s.store.meta.set(recordKey(accountId), JSON.stringify(record));
+  else s.store.meta.delete(recordKey(accountId));
+}
+
 export interface StatusWriteResult {
   data: StatusData;
   /** Each variant's outcome, in the order of data.variants (sandbox detail: never in the answer). */
