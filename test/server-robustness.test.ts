@@ -1,14 +1,8 @@
-/**
- * A hostile client over a real socket: a body cut off mid-way, a request without Host or
- * with an unknown Expect, a deeply nested JSON body, a body that never ends, a charset
- * other than UTF-8. Each is answered (or, when the client is gone, journaled) as what it
- * is, never as a 500, and the server keeps serving everyone else.
- */
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonTooDeepMessage } from '../src/contract/messages.js';
 import { type Running, startServer } from '../src/server.js';
 import { createHarness, DEMO, expectErrorEnvelope, registerBody, STATUS, testConfig } from './harness.js';
+import { demoAccount, demoToken, expectRawEnvelope, parseReply, raw } from './raw-http.js';
 
 interface LogLine {
   level: 'info' | 'error';
@@ -26,65 +20,11 @@ async function serve(overrides: Parameters<typeof testConfig>[0] = {}) {
   return { running, lines };
 }
 
-interface RawReply {
-  status: number;
-  headers: Record<string, string>;
-  // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
-  body: any;
-  text: string;
-}
-
-function parseReply(text: string): RawReply {
-  const cut = text.indexOf('\r\n\r\n');
-  const head = cut === -1 ? text : text.slice(0, cut);
-  const body = cut === -1 ? '' : text.slice(cut + 4);
-  const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(
-    lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
-  );
-  let parsed: unknown = null;
-  try {
-    parsed = body ? JSON.parse(body) : null;
-  } catch {
-    parsed = null;
-  }
-  return { status: Number(statusLine.split(' ')[1]), headers, body: parsed, text };
-}
-
-/**
- * Writes `request` on a raw socket; then either closes it (`hangUp`) or waits for the
- * server to close it. Resolves with what the server sent (nothing, after a hang-up).
- */
-function raw(port: number, request: string, o: { hangUp?: boolean } = {}): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.write(request, () => {
-        if (o.hangUp) socket.destroy();
-      });
-    });
-    let text = '';
-    socket.on('data', (d) => {
-      text += d;
-    });
-    socket.once('error', reject);
-    socket.once('close', () => resolve(text));
-  });
-}
-
 async function json(url: string, init: RequestInit = {}) {
   const res = await fetch(url, init);
   // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
   const body: any = await res.json();
   return { status: res.status, headers: res.headers, body };
-}
-
-async function tokenOf(url: string): Promise<string> {
-  const grant = await json(`${url}/oauth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`,
-  });
-  return grant.body.access_token;
 }
 
 /** Waits until `check` holds (the server settles a cut-off request on its next turns). */
@@ -104,17 +44,8 @@ describe('a client that hangs up in the middle of its body', () => {
   beforeAll(async () => {
     server = await serve();
     running = server.running;
-    token = await tokenOf(running.url);
-    const created = await json(`${running.url}/v1/accounts/register/partnership`, {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${token}`,
-        'X-Platform-Parent-Account-Id': DEMO.parent,
-        'Content-Type': 'application/json',
-      },
-      body: JSON.stringify(registerBody()),
-    });
-    account = created.body.data.account_id;
+    token = await demoToken(running.url);
+    account = await demoAccount(running.url, token);
   });
   afterAll(() => running.close());
 
@@ -185,39 +116,24 @@ describe('requests Node would answer with a bare status: no Host, an unknown Exp
   });
   afterAll(() => server.running.close());
 
-  function expectEnvelope(res: RawReply, status: number, code: string) {
-    expect(res.status, res.text).toBe(status);
-    expect(res.headers['content-type']).toBe('application/json');
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.headers.connection).toBe('close');
-    expect(res.body).toEqual({
-      status,
-      error: { code },
-      message: expect.any(String),
-      request_id: res.headers['x-request-id'],
-      data: null,
-    });
-    expect(res.body.request_id).toMatch(/^[0-9a-f-]{36}$/);
-  }
-
   it('an HTTP/1.1 request without Host, with an empty one or with two: 400 malformed_request naming the Host header', async () => {
     const port = server.running.port;
     const missing = parseReply(
       await raw(port, 'GET /__sandbox/health HTTP/1.1\r\nConnection: close\r\n\r\n'),
     );
-    expectEnvelope(missing, 400, 'malformed_request');
+    expectRawEnvelope(missing, 400, 'malformed_request');
     expect(missing.body.message).toBe(
       'Malformed HTTP request: an HTTP/1.1 request must carry one Host header (RFC 9112 section 3.2), and this one has none.',
     );
     const empty = parseReply(await raw(port, 'GET /__sandbox/health HTTP/1.1\r\nHost:\r\n\r\n'));
-    expectEnvelope(empty, 400, 'malformed_request');
+    expectRawEnvelope(empty, 400, 'malformed_request');
     expect(empty.body.message).toMatch(/one Host header .*this one is empty\.$/);
     const two = parseReply(await raw(port, 'GET /__sandbox/health HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n'));
-    expectEnvelope(two, 400, 'malformed_request');
+    expectRawEnvelope(two, 400, 'malformed_request');
     expect(two.body.message).toMatch(/one Host header .*this one has 2\.$/);
     // A partnership call too: refused before the app, so not journaled as anything else.
     const write = parseReply(await raw(port, 'POST /oauth/token HTTP/1.1\r\nContent-Length: 0\r\n\r\n'));
-    expectEnvelope(write, 400, 'malformed_request');
+    expectRawEnvelope(write, 400, 'malformed_request');
   });
 
   it('HTTP/1.0 may omit Host: the app sees the address the client reached (never a URL that throws)', async () => {
@@ -239,7 +155,7 @@ describe('requests Node would answer with a bare status: no Host, an unknown Exp
         'POST /oauth/token HTTP/1.1\r\nHost: x\r\nExpect: 999-foo\r\nContent-Length: 0\r\n\r\n',
       ),
     );
-    expectEnvelope(res, 417, 'expectation_failed');
+    expectRawEnvelope(res, 417, 'expectation_failed');
     expect(res.body.message).toBe(
       'Expectation failed: the only expectation this server meets is "Expect: 100-continue" (got "999-foo").',
     );
@@ -342,17 +258,8 @@ describe('a request that never finishes arriving: the request timeout (SANDBOX_R
   it('a chunked body that stalls is answered 408 request_timeout after it; journaled with status 0 and why, no error logged', async () => {
     const { running, lines } = await serve({ requestTimeoutSeconds: 1 });
     try {
-      const token = await tokenOf(running.url);
-      const created = await json(`${running.url}/v1/accounts/register/partnership`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${token}`,
-          'X-Platform-Parent-Account-Id': DEMO.parent,
-          'Content-Type': 'application/json',
-        },
-        body: JSON.stringify(registerBody()),
-      });
-      const account = created.body.data.account_id;
+      const token = await demoToken(running.url);
+      const account = await demoAccount(running.url, token);
       await json(`${running.url}/__sandbox/requests`, { method: 'DELETE' });
       const started = performance.now();
       const reply = parseReply(

@@ -4,7 +4,6 @@
  * database across a restart.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import { startServer } from '../src/server.js';
 import { type SandboxOptions, startSandbox } from '../src/start.js';
 import { StartupError } from '../src/startup-error.js';
 import { CONTROLS, DEMO, type expectOk, registerBody, testConfig } from './harness.js';
+import { demoAccount, demoToken, expectRawEnvelope, parseReply, raw } from './raw-http.js';
 
 /** A fixture file as JSON, as far as these tests edit it. */
 type FixtureFile = { partners: Record<string, unknown>[]; verticals: Record<string, unknown>[] } & Record<
@@ -262,62 +262,23 @@ describe("errors of Node's HTTP parser are answered with the envelope (over a ra
   });
   afterAll(() => running?.close());
 
-  interface RawReply {
-    status: number;
-    headers: Record<string, string>;
-    // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
-    body: any;
-  }
-
-  /** Writes raw bytes, reads until the server closes; parses status, headers and the JSON body. */
-  function raw(request: string) {
-    return new Promise<RawReply>((resolve, reject) => {
-      const socket = connect(running.port, '127.0.0.1', () => socket.end(request));
-      let text = '';
-      socket.on('data', (d) => {
-        text += d;
-      });
-      socket.once('error', reject);
-      socket.once('close', () => {
-        const [head = '', body = ''] = text.split('\r\n\r\n');
-        const [statusLine = '', ...lines] = head.split('\r\n');
-        const headers = Object.fromEntries(
-          lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
-        );
-        resolve({ status: Number(statusLine.split(' ')[1]), headers, body: body ? JSON.parse(body) : null });
-      });
-    });
-  }
-
-  function expectParserEnvelope(res: RawReply, status: number, code: string) {
-    expect(res.status).toBe(status);
-    expect(res.headers['content-type']).toBe('application/json');
-    expect(res.headers.connection).toBe('close');
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.body).toEqual({
-      status,
-      error: { code },
-      message: expect.any(String),
-      request_id: res.headers['x-request-id'],
-      data: null,
-    });
-    expect(res.body.request_id).toMatch(/^[0-9a-f-]{36}$/);
-  }
+  /** Writes raw bytes (then ends the socket's writing side), reads until the server closes. */
+  const send = async (request: string) => parseReply(await raw(running.port, request, { end: true }));
 
   it('a 2,000-name scenario header: 431 request_headers_too_large naming the limit', async () => {
     const names = Array.from({ length: 2000 }, (_, i) => `latency=${i}`).join(',');
-    const res = await raw(
+    const res = await send(
       `GET /v1/partnership/vertical-mappings HTTP/1.1\r\nHost: x\r\nX-Sandbox-Scenario: ${names}\r\n\r\n`,
     );
-    expectParserEnvelope(res, 431, 'request_headers_too_large');
+    expectRawEnvelope(res, 431, 'request_headers_too_large');
     expect(res.body.message).toMatch(/exceed 16384 bytes/);
   });
 
   it('a duplicate Content-Length (to /oauth/token too): 400 malformed_request with the reason', async () => {
-    const res = await raw(
+    const res = await send(
       'POST /oauth/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!',
     );
-    expectParserEnvelope(res, 400, 'malformed_request');
+    expectRawEnvelope(res, 400, 'malformed_request');
     expect(res.body.message).toMatch(/^Malformed HTTP request: .*Content-Length/i);
   });
 
@@ -329,44 +290,16 @@ describe("errors of Node's HTTP parser are answered with the envelope (over a ra
     ['GET http://[bad/', 'GET http://[bad/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
   ] as const) {
     it(`a request that makes no URL (${label}): 400 malformed_request in the envelope, not a bare 400`, async () => {
-      expectParserEnvelope(await raw(request), 400, 'malformed_request');
+      expectRawEnvelope(await send(request), 400, 'malformed_request');
     });
   }
 
   it('a request line that is not HTTP: 400 malformed_request; the server keeps serving', async () => {
-    expectParserEnvelope(await raw('HELLO\r\n\r\n'), 400, 'malformed_request');
+    expectRawEnvelope(await send('HELLO\r\n\r\n'), 400, 'malformed_request');
     const health = await fetch(`${running.url}/__sandbox/health`);
     expect(health.status).toBe(200);
   });
 });
-
-/** A token of the demo partner from a listening sandbox. */
-async function tokenFor(url: string): Promise<string> {
-  const res = await fetch(`${url}/oauth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: DEMO.clientId,
-      client_secret: DEMO.clientSecret,
-    }),
-  });
-  return ((await res.json()) as { access_token: string }).access_token;
-}
-
-/** Registers an account of the demo partner on a listening sandbox; its ID. */
-async function registerOver(url: string, token: string): Promise<string> {
-  const res = await fetch(`${url}/v1/accounts/register/partnership`, {
-    method: 'POST',
-    headers: {
-      Authorization: `Bearer ${token}`,
-      'X-Platform-Parent-Account-Id': DEMO.parent,
-      'Content-Type': 'application/json',
-    },
-    body: JSON.stringify(registerBody()),
-  });
-  return ((await res.json()) as { data: { account_id: string } }).data.account_id;
-}
 
 describe('startSandbox() options', () => {
   it.each([
@@ -452,8 +385,8 @@ describe('startSandbox() options', () => {
     for (const strictIdempotency of [true, false]) {
       const sandbox = await startSandbox({ strictIdempotency });
       try {
-        const token = await tokenFor(sandbox.url);
-        const account = await registerOver(sandbox.url, token);
+        const token = await demoToken(sandbox.url);
+        const account = await demoAccount(sandbox.url, token);
         const put = (status: string) =>
           fetch(`${sandbox.url}/v1/partnership/accounts/${account}/status`, {
             method: 'PUT',

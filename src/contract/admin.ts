@@ -452,6 +452,9 @@ const BundleJournalEntry = z.strictObject({
 });
 
 /** What the latest real status PUT did (StatusWriteRecord), as a bundle carries it: checked strictly. */
+/** A variant as a bundle names it (its own list, and the status record's). */
+const bundleVariant = { variant_id: pathSegment, page_id: pathSegment, name: text(200) };
+
 const BundleStatusWrite = z.strictObject({
   request_id: text(128),
   at: isoTime,
@@ -460,9 +463,7 @@ const BundleStatusWrite = z.strictObject({
   variants: z
     .array(
       z.strictObject({
-        variant_id: pathSegment,
-        page_id: pathSegment,
-        name: text(200),
+        ...bundleVariant,
         status: z.enum(['active', 'paused']),
         result: z.enum(['updated', 'unchanged', 'failed']),
       }),
@@ -532,9 +533,7 @@ export const Bundle = z
           variants: z
             .array(
               z.strictObject({
-                variant_id: pathSegment,
-                page_id: pathSegment,
-                name: text(200),
+                ...bundleVariant,
                 enabled: z.boolean(),
                 archived: z.boolean(),
                 created_at: isoTime,
