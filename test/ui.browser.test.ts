@@ -12,6 +12,7 @@ import type { Config } from '../src/config.js';
 import { type Running, startServer } from '../src/server.js';
 import { CHROMIUM, launchChromium } from './browser.js';
 import { DEMO, REGISTER, registerBody, testConfig } from './harness.js';
+import { demoToken } from './raw-http.js';
 
 let browser: Browser;
 let server: Running | undefined;
@@ -49,17 +50,8 @@ async function open(url: string) {
 
 /** The partnership API over the socket, as a partner would call it. */
 async function partner(base: string) {
-  const grant = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: DEMO.clientId,
-      client_secret: DEMO.clientSecret,
-    }),
-  });
-  expect(grant.status).toBe(200);
-  const { access_token } = (await grant.json()) as { access_token: string };
+  const access_token = await demoToken(base);
+  expect(access_token).toEqual(expect.any(String));
   const headers = { Authorization: `Bearer ${access_token}`, 'X-Platform-Parent-Account-Id': DEMO.parent };
   let key = 0;
   return {

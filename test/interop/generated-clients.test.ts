@@ -26,6 +26,7 @@ import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Running, startServer } from '../../src/server.js';
 import { CONTROLS, DEMO, testConfig } from '../harness.js';
+import { demoToken } from '../raw-http.js';
 import type { PartnerFlow } from './flows/partner-flow.js';
 
 const repoModules = fileURLToPath(new URL('../../node_modules', import.meta.url));
@@ -93,16 +94,7 @@ beforeAll(async () => {
   tsc = await typeCheck(join(dir, 'tsconfig.json'));
 
   // the test's own token, for the setup writes a partner's other tools would make
-  const res = await fetch(`${server.url}/oauth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: DEMO.clientId,
-      client_secret: DEMO.clientSecret,
-    }),
-  });
-  adminToken = ((await res.json()) as { access_token: string }).access_token;
+  adminToken = await demoToken(server.url);
 });
 
 afterAll(async () => {
