@@ -124,6 +124,23 @@ describe('token endpoint: request shape', () => {
     expect(expectOAuthError(res, 400, 'invalid_request')).toBe('client_id is sent more than once');
   });
 
+  it('a media type that only begins like a form (application/x-www-form-urlencodedx) is 400 invalid_request; a form with a charset is read', async () => {
+    const h = createHarness();
+    const raw = `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`;
+    const bad = await h.request('POST', '/oauth/token', {
+      raw,
+      headers: { 'Content-Type': 'application/x-www-form-urlencodedx' },
+    });
+    expect(expectOAuthError(bad, 400, 'invalid_request')).toBe(
+      'send the request as application/x-www-form-urlencoded or application/json',
+    );
+    const withCharset = await h.request('POST', '/oauth/token', {
+      raw,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded; charset=UTF-8' },
+    });
+    expect(withCharset.status, withCharset.text).toBe(200);
+  });
+
   it('a body over the size limit is 413 in an RFC 6749 body, not the partnership envelope', async () => {
     const h = createHarness({ bodyLimitBytes: 1024 });
     const res = await token(h, {}, { ...GRANT, padding: 'x'.repeat(2000) });

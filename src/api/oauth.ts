@@ -58,7 +58,8 @@ function basicCredentials(header: string | undefined): Basic | undefined {
 
 function readFields(raw: string, type: string): Record<string, unknown> {
   if (raw.trim() === '') return {};
-  if (/^application\/x-www-form-urlencoded/i.test(type)) {
+  // The media type itself (parameters such as charset aside): `…-urlencodedx` is not a form.
+  if (/^application\/x-www-form-urlencoded\s*(?:;|$)/i.test(type)) {
     const params = new URLSearchParams(raw);
     const fields: Record<string, unknown> = {};
     for (const [name, value] of params) {
