@@ -31,13 +31,9 @@ export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
  * canonical JSON (object keys sorted, whitespace aside), so the same object with its keys
  * in another order is the same payload.
  */
-function fingerprint(dryRun: boolean, body: unknown, raw: string | null): string {
-  let payload: string;
-  try {
-    payload = JSON.stringify(canonical(body ?? null));
-  } catch {
-    payload = raw ?? ''; // nested too deep to re-serialise: the bytes as sent
-  }
+function fingerprint(dryRun: boolean, body: unknown): string {
+  // A body is at most MAX_JSON_DEPTH deep (http/json.ts), so re-serialising it cannot overflow.
+  const payload = JSON.stringify(canonical(body ?? null));
   return createHash('sha256').update(`dry_run=${dryRun}\n${payload}`).digest('hex');
 }
 
@@ -83,7 +79,7 @@ export function claimKey(c: Context<AppEnv>): Response | undefined {
   }
   const dryRun = c.get('dryRun');
   const operation = `${c.req.method} ${c.req.path}`;
-  const print = fingerprint(dryRun, c.get('jsonBody'), c.get('rawBody'));
+  const print = fingerprint(dryRun, c.get('jsonBody'));
   const now = s.clock.now(parent); // the partner's clock: its window
 
   const stored = s.store.idempotency.get(parent, key, now);
