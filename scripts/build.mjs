@@ -64,7 +64,7 @@ const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node22',
   external: ['better-sqlite3', 'swagger-ui-dist'],
   sourcemap: true,
   legalComments: 'none',

@@ -60,13 +60,19 @@ function recorded(retry: Options['retry']) {
     retry,
     timeout: 10_000,
     hooks: {
+      // ky 2 runs beforeRequest once per call and beforeRetry before each retry: both mark a send.
       beforeRequest: [
         () => {
           sentAt = performance.now();
         },
       ],
+      beforeRetry: [
+        () => {
+          sentAt = performance.now();
+        },
+      ],
       afterResponse: [
-        async (_request, _options, response) => {
+        async ({ response }) => {
           const body = (await response.json().catch(() => null)) as {
             error?: { code?: string } | string | null;
           } | null;
@@ -234,6 +240,7 @@ describe('ky honours Retry-After', () => {
     const response = (error as HTTPError).response;
     expect(response.status).toBe(409);
     expect(response.headers.get('retry-after')).toBeNull();
-    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('content_hash_mismatch');
+    // ky 2 reads the error body into `data` (the response's own body is spent)
+    expect(((error as HTTPError).data as { error: { code: string } }).error.code).toBe('content_hash_mismatch');
   });
 });

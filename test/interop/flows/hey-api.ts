@@ -76,6 +76,7 @@ export function createFlow(config: FlowConfig): PartnerFlow {
       ...(dryRun ? { query: { dry_run: 'true' as const } } : {}),
       body: { status },
     });
+    if (!response) throw new Error(`status PUT got no answer: ${String(error)}`);
     if (!data) throw new Error(`status PUT failed: ${response.status} ${JSON.stringify(error)}`);
     const seen: WriteSeen = {
       replayed: response.headers.get('Idempotent-Replayed'),
@@ -158,6 +159,7 @@ export function createFlow(config: FlowConfig): PartnerFlow {
             contentHash: list.marketplace_controls_list.content_hash,
           },
         });
+        if (!response) throw new Error(`controls PUT got no answer: ${String(error)}`);
         attempts.push({ status: response.status, code: error ? error.error.code : null });
         if (data) {
           return {
@@ -184,6 +186,7 @@ export function createFlow(config: FlowConfig): PartnerFlow {
         headers: { ...writeHeaders(randomUUID()), ...(scenario ? { 'X-Sandbox-Scenario': scenario } : {}) },
         body: { status },
       });
+      if (!response) throw new Error(`status PUT got no answer: ${String(error)}`);
       if (!data) throw new Error(`status PUT failed: ${response.status} ${JSON.stringify(error)}`);
       return {
         httpStatus: response.status,
