@@ -4,37 +4,39 @@
 # CI builds and runs it on every run: `npm run test:image` (test/image/image.test.ts).
 #
 # The same steps CI runs (.ci/run) and `npm start` uses: npm ci from the lockfile,
-# better-sqlite3 compiled from source, `npm run build` (scripts/build.mjs: one esbuild
-# bundle, dist/main.js), then `node dist/main.js`. Layer order: the dependencies depend
-# on the lockfile alone, so a change under src/ rebuilds the bundle (seconds), not
-# better-sqlite3 (minutes).
+# `npm run build` (scripts/build.mjs: one esbuild bundle, dist/main.js), then
+# `node dist/main.js`. Nothing is compiled: better-sqlite3 13 loads the prebuilt addon its
+# npm package ships for each platform (linux x64 and arm64, glibc and musl), so the build
+# stage needs no python3, make or g++, and the same Dockerfile builds for linux/amd64 and
+# linux/arm64 (`docker buildx build --platform linux/arm64 .`). Layer order: the
+# dependencies depend on the lockfile alone, so a change under src/ rebuilds the bundle.
 
-# ---- build: compile better-sqlite3, bundle the TypeScript ---------------------------
-FROM node:20-bookworm-slim AS build
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
+# ---- build: install from the lockfile, bundle the TypeScript, write the SBOM ---------
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-ENV npm_config_build_from_source=true \
-    npm_config_nodedir=/usr/local \
-    npm_config_update_notifier=false
+ENV npm_config_update_notifier=false
 # npm ci from the lockfile alone: the package.json it needs is the lockfile's root entry
 # (the same dependencies), so editing a script or a field of package.json keeps this
-# layer. Every dependency (esbuild makes the bundle), then /prod: a copy pruned to the
-# production ones, without better-sqlite3's C sources and object files (only its
-# compiled .node file and lib/ load at run time). No npm cache is kept.
+# layer. --ignore-scripts: no dependency needs an install script here (esbuild finds its
+# platform binary without one), and from a lockfile npm would otherwise run node-gyp on
+# better-sqlite3 (the lockfile does not keep its `gypfile: false`), which needs python3
+# and make even though its binding.gyp then builds nothing. Every dependency (esbuild
+# makes the bundle), then /prod: a copy pruned to the
+# production ones, with better-sqlite3's C sources and the other platforms' prebuilt
+# addons removed (only lib/ and this platform's addon load at run time), and its CycloneDX
+# SBOM. No npm cache is kept.
 COPY package-lock.json ./
 RUN node -e "const fs = require('fs'); const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8')); fs.writeFileSync('package.json', JSON.stringify(lock.packages['']))"
-RUN npm ci --no-audit --no-fund \
+RUN npm ci --ignore-scripts --no-audit --no-fund \
  && mkdir /prod \
+ && npm sbom --omit=dev --sbom-format cyclonedx --sbom-type application > /prod/sbom.cdx.json \
  && cp -a package.json package-lock.json node_modules /prod/ \
  && cd /prod \
- && npm prune --omit=dev --no-audit --no-fund \
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
  && cd node_modules/better-sqlite3 \
- && mv build/Release/better_sqlite3.node /tmp/ \
- && rm -rf build deps src \
- && mkdir -p build/Release \
- && mv /tmp/better_sqlite3.node build/Release/ \
+ && rm -rf deps src binding.gyp \
+ && node -e "const fs = require('fs'); const libc = process.report.getReport().header.glibcVersionRuntime ? '' : 'musl'; const keep = process.platform + libc + '-' + process.arch + '.node'; for (const f of fs.readdirSync('prebuilds')) if (f !== keep) fs.rmSync('prebuilds/' + f)" \
+ && node -e "require('/prod/node_modules/better-sqlite3')(':memory:').close()" \
  && npm cache clean --force
 COPY package.json ./
 COPY scripts/build.mjs ./scripts/
@@ -42,7 +44,7 @@ COPY src ./src
 RUN npm run build
 
 # ---- runtime: production dependencies and the bundle only ---------------------------
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4010
@@ -57,6 +59,8 @@ COPY package.json package-lock.json ./
 COPY fixtures ./fixtures
 COPY scenarios ./scenarios
 COPY --from=build /app/dist ./dist
+# The production dependencies as CycloneDX JSON (npm sbom), for partners' scanners.
+COPY --from=build /prod/sbom.cdx.json ./sbom.cdx.json
 USER node
 EXPOSE 4010
 # Engines before 25 (API 1.44) have no --start-interval, and the classic builder refuses

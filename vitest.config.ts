@@ -1,14 +1,30 @@
 import { defineConfig } from 'vitest/config';
 
-// `npm test`: everything but the browser tests (those need Chromium: `npm run test:browser`,
-// which .ci/run also runs after installing Debian's chromium) and the Docker image test
-// (it needs an engine: `npm run test:image`, also run by .ci/run).
+/**
+ * The release tests: each starts processes of its own (the packed npm package, the built
+ * command line, crash drills, the Go and Python examples, example projects under their own
+ * vitest, forked workers that tear the native addon down), so they take minutes and test
+ * the release rather than a rule. `npm run test:release` runs them
+ * (vitest.release.config.ts); `npm test` leaves them out. .ci/run also runs the package and
+ * native teardown tests on Node 22.
+ */
+export const RELEASE_TESTS = [
+  'test/package.test.ts',
+  'test/cli.test.ts',
+  'test/crash.test.ts',
+  'test/examples-lang.test.ts',
+  'test/runtime-image.test.ts',
+  'test/isolation-example.test.ts',
+  'test/native-teardown.test.ts',
+];
+
+// `npm test`: the suites that check behaviour. Left out: the release tests above, the
+// browser tests (they need Chromium: `npm run test:browser`) and the Docker image test (it
+// needs an engine: `npm run test:image`); .ci/run runs all four commands.
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/**/*.browser.test.ts', 'test/image/**', 'node_modules/**'],
-    // The built command line is what cli and crash tests start: build it from these sources first.
-    globalSetup: ['test/build-once.ts'],
+    exclude: ['test/**/*.browser.test.ts', 'test/image/**', 'node_modules/**', ...RELEASE_TESTS],
     pool: 'forks',
     testTimeout: 20_000,
     hookTimeout: 60_000,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CI infrastructure, not part of the image: runs one command (the image test) with a
-# Docker engine and the base image `node:20-bookworm-slim` available, the way
+# Docker engine and the base image `node:24-bookworm-slim` available, the way
 # /work/shared/DOCKER-HERE.md describes for machines with a docker client but no engine
 # and no access to Docker Hub.
 #
@@ -12,15 +12,17 @@
 #   ends, whatever happened. Its data-root is kept across runs (SANDBOX_DOCKER_DATA_ROOT,
 #   default /var/lib/sandbox-docker), so the base image and the build cache survive.
 # - Base image: used if present; else pulled; if the pull fails, a stand-in is built
-#   from Debian bookworm (debootstrap, installed when missing) plus this machine's Node 20,
-#   and every run that uses it says so.
+#   from Debian bookworm (debootstrap, installed when missing) plus the Node 24 binary of
+#   the npm registry's node-linux-<arch> package and this machine's npm, and every run that
+#   uses it says so.
 # - Containers and volumes the test made (labelled sandbox-image-test=<this run>) are
 #   removed at the end. Runs on one machine take turns (a lock), as they share the engine.
 #
 # Any failure to provide Docker is loud: a message and a non-zero exit, never a pass.
 set -euo pipefail
 
-BASE=node:20-bookworm-slim
+BASE=node:24-bookworm-slim
+NODE_LINE=24
 STAND_IN_MARK="stand-in for $BASE built by scripts/docker-env.sh (DOCKER-HERE.md)"
 SOCK=/run/sandbox-docker.sock
 EXEC_ROOT=/run/sandbox-docker
@@ -133,27 +135,33 @@ say "engine API $api; HEALTHCHECK --start-interval needs API 1.44 (engine 25)"
 # ---- the base image ----------------------------------------------------------------------
 stand_in() {
   command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
-  local node_bin prefix mirror t
-  node_bin=$(readlink -f "$(command -v node)") || die "no node on this machine for the stand-in"
-  [ "$(node -p 'process.versions.node.split(".")[0]')" = 20 ] || die "the stand-in needs Node 20 on this machine"
-  prefix=$(dirname "$(dirname "$node_bin")")
-  [ -d "$prefix/lib/node_modules/npm" ] && [ -d "$prefix/include/node" ] ||
-    die "npm or the Node headers are not under $prefix (lib/node_modules/npm, include/node)"
+  local node_pkg node_dir npm_dir mirror t arch
+  # The official image's Node comes from nodejs.org, which is not reachable here; the npm
+  # registry's node-linux-<arch> package carries the same release binary and headers.
+  case "$(uname -m)" in x86_64) arch=x64 ;; aarch64) arch=arm64 ;; *) die "no node-linux package for $(uname -m)" ;; esac
+  node_pkg=node-linux-$arch@$NODE_LINE
+  node_dir=$(mktemp -d /var/tmp/sandbox-node.XXXXXX)
+  npm i --prefix "$node_dir" --no-audit --no-fund --silent "$node_pkg" >/dev/null ||
+    die "npm i $node_pkg failed (the stand-in's Node comes from the npm registry)"
+  node_dir=$node_dir/node_modules/node-linux-$arch
+  npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
+  [ -f "$npm_dir/package.json" ] || die "this machine's npm is not under $npm_dir"
   mirror=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
   mirror=${mirror:-http://deb.debian.org/debian}
   ROOTFS=$(mktemp -d /var/tmp/sandbox-rootfs.XXXXXX)
   t=$SECONDS
-  say "building a stand-in $BASE: debootstrap bookworm from $mirror, plus this machine's Node $(node -v)"
+  say "building a stand-in $BASE: debootstrap bookworm from $mirror, plus Node $("$node_dir/bin/node" -v) from $node_pkg (npm registry)"
   debootstrap --variant=minbase bookworm "$ROOTFS" "$mirror" >"$ROOTFS.log" 2>&1 ||
     { tail -n 20 "$ROOTFS.log"; die "debootstrap failed"; }
   rm -f "$ROOTFS.log"
   say "debootstrap took $((SECONDS - t)) s"
   mkdir -p "$ROOTFS/usr/local/bin" "$ROOTFS/usr/local/lib/node_modules" "$ROOTFS/usr/local/include"
-  cp "$node_bin" "$ROOTFS/usr/local/bin/node"
-  cp -a "$prefix/lib/node_modules/npm" "$ROOTFS/usr/local/lib/node_modules/"
+  cp "$node_dir/bin/node" "$ROOTFS/usr/local/bin/node"
+  cp -a "$npm_dir" "$ROOTFS/usr/local/lib/node_modules/npm"
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$ROOTFS/usr/local/bin/npm"
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$ROOTFS/usr/local/bin/npx"
-  cp -a "$prefix/include/node" "$ROOTFS/usr/local/include/" # node-gyp headers (better-sqlite3)
+  cp -a "$node_dir/include/node" "$ROOTFS/usr/local/include/" # as the official image has them
+  rm -rf "$(dirname "$(dirname "$node_dir")")"
   chroot "$ROOTFS" sh -c 'groupadd -g 1000 node && useradd -u 1000 -g node -m -s /bin/bash node'
   mkdir -p "$ROOTFS/etc/ssl/certs"
   cp /etc/ssl/certs/ca-certificates.crt "$ROOTFS/etc/ssl/certs/" # the registry's TLS chain
@@ -182,7 +190,7 @@ if ! docker image inspect "$BASE" >/dev/null 2>&1; then
 fi
 if is_stand_in; then
   export SANDBOX_IMAGE_BASE=stand-in
-  say "NOTE: a STAND-IN base image is used: $BASE built locally from Debian bookworm and this machine's Node (not the official image); sizes differ from the official base"
+  say "NOTE: a STAND-IN base image is used: $BASE built locally from Debian bookworm and Node $NODE_LINE from the npm registry's node-linux package (not the official image); sizes differ from the official base"
 else
   export SANDBOX_IMAGE_BASE=official
   say "base image $BASE: $(docker image inspect -f '{{index .RepoDigests 0}}' "$BASE" 2>/dev/null || echo 'local, not a stand-in')"

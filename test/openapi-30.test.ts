@@ -214,7 +214,11 @@ describe('toOpenApi30 (the converter, on 3.1 constructs the partner document doe
     expect(out.openapi).toBe('3.0.3');
     expect(out).not.toHaveProperty('webhooks');
     expect(out).not.toHaveProperty('jsonSchemaDialect');
-    expect(out.info).toEqual({ title: 't', version: '1', license: { name: 'MIT' } });
+    expect(out.info).toEqual({
+      title: 't',
+      version: '1',
+      license: { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' },
+    });
     expect(out.components).not.toHaveProperty('pathItems');
     expect(out.paths['/x'].get.parameters[0].schema).toEqual({
       type: 'integer',

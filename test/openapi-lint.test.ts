@@ -1,8 +1,10 @@
 /**
- * The linters partners run on the documents pass with no error and no warning:
- * Spectral's `spectral:oas` ruleset and Redocly's `recommended` rules, on the partner
- * document (3.1 and 3.0.3), the sandbox document and the control plane's.
+ * The tools partners run on the documents pass with no error and no warning:
+ * swagger-parser's validation, Spectral's `spectral:oas` ruleset and Redocly's
+ * `recommended` rules, on the partner document (3.1 and 3.0.3), the sandbox document and
+ * the control plane's.
  */
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import spectralCore from '@stoplight/spectral-core';
 import * as SpectralParsers from '@stoplight/spectral-parsers';
@@ -26,6 +28,16 @@ async function served(path: string): Promise<string> {
 
 describe('the documents pass the linters partners run', () => {
   for (const path of DOCUMENTS) {
+    it(`swagger-parser validates ${path} (schema and references), its license named by SPDX`, async () => {
+      const doc = JSON.parse(await served(path));
+      const api = (await SwaggerParser.validate(doc)) as { info: { license?: Record<string, string> } };
+      expect(api.info.license).toEqual(
+        path === '/openapi-3.0.json'
+          ? { name: 'Apache-2.0', url: 'https://spdx.org/licenses/Apache-2.0.html' }
+          : { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+      );
+    });
+
     it(`Spectral spectral:oas: no error, no warning on ${path}`, async () => {
       const spectral = new Spectral();
       spectral.setRuleset({ extends: [oas as never] });
@@ -36,12 +48,6 @@ describe('the documents pass the linters partners run', () => {
     it(`Redocly recommended: no error, no warning on ${path}`, async () => {
       const config = await createConfig({
         extends: ['recommended'],
-        rules: {
-          // The package is UNLICENSED (private): there is no license URL or SPDX identifier
-          // to name, and inventing one would mislead. info.license names that; only the
-          // "url or identifier" half of the rule cannot be met.
-          'info-license-strict': 'off',
-        },
       });
       const problems = await lintFromString({ source: await served(path), absoluteRef: path, config });
       expect(problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`)).toEqual([]);
@@ -60,5 +66,10 @@ describe('the documents pass the linters partners run', () => {
     const config = await createConfig({ extends: ['recommended'] });
     const problems = await lintFromString({ source: text, absoluteRef: 'broken.json', config });
     expect(problems.map((p) => p.ruleId)).toContain('security-defined');
+    // swagger-parser: the 3.1 license object without its identifier (the finding that was
+    // reported against the served document)
+    const unlicensed = JSON.parse(await served('/openapi.json'));
+    delete unlicensed.info.license.identifier;
+    await expect(SwaggerParser.validate(unlicensed)).rejects.toThrow(/identifier/);
   });
 });

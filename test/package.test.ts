@@ -58,6 +58,8 @@ beforeAll(() => {
   for (const item of [
     'package.json',
     'README.md',
+    'LICENSE',
+    'CHANGELOG.md',
     'src',
     'scripts',
     'fixtures',
@@ -81,11 +83,11 @@ beforeAll(() => {
     join(project, 'package.json'),
     JSON.stringify({ name: 'partner-project', private: true, type: 'module' }),
   );
-  execFileSync(
-    'npm',
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', tarball],
-    { cwd: project, env: cleanEnv, stdio: 'ignore' },
-  );
+  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', tarball], {
+    cwd: project,
+    env: cleanEnv,
+    stdio: 'ignore',
+  });
   mkdirSync(join(project, 'node_modules', '@types'), { recursive: true });
   symlinkSync(join(NODE_MODULES, 'vitest'), join(project, 'node_modules', 'vitest'));
   symlinkSync(join(NODE_MODULES, '@types', 'node'), join(project, 'node_modules', '@types', 'node'));
@@ -121,7 +123,7 @@ function run(
 }
 
 describe('the tarball', () => {
-  it('holds the bundles, the declarations, fixtures, presets and README, and nothing else', () => {
+  it('holds the bundles, the declarations, fixtures, presets, README, LICENSE and CHANGELOG, and nothing else', () => {
     const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' })
       .trim()
       .split('\n')
@@ -130,6 +132,8 @@ describe('the tarball', () => {
     for (const needed of [
       'package.json',
       'README.md',
+      'LICENSE',
+      'CHANGELOG.md',
       'dist/main.js',
       'dist/index.js',
       'dist/types/index.d.ts',
@@ -142,7 +146,7 @@ describe('the tarball', () => {
       expect(files).toContain(needed);
     }
     const allowed =
-      /^(package\.json|README\.md|dist\/(main|index)\.js|dist\/types\/.+\.d\.ts|fixtures\/.+\.json|scenarios\/.+\.json)$/;
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|index)\.js|dist\/types\/.+\.d\.ts|fixtures\/.+\.json|scenarios\/.+\.json)$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     const size = statSync(tarball).size;
     console.log(`tarball: ${(size / 1024).toFixed(0)} KiB, ${files.length} files`);

@@ -14,7 +14,8 @@
  *   `contentMediaType`, `contentEncoding`, `unevaluatedProperties`, `dependentRequired`,
  *   `dependentSchemas`, `patternProperties`, `if`/`then`/`else`, `contains`, ...);
  * - `$ref` with siblings -> `allOf: [{$ref}]` with the siblings (3.0 ignores ref siblings);
- * - no `webhooks`, no `jsonSchemaDialect`, no `info.summary`, no `license.identifier`.
+ * - no `webhooks`, no `jsonSchemaDialect`, no `info.summary`, no `license.identifier` (its
+ *   SPDX page as `url` instead).
  */
 import type { OpenApiDocument } from './openapi.js';
 
@@ -180,7 +181,11 @@ export function toOpenApi30(doc: OpenApiDocument): OpenApiDocument {
   out.openapi = '3.0.3';
   if (out.info) {
     delete out.info.summary;
-    if (out.info.license) delete out.info.license.identifier;
+    const license = out.info.license;
+    if (license?.identifier) {
+      // 3.0 has no SPDX identifier: its url names the same license (SPDX's page for it)
+      out.info.license = { name: license.name, url: `https://spdx.org/licenses/${license.identifier}.html` };
+    }
   }
   if (components) {
     const { pathItems: _pathItems, schemas: componentSchemas, ...others } = components as Schema;

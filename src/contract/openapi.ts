@@ -60,8 +60,12 @@ const header = (name: keyof typeof headerComponents) => ({ $ref: `#/components/h
 // biome-ignore lint/suspicious/noExplicitAny: OpenAPI documents are walked as plain JSON
 export type OpenApiDocument = Record<string, any>;
 
-/** The package is private (UNLICENSED): the license names that, with no URL to invent. */
-const LICENSE = { name: 'UNLICENSED (proprietary; see the package)' };
+/**
+ * The package's license (LICENSE, package.json), by its SPDX identifier as OpenAPI 3.1 asks
+ * (swagger-parser and Redocly require `identifier` or `url`). The 3.0.3 rendering has no
+ * `identifier` field: it names the license's SPDX page as its url (openapi-30.ts).
+ */
+const LICENSE = { name: 'Apache-2.0', identifier: 'Apache-2.0' };
 const CONTACT = { name: 'Partnership sandbox maintainers' };
 
 /**
@@ -72,10 +76,11 @@ const CONTACT = { name: 'Partnership sandbox maintainers' };
 const servers = (origin: string) => [
   {
     url: '{base_url}',
-    description: 'The sandbox that served this document.',
-    variables: {
-      base_url: { default: origin, description: 'Base address of the API (spec: {base_url}).' },
-    },
+    description:
+      'The sandbox that served this document; base_url is the base address of the API (spec: {base_url}).',
+    // No description on the variable: swagger-parser's 3.1 schema refuses one there
+    // ("must NOT have unevaluated properties"), so the server's description says it.
+    variables: { base_url: { default: origin } },
   },
 ];
 
