@@ -4,15 +4,19 @@
  *   repository, and every `#anchor` to a heading of its target page, by GitHub's slug rules;
  * - no page sends a reader outside the repository for the sandbox's own contract;
  * - every ```sh runnable block runs green with bash against a sandbox started with
- *   startSandbox(), and shows what its `# -> …` lines say it shows.
+ *   startSandbox(), and shows what its `# -> …` lines say it shows;
+ * - the served manual (/docs/guides/, linked from /docs) has every page, offline, and every
+ *   link between its pages, anchors included, answers over HTTP.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { headingSlugs, markdownLinks, runnableBlocks } from '../src/api/build-guides.js';
+import { buildGuides, headingSlugs, markdownLinks, runnableBlocks } from '../src/api/build-guides.js';
 import { startSandbox } from '../src/start.js';
+import { createHarness } from './harness.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DOCS = join(ROOT, 'docs');
@@ -146,6 +150,99 @@ describe('runnable shell blocks', () => {
       }
     }, 30_000);
   }
+});
+
+describe('the manual served at /docs/guides/', () => {
+  const pageNames = PAGES.filter((p) => p.startsWith('docs/')).map((p) =>
+    p.slice('docs/'.length, -'.md'.length),
+  );
+
+  it('/docs links the manual, and /docs/guides redirects to its index', async () => {
+    const h = createHarness();
+    const docs = await h.request('GET', '/docs');
+    expect(docs.text).toContain('href="/docs/guides/"');
+    const bare = await h.request('GET', '/docs/guides');
+    expect(bare.status).toBe(301);
+    expect(bare.headers.get('location')).toBe('/docs/guides/');
+  });
+
+  it('the index is the README, listing every page in the order of its table of contents', async () => {
+    const h = createHarness();
+    const index = await h.request('GET', '/docs/guides/');
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(index.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(index.text).toContain('<h1 id="partnership-sandbox">');
+    expect(index.text).toContain('Where the spec is silent');
+    const nav = index.text.slice(index.text.indexOf('<nav class="pages"'), index.text.indexOf('</nav>'));
+    const listed = [...nav.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]);
+    expect(listed.slice(0, 3)).toEqual(['./', 'getting-started', 'in-your-ci']);
+    expect(new Set(listed)).toEqual(new Set(['./', '/docs', ...pageNames]));
+  });
+
+  it('every page is served, offline, and every link on it answers (anchors included)', async () => {
+    const h = createHarness();
+    const problems: string[] = [];
+    const pages = new Map<string, string>();
+    const fetchPage = async (path: string) => {
+      let text = pages.get(path);
+      if (text === undefined) {
+        const res = await h.request('GET', path);
+        if (res.status !== 200) problems.push(`${path}: ${res.status}`);
+        text = res.text;
+        pages.set(path, text);
+      }
+      return text;
+    };
+    for (const name of ['', ...pageNames]) {
+      const path = `/docs/guides/${name}`;
+      const html = await fetchPage(path);
+      // Offline: nothing is loaded from anywhere (no script, stylesheet, image or frame).
+      expect(html, path).not.toMatch(/<(script|link|img|iframe)\b/i);
+      expect(html, path).not.toMatch(/\bsrc="/);
+      for (const [, href = ''] of html.matchAll(/href="([^"]*)"/g)) {
+        if (/^https?:/.test(href)) continue; // a link a reader may follow; nothing loads it
+        const url = new URL(href.replace(/&amp;/g, '&'), `http://sandbox${path}`);
+        const target = await fetchPage(url.pathname);
+        if (url.hash && !target.includes(` id="${decodeURIComponent(url.hash.slice(1))}"`)) {
+          problems.push(`${path}: ${href}: no element ${url.hash} in ${url.pathname}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(pages.get('/docs/guides/where-the-spec-is-silent')).toContain(
+      '<h1 id="where-the-spec-is-silent">',
+    );
+  });
+
+  it('an unknown page is 404, and a page is static: the query is not reflected', async () => {
+    const h = createHarness();
+    expect((await h.request('GET', '/docs/guides/nope')).status).toBe(404);
+    expect((await h.request('GET', '/docs/guides/index')).status).toBe(404);
+    const plain = await h.request('GET', '/docs/guides/troubleshooting');
+    const tricked = await h.request(
+      'GET',
+      '/docs/guides/troubleshooting?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E',
+    );
+    expect(tricked.text).toBe(plain.text);
+  });
+
+  it('a tree without docs/ (the image build stage) renders no pages', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'no-docs-'));
+    try {
+      expect(buildGuides(empty).pages).toEqual([]);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('the built bundles carry the manual as constants, without marked', () => {
+    for (const bundle of ['dist/main.js', 'dist/index.js']) {
+      const text = read(bundle);
+      expect(text, bundle).toMatch(/id=\\?"where-the-spec-is-silent\\?"/);
+      expect(text, bundle).not.toContain('walkTokens');
+    }
+  });
 });
 
 function splitTarget(target: string): [string, string | undefined] {

@@ -42,12 +42,19 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export function buildGuides(root = ROOT): Guides {
   const docs = join(root, 'docs');
   if (!existsSync(docs) || !existsSync(join(root, 'README.md'))) return { pages: [] };
+  // In the order the README's table of contents gives them, then any other page by name.
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const toc = readme.indexOf('\n## The manual');
+  const listed = markdownLinks(toc === -1 ? readme : readme.slice(toc)).map((l) =>
+    l.target.replace(/#.*$/, ''),
+  );
+  const rank = (file: string) => (listed.includes(file) ? listed.indexOf(file) : listed.length);
   const files = [
     'README.md',
     ...readdirSync(docs)
       .filter((f) => f.endsWith('.md'))
-      .sort()
-      .map((f) => `docs/${f}`),
+      .map((f) => `docs/${f}`)
+      .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)),
   ];
   const names = new Set(files);
   return {
