@@ -89,6 +89,11 @@ describe('links in README.md and docs/', () => {
     expect(problems).toEqual([]);
   });
 
+  it("the README shows the example's global setup as it is (also checked on the packed README)", () => {
+    const example = read('examples/node-vitest/global-setup.ts').trimEnd();
+    expect(read('README.md')).toContain(example);
+  });
+
   it('"Where the spec is silent" is a page of its own, and the README names it', () => {
     expect(read('docs/where-the-spec-is-silent.md')).toMatch(/^# Where the spec is silent$/m);
     expect(read('README.md')).toContain('Where the spec is silent');
