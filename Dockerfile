@@ -40,6 +40,9 @@ RUN npm ci --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
 COPY package.json ./
 COPY scripts/build.mjs ./scripts/
+# The manual (README.md and docs/), rendered into the bundle for /docs/guides/.
+COPY README.md ./
+COPY docs ./docs
 COPY src ./src
 RUN npm run build
 

@@ -16,6 +16,8 @@
 // builds it on demand when the sandbox runs from source (src/ui/build-assets.ts, loaded
 // through tsx), and its output takes that module's place in both bundles: dist/ carries
 // app.js and app.css as two string constants and never loads esbuild at run time.
+// The manual (README.md and docs/*.md, served as HTML under /docs/guides/) is rendered
+// the same way, by src/api/build-guides.ts, and takes that module's place.
 // Type-checking is `npm run typecheck` (tsc --noEmit); esbuild only strips types.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -59,6 +61,28 @@ const dashboardAssets = {
   },
 };
 
+/**
+ * Replaces src/api/build-guides.ts with its answer, rendered once here: the manual
+ * (README.md and docs/*.md as HTML, for /docs/guides/) becomes constants in dist/, so the
+ * package and the image ship no Markdown and never load marked (a devDependency). A tree
+ * without docs/ gives no pages (the image's build stage copies README.md and docs/ for them).
+ */
+const { buildGuides } = await tsImport('../src/api/build-guides.ts', import.meta.url);
+const guides = buildGuides(fileURLToPath(new URL('..', import.meta.url)));
+const manualPages = {
+  name: 'manual-pages',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/build-guides\.js$/ }, (args) =>
+      /[\\/]src[\\/]api$/.test(args.resolveDir) ? { path: 'build-guides', namespace: 'guides' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'guides' }, () => ({
+      contents: `export const buildGuides = () => (${JSON.stringify(guides)});`,
+      loader: 'js',
+    }));
+  },
+};
+console.log(`manual: ${guides.pages.length} pages${guides.pages.length ? '' : ' (no docs/ in this tree)'}`);
+
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 const common = {
   bundle: true,
@@ -69,7 +93,7 @@ const common = {
   sourcemap: true,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [zodEnglishOnly, dashboardAssets],
+  plugins: [zodEnglishOnly, dashboardAssets, manualPages],
   // The dashboard shell (src/ui/index.tsx) is Hono JSX. Said here as in tsconfig.json,
   // because the image's build stage copies src/ and this script, not tsconfig.json.
   jsx: 'automatic',

@@ -66,6 +66,7 @@ beforeAll(() => {
     'scenarios',
     'tsconfig.json',
     'tsconfig.types.json',
+    'docs',
   ]) {
     cpSync(join(packageDir, item), join(stage, item), { recursive: true });
   }
@@ -166,6 +167,16 @@ describe('the install', () => {
     ]);
     expect(probe.stderr).toBe('');
     expect(probe.stdout).toMatch(/^3\.\d+\.\d+/);
+  });
+});
+
+describe('the bundles', () => {
+  it('carry the manual (README.md and docs/) as constants for /docs/guides/, without marked', () => {
+    for (const bundle of ['main.js', 'index.js']) {
+      const text = readFileSync(join(project, 'node_modules', 'partnership-sandbox', 'dist', bundle), 'utf8');
+      expect(text, bundle).toMatch(/id=\\?"where-the-spec-is-silent\\?"/);
+      expect(text, bundle).not.toContain('walkTokens');
+    }
   });
 });
 

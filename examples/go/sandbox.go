@@ -1,6 +1,6 @@
 package main
 
-// The sandbox's control plane (/__sandbox, SANDBOX.md sections 6 and 10) driven with plain
+// The sandbox's control plane (/__sandbox: docs/control-plane.md) driven with plain
 // net/http: no SDK is needed to create a partner, seed its taxonomy, arm a drill or move
 // the clock.
 
@@ -102,7 +102,7 @@ func (cp controlPlane) arm(ctx context.Context, accountID, scenario string, valu
 	return err
 }
 
-// advanceClock moves this partner's sandbox clock (SANDBOX.md section 10); a sandbox
+// advanceClock moves this partner's sandbox clock (docs/parallel-tests.md); a sandbox
 // without per-partner clocks answers 404, and then the global clock moves.
 func (cp controlPlane) advanceClock(ctx context.Context, parent string, seconds int) error {
 	body := map[string]int{"seconds": seconds}

@@ -1,5 +1,5 @@
 /**
- * A tenant of its own on a shared sandbox (README "Parallel tests on one sandbox"): a
+ * A tenant of its own on a shared sandbox (docs/parallel-tests.md): a
  * partner created for this test file, seeded with the default mapping, and a token.
  */
 const url = process.env.SANDBOX_URL ?? 'http://localhost:4010';

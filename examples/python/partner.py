@@ -235,7 +235,7 @@ class ControlPlane:
         self.call("PUT", "/__sandbox/scenarios", body)
 
     def advance_clock(self, parent: str, seconds: int) -> None:
-        """This partner's clock (SANDBOX.md section 10); the global one where that is absent."""
+        """This partner's clock (docs/parallel-tests.md); the global one where that is absent."""
         if self.call("POST", f"/__sandbox/partners/{parent}/clock/advance", {"seconds": seconds}, ok_404=True) is None:
             self.call("POST", "/__sandbox/clock/advance", {"seconds": seconds})
 

@@ -5,7 +5,8 @@
  * GET /openapi-3.0.json (the partner document in OpenAPI 3.0.3), GET
  * /__sandbox/openapi.json (control plane), GET /docs (Swagger UI over the sandbox
  * document, served from the swagger-ui-dist package's own files: no CDN, works without
- * internet).
+ * internet), and the manual: README.md and docs/*.md rendered to HTML under /docs/guides/
+ * (build-guides.ts; embedded in the bundle at build time), linked from /docs.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,6 +15,7 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import { controlPlaneDocument, partnershipDocuments } from '../contract/openapi.js';
 import type { AppEnv } from '../http/env.js';
+import { buildGuides, type GuidePage, type Guides } from './build-guides.js';
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -29,6 +31,10 @@ const PAGE = `<!doctype html>
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>
+<nav style="font: 14px/1.5 sans-serif; padding: 8px 20px; border-bottom: 1px solid #ddd">
+Partnership sandbox: the API reference below, and <a href="/docs/guides/">the manual</a>
+(getting started, running it in CI, configuration, fault injection, the control plane, troubleshooting).
+</nav>
 <div id="docs"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/init.js"></script>
@@ -53,6 +59,69 @@ function assetDir(): string {
   const require = createRequire(import.meta.url);
   return dirname(require.resolve('swagger-ui-dist/package.json'));
 }
+
+const GUIDE_STYLE = `
+body { margin: 0; font: 16px/1.55 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; }
+.layout { display: flex; align-items: flex-start; }
+nav.pages { flex: 0 0 240px; position: sticky; top: 0; max-height: 100vh; overflow: auto; padding: 16px; border-right: 1px solid #d0d7de; font-size: 14px; }
+nav.pages ul { list-style: none; padding: 0; margin: 0; }
+nav.pages li { margin: 4px 0; }
+nav.pages a[aria-current] { font-weight: 600; }
+main { flex: 1; min-width: 0; max-width: 980px; padding: 16px 32px 64px; }
+a { color: #0969da; }
+h1, h2, h3 { line-height: 1.25; margin-top: 1.5em; }
+h1 a.anchor, h2 a.anchor, h3 a.anchor, h4 a.anchor { visibility: hidden; margin-right: 6px; text-decoration: none; }
+h1:hover a.anchor, h2:hover a.anchor, h3:hover a.anchor, h4:hover a.anchor { visibility: visible; }
+code { font: 85%/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; background: #f6f8fa; padding: 0.1em 0.3em; border-radius: 4px; }
+pre { background: #f6f8fa; padding: 12px 16px; overflow: auto; border-radius: 6px; }
+pre code { background: none; padding: 0; }
+table { border-collapse: collapse; display: block; overflow: auto; margin: 1em 0; }
+th, td { border: 1px solid #d0d7de; padding: 6px 10px; vertical-align: top; }
+th { background: #f6f8fa; }
+em.image { color: #59636e; }
+`;
+
+/** A page of the manual in its shell: the list of pages beside it, links relative to /docs/guides/. */
+function guideHtml(guides: Guides, page: GuidePage | undefined, body: string, title: string): string {
+  const esc = (t: string) =>
+    t.replace(/[&<>"]/g, (ch) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[ch]};`);
+  const items = guides.pages
+    .map((p) => {
+      const href = p.name === 'index' ? './' : p.name;
+      const current = p === page ? ' aria-current="page"' : '';
+      return `<li><a href="${href}"${current}>${esc(p.name === 'index' ? 'Start here (README)' : p.title)}</a></li>`;
+    })
+    .join('\n');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)} — Partnership sandbox manual</title>
+<style>${GUIDE_STYLE}</style>
+</head>
+<body>
+<div class="layout">
+<nav class="pages" aria-label="The manual">
+<p><strong>Partnership sandbox</strong></p>
+<ul>
+${items}
+<li><a href="/docs">API reference (OpenAPI)</a></li>
+</ul>
+</nav>
+<main>
+${body}
+</main>
+</div>
+</body>
+</html>
+`;
+}
+
+const NO_GUIDES = `<h1>The manual</h1>
+<p>This build of the sandbox carries no manual: it was built from a tree without <code>docs/</code>.
+The manual is <code>README.md</code> and the pages of <code>docs/</code> in the sandbox's repository;
+the API reference is at <a href="/docs">/docs</a>.</p>`;
 
 export function docsApi(app: OpenAPIHono<AppEnv>) {
   const api = new Hono<AppEnv>();
@@ -96,6 +165,31 @@ export function docsApi(app: OpenAPIHono<AppEnv>) {
     return c.body(...serveDocument(once(`control ${o}`, () => JSON.stringify(controlPlaneDocument(o)))));
   });
   api.get('/docs', (c) => c.html(PAGE, 200, { 'Content-Security-Policy': CSP }));
+
+  // The manual: rendered once (from the checkout when run from source; constants in dist/).
+  let guides: Guides | undefined;
+  const manual = () => {
+    guides ??= buildGuides();
+    return guides;
+  };
+  const guidePage = (key: string, make: () => string) => once(`guide ${key}`, make);
+  api.get('/docs/guides', (c) => c.redirect('/docs/guides/', 301));
+  api.get('/docs/guides/', (c) => {
+    const g = manual();
+    const index = g.pages.find((p) => p.name === 'index');
+    const html = guidePage('index', () =>
+      index ? guideHtml(g, index, index.html, index.title) : guideHtml(g, undefined, NO_GUIDES, 'The manual'),
+    );
+    return c.html(html, 200, { 'Content-Security-Policy': CSP });
+  });
+  api.get('/docs/guides/:name', (c) => {
+    const g = manual();
+    const name = c.req.param('name');
+    const page = name === 'index' ? undefined : g.pages.find((p) => p.name === name);
+    if (!page) return c.notFound();
+    const html = guidePage(name, () => guideHtml(g, page, page.html, page.title));
+    return c.html(html, 200, { 'Content-Security-Policy': CSP });
+  });
   api.get('/docs/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
   api.get('/docs/assets/:file', (c) => {
     const file = c.req.param('file');

@@ -423,6 +423,15 @@ describe('the image', () => {
       }
     });
 
+    it('serves the manual at /docs/guides/ (README.md and docs/ rendered into the bundle)', async () => {
+      for (const page of ['', 'getting-started', 'troubleshooting']) {
+        const res = await fetch(`${box.url}/docs/guides/${page}`);
+        expect(res.status, page).toBe(200);
+        expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+        expect(await res.text()).toMatch(/<h1 id="/);
+      }
+    });
+
     it('idles in little memory', async () => {
       await sleep(2000);
       const mib = await memoryMiB(box.id);
