@@ -226,13 +226,21 @@ describe('JSON nested deeper than 64 levels is refused before it is parsed', () 
         return { status: res.status, body: (await res.json()) as { message: string; error: unknown } };
       });
       // Health, again and again while the bundle is sent, read and refused: never held up.
+      // Before the linear depth scan, JSON.parse held the event loop for the whole 6.8 s of
+      // the parse; now health's slowest answer is about 56 ms on a quiet machine and 0.6 s
+      // with both cores busy. The bound leaves room for a loaded CI machine while still
+      // catching a parse that blocks; health answering several times meanwhile is the
+      // event-based half of the check.
       let slowest = 0;
+      let answered = 0;
       while (!done) {
         const started = performance.now();
         expect((await fetch(`${running.url}/__sandbox/health`)).status).toBe(200);
         slowest = Math.max(slowest, performance.now() - started);
+        answered++;
       }
-      expect(slowest).toBeLessThan(500);
+      expect(answered).toBeGreaterThanOrEqual(2);
+      expect(slowest).toBeLessThan(2500);
       const res = await bundle;
       expect(res.status).toBe(400);
       expect(res.body.error).toEqual({ code: 'malformed_json', details: { max_depth: 64, byte_offset: 71 } });
