@@ -13,7 +13,7 @@ import type { VariantRow } from '../store/accounts.js';
 import { adminBody } from './body.js';
 import { accountOr404 } from './lookup.js';
 
-function variantView(v: VariantRow) {
+function variantRecord(v: VariantRow) {
   return { ...v, enabled: v.enabled === 1, archived: v.archived === 1 };
 }
 
@@ -28,7 +28,7 @@ export function accountDetail(s: Sandbox, accountId: string): z.output<typeof Ac
     },
     pages: s.store.accounts.pages(accountId),
     layouts: s.store.accounts.layouts(accountId),
-    variants: s.store.accounts.variants(accountId).map(variantView),
+    variants: s.store.accounts.variants(accountId).map(variantRecord),
     status: readStatus(s, account).status,
     last_status_write: lastStatusWrite(s, accountId),
     controls: {
@@ -69,7 +69,7 @@ export function accountRoutes(s: Sandbox) {
       created_at: s.clock.iso(account.parent_account_id),
     };
     s.store.accounts.insertVariant(variant);
-    return c.json(variantView(variant), 201);
+    return c.json(variantRecord(variant), 201);
   });
 
   api.patch('/__sandbox/variants/:variant_id', async (c) => {
@@ -84,7 +84,7 @@ export function accountRoutes(s: Sandbox) {
         archived: body.archived ?? current.archived === 1,
       },
     ]);
-    return c.json(variantView(s.store.accounts.variant(variantId)!));
+    return c.json(variantRecord(s.store.accounts.variant(variantId)!));
   });
   return api;
 }

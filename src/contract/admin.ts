@@ -3,11 +3,11 @@
  * routes and the shapes of their answers, for the control-plane OpenAPI document.
  */
 import { z } from '@hono/zod-openapi';
+import { nonEmpty } from './fields.js';
 import {
   ControlsData,
   DomainWrite,
   LayoutType,
-  nonEmpty,
   RegisterRequest,
   Surface,
   VerticalMapping,

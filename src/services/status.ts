@@ -25,7 +25,7 @@ function variantDetail(v: State) {
 }
 
 /** A variant in a partner answer: the fields of spec §2.6 and nothing else (SANDBOX.md §8). */
-function variantView(v: State): StatusData['variants'][number] {
+function statusVariant(v: State): StatusData['variants'][number] {
   return { page_id: v.page_id, name: v.name, status: v.enabled ? 'active' : 'paused' };
 }
 
@@ -34,7 +34,7 @@ export function readStatus(s: Sandbox, account: AccountRow): StatusData {
   return {
     account_id: account.account_id,
     status: aggregateStatus(variants),
-    variants: variants.filter((v) => !v.archived).map(variantView),
+    variants: variants.filter((v) => !v.archived).map(statusVariant),
   };
 }
 
@@ -95,7 +95,7 @@ export function writeStatus(
     const data: StatusData = {
       account_id: account.account_id,
       status: aggregateStatus(after),
-      variants: after.map(variantView),
+      variants: after.map(statusVariant),
     };
     if (!dryRun) {
       s.store.accounts.setVariants(
