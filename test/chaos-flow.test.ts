@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createControlClient } from '../src/client/control.js';
 import { type Running, startServer } from '../src/server.js';
-import { CONTROLS, MAPPINGS, REGISTER, registerBody, STATUS, testConfig } from './harness.js';
+import { CONTROLS, MAPPINGS, REGISTER, registerBody, rejection, STATUS, testConfig } from './harness.js';
 
 let server: Running;
 beforeAll(async () => {
@@ -159,14 +159,12 @@ describe('chaos at rate 1: a client that retries once completes the partner flow
     const runs = await Promise.all(
       seeds.map(async (seed) => {
         const partner = await control.partners.create({ parent_account_id: `pa_chaos_flow_${seed}` });
-        const mapping = server.sandbox.fixtures.partners[0]!.mapping.map(({ created_at: _c, ...m }) => m);
-        await control.partners.seedMappings(partner.parent_account_id, mapping as never);
-        const set = await fetch(`${server.url}/__sandbox/chaos`, {
-          method: 'PUT',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ rate: 1, seed, parent_account_id: partner.parent_account_id }),
-        });
-        expect(set.status).toBe(200);
+        await control.partners.seedMappings(
+          partner.parent_account_id,
+          server.sandbox.fixtures.partners[0]!.mapping,
+        );
+        const set = await control.chaos.set({ rate: 1, seed, parent_account_id: partner.parent_account_id });
+        expect(set.profile).toMatchObject({ rate: 1, seed, calls_seen: 0 });
         const run = await partnerFlow(
           server.url,
           partner.parent_account_id,
@@ -176,13 +174,7 @@ describe('chaos at rate 1: a client that retries once completes the partner flow
         return { seed, parent: partner.parent_account_id, ...run };
       }),
     );
-    const profiles = (await (await fetch(`${server.url}/__sandbox/chaos`)).json()).profiles as {
-      parent_account_id: string;
-      seed: number;
-      calls_seen: number;
-      calls_failed: number;
-      failed_by_scenario: Record<string, number>;
-    }[];
+    const { profiles } = await control.chaos.get();
     const met = new Set<string>();
     for (const run of runs) {
       const profile = profiles.find((p) => p.parent_account_id === run.parent)!;
@@ -204,4 +196,34 @@ describe('chaos at rate 1: a client that retries once completes the partner flow
       'stale-content-hash',
     ]);
   }, 60_000);
+});
+
+describe('the control client: chaos.set, chaos.get, chaos.end', () => {
+  it('sets, reads and ends profiles; a bad profile throws ControlPlaneError 400 naming the field', async () => {
+    const control = createControlClient(server.url);
+    const partner = await control.partners.create({ parent_account_id: 'pa_chaos_client' });
+    const all = await control.chaos.set({ rate: 0.1, seed: 42 });
+    expect(all.profile).toMatchObject({ parent_account_id: null, rate: 0.1, seed: 42, calls_seen: 0 });
+    const own = await control.chaos.set({
+      rate: 0.5,
+      seed: -7,
+      scenarios: ['server-error', 'throttled'],
+      parent_account_id: partner.parent_account_id,
+    });
+    expect(own.profile.scenarios).toEqual(['server-error', 'throttled']);
+    const got = await control.chaos.get();
+    expect(got.profiles.map((p) => [p.parent_account_id, p.seed])).toContainEqual([
+      partner.parent_account_id,
+      -7,
+    ]);
+    const left = await control.chaos.end(partner.parent_account_id);
+    expect(left.profiles.map((p) => p.parent_account_id)).not.toContain(partner.parent_account_id);
+    const err = await rejection(control.chaos.set({ rate: 2, seed: 1 }));
+    expect(err.status).toBe(400);
+    expect(err.code).toBe('validation_error');
+    expect(JSON.stringify(err.body)).toContain('"field":"rate"');
+    const missing = await rejection(control.chaos.end('pa_nobody_here'));
+    expect(missing.status).toBe(404);
+    expect((await control.chaos.end()).profiles).toEqual([]);
+  });
 });

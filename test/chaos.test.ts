@@ -448,3 +448,105 @@ describe('convergence and evidence', () => {
     expect(profile!.calls_failed).toBeGreaterThan(3);
   });
 });
+
+describe('replay: bundles and snapshots carry the profile and the call position', () => {
+  /** Controls and status calls only: the scenarios drawn never apply to the token call a new client makes. */
+  const settings = { rate: 0.5, seed: 31337, scenarios: ['stale-content-hash', 'auth-propagation'] };
+
+  it('a bundle exported mid-sequence and loaded into a fresh sandbox continues the same sequence', async () => {
+    const h = createHarness();
+    const t = await newTenant(h, 'bundle');
+    const account = await t.client.account();
+    await setChaos(h, { ...settings, parent_account_id: t.parent });
+    const before = await sequence(h, t, account, 11);
+    expect(before.some((o) => o.startsWith('401'))).toBe(true);
+    const bundle = await h.request('GET', `/__sandbox/partners/${t.parent}/bundle`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.body.chaos).toMatchObject({ ...settings, call: 11 });
+
+    // The rest of the sequence here: a new client (its token call is call 12), then 18 calls.
+    const here = { ...t, client: await h.client(t.creds) };
+    const expected = await sequence(h, here, account, 18);
+
+    const fresh = createHarness();
+    const loaded = await fresh.request('POST', '/__sandbox/bundles', { body: bundle.body });
+    expect(loaded.status, loaded.text).toBe(200);
+    const [profile] = await profiles(fresh);
+    expect(profile).toMatchObject({
+      parent_account_id: t.parent,
+      seed: 31337,
+      positions: { [t.parent]: 11 },
+    });
+    const there = { ...t, client: await fresh.client(t.creds) };
+    expect(await sequence(fresh, there, account, 18)).toEqual(expected);
+    expect(expected.some((o) => o.includes('call=1'))).toBe(true);
+  });
+
+  it('a bundle without a chaos part (written before chaos) loads, and the partner has no profile of its own', async () => {
+    const h = createHarness();
+    const t = await newTenant(h, 'old');
+    await t.client.account();
+    const bundle = await h.request('GET', `/__sandbox/partners/${t.parent}/bundle`);
+    expect(bundle.body.chaos).toBeNull();
+    const { chaos: _none, ...old } = bundle.body;
+    for (const entry of old.journal) delete entry.chaos;
+    const fresh = createHarness();
+    await setChaos(fresh, { rate: 0.3, seed: 1, parent_account_id: DEMO.parent });
+    const loaded = await fresh.request('POST', '/__sandbox/bundles', { body: old });
+    expect(loaded.status, loaded.text).toBe(200);
+    expect((await profiles(fresh)).map((p) => p.parent_account_id)).toEqual([DEMO.parent]);
+    const journal = await fresh.request('GET', `/__sandbox/requests?parent_account_id=${t.parent}`);
+    expect(journal.body.requests.every((e: { chaos: unknown }) => e.chaos === null)).toBe(true);
+  });
+
+  it('a bundle whose profile names a scenario that is no transient failure is a 400 naming it', async () => {
+    const h = createHarness();
+    const t = await newTenant(h, 'bad');
+    await setChaos(h, { ...settings, parent_account_id: t.parent });
+    const bundle = await h.request('GET', `/__sandbox/partners/${t.parent}/bundle`);
+    bundle.body.chaos.scenarios = ['server-error', 'token-expired'];
+    const res = await createHarness().request('POST', '/__sandbox/bundles', { body: bundle.body });
+    const error = expectErrorEnvelope(res, 400, 'validation_error');
+    expect(error.error.details.fields).toContainEqual({
+      field: 'chaos.scenarios[1]',
+      message: 'token-expired is not a transient failure a retry can get past',
+    });
+  });
+
+  it('a snapshot restores the profiles and positions: the same calls after the restore fail the same way', async () => {
+    const h = createHarness();
+    const t = await newTenant(h, 'snap');
+    const account = await t.client.account();
+    await setChaos(h, { ...settings, parent_account_id: t.parent });
+    await sequence(h, t, account, 5);
+    expect((await h.request('POST', '/__sandbox/snapshots', { body: { name: 'mid' } })).status).toBe(201);
+    const first = await sequence(h, t, account, 12);
+    const [after] = await profiles(h);
+    expect(after!.positions[t.parent]).toBe(17);
+    expect((await h.request('POST', '/__sandbox/snapshots/mid/restore')).status).toBe(200);
+    const [restored] = await profiles(h);
+    expect(restored!.positions[t.parent]).toBe(5);
+    expect(await sequence(h, t, account, 12)).toEqual(first);
+  });
+
+  it('POST /__sandbox/reset ends the profiles; a partner reset ends its own and starts its sequence over', async () => {
+    const h = createHarness();
+    const a = await newTenant(h, 'ra');
+    const b = await newTenant(h, 'rb');
+    const account = await a.client.account();
+    await setChaos(h, { rate: 0, seed: 5 });
+    await setChaos(h, { rate: 1, seed: 5, parent_account_id: b.parent });
+    await sequence(h, a, account, 3);
+    let list = await profiles(h);
+    expect(list[0]!.positions[a.parent]).toBe(3);
+    const reset = await h.request('POST', `/__sandbox/partners/${a.parent}/reset`);
+    expect(reset.status).toBe(200);
+    const resetB = await h.request('POST', `/__sandbox/partners/${b.parent}/reset`);
+    expect(resetB.status).toBe(200);
+    list = await profiles(h);
+    expect(list.map((p) => p.parent_account_id)).toEqual([null]);
+    expect(list[0]!.positions).toEqual({});
+    expect((await h.request('POST', '/__sandbox/reset')).status).toBe(200);
+    expect(await profiles(h)).toEqual([]);
+  });
+});

@@ -650,6 +650,26 @@ export const Bundle = z
       .array(BundleJournalEntry)
       .max(100_000)
       .openapi({ description: 'Newest first, redacted as the journal is.' }),
+    chaos: z
+      .strictObject({
+        rate: z.number().min(0).max(1),
+        seed: z.int(),
+        scenarios: z.array(z.string().min(1).max(100)).min(1).max(20),
+        call: z
+          .int()
+          .min(0)
+          .openapi({ description: "The partner's call position at the export: its calls seen." }),
+        owed: z.array(text(2200)).max(1000).openapi({
+          description:
+            'Operations (`METHOD path`) chaos failed last, whose next call gets through (SANDBOX.md §11, convergent).',
+        }),
+      })
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "The chaos profile in force for the partner (its own, or the one for every partner) and its place in the sequence: an import sets it as the partner's own profile, so a replay continues the same sequence. Absent or null (bundles written before chaos): none.",
+      }),
   })
   .openapi('Bundle', {
     description:
