@@ -175,6 +175,25 @@ describe('chaos at rate 1: a client that retries once completes the partner flow
       }),
     );
     const { profiles } = await control.chaos.get();
+    // The report grades it: every injection recovered, by scenario, with request_ids.
+    for (const run of runs) {
+      const profile = profiles.find((p) => p.parent_account_id === run.parent)!;
+      const report = await control.report(run.parent);
+      expect(
+        Object.fromEntries(report.resilience.map((r) => [r.scenario, r.injected])),
+        run.log.join('\n'),
+      ).toEqual(profile.failed_by_scenario);
+      for (const r of report.resilience) {
+        expect(r, run.log.join('\n')).toMatchObject({ recovered: r.injected, outcome: 'passed' });
+        expect(r.evidence.every((e) => /request_id \S+.*: recovered, request_id \S+ -> 200/.test(e))).toBe(
+          true,
+        );
+      }
+      const junit = await control.report(run.parent, 'junit');
+      for (const r of report.resilience)
+        expect(junit).toContain(`Recovered from chaos: ${r.scenario} (${r.injected} of ${r.injected})`);
+      expect(junit).not.toContain('<failure');
+    }
     const met = new Set<string>();
     for (const run of runs) {
       const profile = profiles.find((p) => p.parent_account_id === run.parent)!;

@@ -550,3 +550,74 @@ describe('replay: bundles and snapshots carry the profile and the call position'
     expect(await profiles(h)).toEqual([]);
   });
 });
+
+describe('the report grades resilience', () => {
+  it('a failure never retried, and a 429 retried before its Retry-After, fail their scenario; JSON and JUnit', async () => {
+    const h = createHarness();
+    const t = await newTenant(h, 'graded');
+    const account = await t.client.account();
+    await setChaos(h, { rate: 1, seed: 3, scenarios: ['server-error'], parent_account_id: t.parent });
+    const failed = await t.client.get(STATUS(account));
+    expect(failed.status).toBe(503);
+    await setChaos(h, { rate: 1, seed: 3, scenarios: ['rate-limited'], parent_account_id: t.parent });
+    const limited = await t.client.get(CONTROLS(account));
+    expect(limited.status).toBe(429);
+    const tooSoon = await t.client.get(CONTROLS(account));
+    expect(tooSoon.status).toBe(200);
+
+    const res = await h.request('GET', `/__sandbox/report?parent_account_id=${t.parent}`);
+    expect(res.status).toBe(200);
+    expect(res.body.resilience).toEqual([
+      {
+        scenario: 'rate-limited',
+        injected: 1,
+        recovered: 0,
+        outcome: 'failed',
+        evidence: [
+          expect.stringMatching(
+            new RegExp(
+              `^call 1: GET ${CONTROLS(account)} -> 429 \\(request_id ${limited.body.request_id}\\): retried after 0\\.\\d\\d s, before its Retry-After of 1 s \\(request_id ${tooSoon.body.request_id}\\)$`,
+            ),
+          ),
+        ],
+      },
+      {
+        scenario: 'server-error',
+        injected: 1,
+        recovered: 0,
+        outcome: 'failed',
+        evidence: [
+          `call 1: GET ${STATUS(account)} -> 503 (request_id ${failed.body.request_id}): never called again`,
+        ],
+      },
+    ]);
+    const junit = await h.request('GET', `/__sandbox/report?parent_account_id=${t.parent}&format=junit`);
+    expect(junit.text).toContain('Recovered from chaos: server-error (0 of 1)');
+    expect(junit.text).toMatch(/<testsuite name="[^"]+ resilience" tests="2" failures="2"/);
+    const suite = junit.text.slice(junit.text.indexOf(' resilience"'));
+    expect(suite.match(/<testcase /g)).toHaveLength(2);
+    expect(suite.match(/<failure /g)).toHaveLength(2);
+    // The checks grade the same calls too: 429 and 5xx answers retried (429 after Retry-After).
+    expect(res.body.checks.find((c: { id: string }) => c.id === 'retried-429-5xx').outcome).toBe('failed');
+
+    // The failed status GET, retried now, recovers: its scenario passes.
+    await h.request('DELETE', '/__sandbox/chaos');
+    expect((await t.client.get(STATUS(account))).status).toBe(200);
+    const later = await h.request('GET', `/__sandbox/report?parent_account_id=${t.parent}`);
+    expect(later.body.resilience[1]).toMatchObject({
+      scenario: 'server-error',
+      recovered: 1,
+      outcome: 'passed',
+    });
+  });
+
+  it('without chaos the resilience part is empty and the JUnit form has no resilience suite', async () => {
+    const h = createHarness();
+    const demo = await h.client();
+    await demo.account();
+    const res = await h.request('GET', `/__sandbox/report?parent_account_id=${DEMO.parent}`);
+    expect(res.body.resilience).toEqual([]);
+    const junit = await h.request('GET', `/__sandbox/report?parent_account_id=${DEMO.parent}&format=junit`);
+    expect(junit.text).not.toContain('resilience');
+  });
+});

@@ -378,6 +378,20 @@ export const ReportAnswer = z
         evidence: z.array(z.string()),
       }),
     ),
+    resilience: z
+      .array(
+        z.object({
+          scenario: z.string(),
+          injected: z.int(),
+          recovered: z.int(),
+          outcome: z.enum(['passed', 'failed']),
+          evidence: z.array(z.string()),
+        }),
+      )
+      .openapi({
+        description:
+          'Per scenario chaos injected (SANDBOX.md §11): how many times, and how many the client recovered from (its next call of the same method and path succeeded, after Retry-After where one was sent); evidence with request_ids.',
+      }),
   })
   .openapi('IntegrationReport');
 export const PartnerList = z
