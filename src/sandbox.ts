@@ -168,7 +168,7 @@ function seed(s: Sandbox): void {
 function startupChaos(s: Sandbox): void {
   s.chaos.end();
   if (!s.config.chaos) return;
-  const where = `SANDBOX_CHAOS/--chaos=${JSON.stringify(s.config.chaos)}`;
+  const where = `SANDBOX_CHAOS (--chaos)=${JSON.stringify(s.config.chaos)}`;
   let settings: ReturnType<typeof parseChaosSpec>;
   try {
     settings = parseChaosSpec(s.config.chaos);

@@ -136,7 +136,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 }
 
 /** The options a start-up error can be about, named as the caller passed them (not PORT or --port). */
-const OPTION_SETTINGS = ['port', 'host', 'db', 'fixtures', 'scenarios'] as const satisfies (keyof Config)[];
+const OPTION_SETTINGS = [
+  'port',
+  'host',
+  'db',
+  'fixtures',
+  'scenarios',
+  'chaos',
+] as const satisfies (keyof Config)[];
 
 /** A StartupError names the CLI's setting (`PORT (--port)=0: …`); here it names the option first. */
 function asOptionError(err: unknown): unknown {

@@ -138,6 +138,10 @@ describe('a good chaos setting', () => {
     const { profiles } = await sandbox.control.chaos.get();
     expect(profiles).toMatchObject([{ parent_account_id: null, rate: 0.25, seed: 7 }]);
     await expect(startSandbox({ chaos: 'rate=0.25' })).rejects.toThrow(StartupError);
+    // A name that is no built-in must be a preset: checked once the presets load.
+    await expect(startSandbox({ chaos: 'rate=0.25,seed=1,scenarios=no-such-preset' })).rejects.toThrow(
+      /^startSandbox: option chaos \(SANDBOX_CHAOS\)="rate=0\.25,seed=1,scenarios=no-such-preset": scenarios: unknown scenario "no-such-preset"$/,
+    );
     await expect(startSandbox({ chaos: 'rate=0.25' })).rejects.toThrow(
       /^startSandbox: invalid option chaos="rate=0\.25": seed is missing/,
     );
