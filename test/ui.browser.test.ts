@@ -238,6 +238,13 @@ describe('the dashboard in headless Chromium', () => {
     // The page polls: the profile's row counts the calls and the failure by scenario.
     await row.getByText('server-error ×1').waitFor({ timeout: 5000 });
 
+    // The journal shows the evidence of the injected call.
+    await page.locator('#tab-journal').click();
+    await page.locator('#view-journal tr.clickable', { hasText: '503' }).first().click();
+    expect(await page.locator('#detail-chaos').textContent()).toBe('server-error: seed=5; call=1');
+    await page.locator('#tab-scenarios').click();
+    await page.locator('#chaos-form').waitFor();
+
     // Change it: rate 0 replaces the profile (one row, its counts from zero); no call fails.
     await page.locator('#chaos-rate').fill('0');
     await page.locator('#chaos-submit').click();
