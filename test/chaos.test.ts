@@ -326,6 +326,27 @@ describe('the draw', () => {
     expect(token.headers.get(CHAOS)).toBe('seed=1; call=2');
   });
 
+  it('a drawn preset applies its own effects and values: throttled is a 429 with Retry-After 2, flaky-network 800 ms then a 503', async () => {
+    const h = createHarness();
+    const t = await newTenant(h, 'presets');
+    const account = await t.client.account();
+    await setChaos(h, { rate: 1, seed: 2, scenarios: ['throttled'], parent_account_id: t.parent });
+    const limited = await t.client.get(STATUS(account));
+    expectErrorEnvelope(limited, 429, 'rate_limited');
+    expect(limited.headers.get('retry-after')).toBe('2');
+    expect(limited.headers.get(APPLIED)).toBe('rate-limited=2');
+    await setChaos(h, { rate: 1, seed: 2, scenarios: ['flaky-network'], parent_account_id: t.parent });
+    const started = performance.now();
+    const flaky = await t.client.get(STATUS(account));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(790);
+    expectErrorEnvelope(flaky, 503, 'service_unavailable');
+    expect(flaky.headers.get(APPLIED)).toBe('latency=800, server-error=503');
+    const [profile] = await profiles(h);
+    expect(profile!.failed_by_scenario).toEqual({ 'flaky-network': 1 });
+    const journal = await h.request('GET', `/__sandbox/requests?parent_account_id=${t.parent}&limit=1`);
+    expect(journal.body.requests[0].chaos).toEqual({ seed: 2, call: 1, scenario: 'flaky-network' });
+  });
+
   it('a connection reset (in process: a network error) is journaled with status 0 and its evidence', async () => {
     const h = createHarness();
     const t = await newTenant(h, 'reset');
