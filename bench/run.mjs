@@ -61,6 +61,8 @@ const sandboxNodeArgs = [
 
 const TARGETS = {
   controlsGetRatio: 0.35,
+  /** What a rate-0 chaos profile may cost the controls GET (req/s), against none in the same run. */
+  chaosRate0Cost: 0.05,
   controlsPutRatio: 0.6,
   p99Ms: 10,
   startupMs: 300,
@@ -130,6 +132,29 @@ const workloads = [
     kind: 'read',
     target: 'controlsGet',
     prepare: async (url, c) => {
+      const token = await getToken(url);
+      const accounts = await makeAccounts(url, token, Math.max(c, 10));
+      const reqs = accounts.map((a) => ({
+        method: 'GET',
+        path: CONTROLS(a.id),
+        headers: authHeaders(token),
+      }));
+      return { requests: () => reqs };
+    },
+  },
+  {
+    // Chaos on (SANDBOX.md §11) that never fails: what the draw costs every call.
+    name: 'controls GET + chaos profile rate=0',
+    kind: 'read',
+    target: 'chaosRate0',
+    prepare: async (url, c) => {
+      const set = await fetch(`${url}/__sandbox/chaos`, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ rate: 0, seed: 42 }),
+      });
+      await set.arrayBuffer();
+      if (set.status !== 200) throw new Error(`chaos profile: ${set.status}`);
       const token = await getToken(url);
       const accounts = await makeAccounts(url, token, Math.max(c, 10));
       const reqs = accounts.map((a) => ({
@@ -267,6 +292,18 @@ for (const row of rows) {
       what: `ratio >= ${TARGETS.controlsPutRatio}`,
       pass: row.ratio >= TARGETS.controlsPutRatio,
     });
+  if (row.target === 'chaosRate0') {
+    const plain = rows.find((r) => r.target === 'controlsGet' && r.connections === row.connections);
+    if (plain) {
+      row.chaos_cost = 1 - row.rps / plain.rps;
+      row.chaos_cpu_cost = row.cpu_us_per_req / plain.cpu_us_per_req - 1;
+      if (row.connections === 50)
+        row.checks.push({
+          what: `cost vs no profile < ${TARGETS.chaosRate0Cost * 100} % (${fmt(row.chaos_cost * 100, 1)} % req/s, ${fmt(row.chaos_cpu_cost * 100, 1)} % CPU/req)`,
+          pass: row.chaos_cost < TARGETS.chaosRate0Cost,
+        });
+    }
+  }
   if (row.connections === 50 && !row.injected && !row.kind.startsWith('ceiling'))
     row.checks.push({ what: `p99 < ${TARGETS.p99Ms} ms`, pass: row.p99 < TARGETS.p99Ms });
 }

@@ -25,7 +25,7 @@ export function createApp(sandbox: Sandbox) {
   app.use('*', requestContext(sandbox));
   app.use('/v1/*', async function scenarioHeader(c, next) {
     const effects = parseScenarioHeader(requestHeader(c, SCENARIO_HEADER), sandbox.presets);
-    if (effects.length) c.set('scenarios', new ScenarioContext(effects, sandbox.armed));
+    if (effects.length) c.set('scenarios', new ScenarioContext(effects, sandbox.armed, sandbox.chaos));
     await next();
   });
 

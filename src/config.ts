@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { builtIn } from './scenarios/catalogue.js';
+import { chaosScenarioProblem, parseChaosSpec } from './scenarios/chaos.js';
 import { StartupError } from './startup-error.js';
 
 export const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -48,6 +50,24 @@ export const AdminTokenSchema = z
     }
   });
 
+/**
+ * SANDBOX_CHAOS and startSandbox({chaos}): `rate=0.1,seed=42[,scenarios=a+b]`. Built-in names
+ * are checked here; another name must be a preset, which createSandbox checks once they load.
+ */
+export const ChaosSpecSchema = z
+  .string()
+  .min(1)
+  .superRefine((text, ctx) => {
+    try {
+      for (const name of parseChaosSpec(text).scenarios) {
+        const problem = builtIn(name) ? chaosScenarioProblem(name, new Map()) : undefined;
+        if (problem) ctx.addIssue({ code: 'custom', message: `scenarios: ${problem}` });
+      }
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+    }
+  });
+
 /** Settings whose value is never repeated in an error message. */
 export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['adminToken']);
 
@@ -68,6 +88,8 @@ export const ConfigSchema = z.object({
   log: z.enum(['info', 'silent']).default('info'),
   /** A bundle file (SANDBOX.md §10) loaded at start-up. */
   seed: z.string().min(1).optional(),
+  /** A chaos profile for every partner (SANDBOX.md §11). */
+  chaos: ChaosSpecSchema.optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -87,9 +109,10 @@ export const sources: Record<keyof Config, { env: string; flag?: string }> = {
   requestTimeoutSeconds: { env: 'SANDBOX_REQUEST_TIMEOUT_SECONDS' },
   log: { env: 'SANDBOX_LOG' },
   seed: { env: 'SANDBOX_SEED', flag: '--seed' },
+  chaos: { env: 'SANDBOX_CHAOS', flag: '--chaos' },
 };
 
-export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PATH|:memory:] [--fixtures DIR] [--scenarios DIR] [--seed FILE]
+export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PATH|:memory:] [--fixtures DIR] [--scenarios DIR] [--seed FILE] [--chaos SPEC]
        partnership-sandbox --help | --version
   --port N         port to listen on (env PORT; default 4010; 0 takes a free one)
   --host H         address to listen on (env HOST; default 127.0.0.1)
@@ -97,6 +120,8 @@ export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PAT
   --fixtures DIR   partners, taxonomy, preset and pages (env SANDBOX_FIXTURES; default: the package's fixtures/)
   --scenarios DIR  extra scenario presets (env SANDBOX_SCENARIOS)
   --seed FILE      a bundle to load at start-up (env SANDBOX_SEED; see README "Parallel tests on one sandbox")
+  --chaos SPEC     fail a share of every partner's calls: rate=0.1,seed=42[,scenarios=server-error+rate-limited]
+                   (env SANDBOX_CHAOS; see docs/chaos.md)
 The first line on stdout carries the URL served. SIGINT and SIGTERM drain and exit 0.
 Environment: ${Object.values(sources)
   .map((s) => s.env)
@@ -128,6 +153,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
         fixtures: { type: 'string' },
         scenarios: { type: 'string' },
         seed: { type: 'string' },
+        chaos: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },

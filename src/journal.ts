@@ -190,6 +190,8 @@ export interface JournalRecord {
   parent_account_id: string | null;
   account_id: string | null;
   scenarios_applied: string[];
+  /** The chaos failure this call met (SANDBOX.md §11), or null. */
+  chaos: JournalEntry['chaos'];
   warnings: string[];
   duration_ms: number;
 }
@@ -223,6 +225,7 @@ function materialize(slot: Slot): JournalEntry {
     parent_account_id: r.parent_account_id,
     account_id: r.account_id,
     scenarios_applied: r.scenarios_applied,
+    chaos: r.chaos,
     warnings: r.warnings,
     duration_ms: r.duration_ms,
   };
@@ -312,6 +315,7 @@ export class Journal {
         parent_account_id: entry.parent_account_id,
         account_id: entry.account_id,
         scenarios_applied: entry.scenarios_applied,
+        chaos: entry.chaos,
         warnings: entry.warnings,
         duration_ms: entry.duration_ms,
       },

@@ -17,12 +17,24 @@ export interface Check {
   evidence: string[];
 }
 
+/** How the client met what chaos injected (SANDBOX.md §11), for one scenario. */
+export interface Resilience {
+  scenario: string;
+  injected: number;
+  /** Its next call of the same method and path succeeded (2xx), after Retry-After where one was sent. */
+  recovered: number;
+  outcome: Exclude<Outcome, 'not_exercised'>;
+  evidence: string[];
+}
+
 export interface Report {
   parent_account_id: string;
   generated_at: string;
   requests_analyzed: number;
   summary: Record<Outcome, number>;
   checks: Check[];
+  /** One entry per scenario chaos injected into this partner's calls (none without chaos). */
+  resilience: Resilience[];
 }
 
 interface Parsed extends JournalEntry {
@@ -93,11 +105,17 @@ function registeredIdempotently(log: Parsed[]): Check {
 function propagationRetries(log: Parsed[]): Check {
   const passes: string[] = [];
   const failures: string[] = [];
+  // A chaos 401/403 is one call's failure, not the window (SANDBOX.md §11): the resilience part grades it.
   const accounts = new Set(
-    log.filter((e) => code(e) === 'auth_propagation_pending').map((e) => e.account_id),
+    log.filter((e) => code(e) === 'auth_propagation_pending' && !e.chaos).map((e) => e.account_id),
   );
   for (const account of accounts) {
-    const calls = log.filter((e) => e.account_id === account && (isControls(e) || isStatus(e)));
+    const calls = log.filter(
+      (e) =>
+        e.account_id === account &&
+        (isControls(e) || isStatus(e)) &&
+        !(e.chaos && code(e) === 'auth_propagation_pending'),
+    );
     const first = calls.findIndex((e) => code(e) === 'auth_propagation_pending');
     // the drill: from the first propagation answer to the first call that got past it
     const end = calls.findIndex((e, i) => i > first && code(e) !== 'auth_propagation_pending');
@@ -227,8 +245,53 @@ function retriedThrottlingAndErrors(log: Parsed[]): Check {
   return check('retried-429-5xx', '429 and 5xx answers retried (429 after Retry-After)', failures, passes);
 }
 
+/** How long a chaos failure asked the client to wait: Retry-After of rate-limited (its value, default 1). */
+function retryAfterOf(e: Parsed): number {
+  if (e.status !== 429) return 0;
+  const label = e.scenarios_applied.find((s) => s.startsWith('rate-limited'));
+  return Number(label?.split('=')[1] ?? 1);
+}
+
+/**
+ * For each chaos failure (the journal's `chaos`), whether the client recovered: its next call
+ * of the same method and path (token calls included) succeeded, not sooner than Retry-After.
+ */
+function resilience(log: Parsed[]): Resilience[] {
+  const by = new Map<string, Resilience>();
+  log.forEach((e, i) => {
+    if (!e.chaos) return;
+    const r = by.get(e.chaos.scenario) ?? {
+      scenario: e.chaos.scenario,
+      injected: 0,
+      recovered: 0,
+      outcome: 'passed' as const,
+      evidence: [],
+    };
+    by.set(e.chaos.scenario, r);
+    r.injected++;
+    const what = `call ${e.chaos.call}: ${e.method} ${e.path} -> ${e.status === 0 ? 'reset' : e.status} (request_id ${e.request_id})`;
+    const next = log.slice(i + 1).find((x) => x.method === e.method && x.path === e.path);
+    const wait = retryAfterOf(e);
+    const waited = next ? (next.at - e.at) / 1000 : 0;
+    if (!next) r.evidence.push(`${what}: never called again`);
+    else if (!(next.status >= 200 && next.status < 300))
+      r.evidence.push(`${what}: the next call failed too (${next.status}, request_id ${next.request_id})`);
+    else if (waited + 0.05 < wait)
+      r.evidence.push(
+        `${what}: retried after ${waited.toFixed(2)} s, before its Retry-After of ${wait} s (request_id ${next.request_id})`,
+      );
+    else {
+      r.recovered++;
+      r.evidence.push(`${what}: recovered, request_id ${next.request_id} -> ${next.status}`);
+    }
+  });
+  for (const r of by.values()) r.outcome = r.recovered === r.injected ? 'passed' : 'failed';
+  return [...by.values()].sort((a, b) => a.scenario.localeCompare(b.scenario));
+}
+
 export function buildReport(parent: string, entries: JournalEntry[], now: string): Report {
-  const log = parse(entries.filter((e) => e.parent_account_id === parent && e.path.startsWith('/v1/')));
+  const mine = entries.filter((e) => e.parent_account_id === parent);
+  const log = parse(mine.filter((e) => e.path.startsWith('/v1/')));
   const checks = [
     registeredIdempotently(log),
     propagationRetries(log),
@@ -239,7 +302,14 @@ export function buildReport(parent: string, entries: JournalEntry[], now: string
   ];
   const summary = { passed: 0, failed: 0, not_exercised: 0 };
   for (const c of checks) summary[c.outcome]++;
-  return { parent_account_id: parent, generated_at: now, requests_analyzed: log.length, summary, checks };
+  return {
+    parent_account_id: parent,
+    generated_at: now,
+    requests_analyzed: log.length,
+    summary,
+    checks,
+    resilience: resilience(parse(mine)),
+  };
 }
 
 const xml = (s: string) =>
@@ -264,11 +334,27 @@ export function reportToJUnit(r: Report): string {
       return `${open}\n      <system-out>${evidence}</system-out>\n    </testcase>`;
     })
     .join('\n');
+  const resilient = r.resilience
+    .map((c) => {
+      const open = `    <testcase classname="partnership-sandbox.${xml(r.parent_account_id)}.resilience" name="${xml(`Recovered from chaos: ${c.scenario} (${c.recovered} of ${c.injected})`)}">`;
+      const evidence = xml(c.evidence.join('\n'));
+      if (c.outcome === 'failed') {
+        const first = c.evidence.find((e) => !e.includes(': recovered,')) ?? 'failed';
+        return `${open}\n      <failure message="${xml(first)}">${evidence}</failure>\n    </testcase>`;
+      }
+      return `${open}\n      <system-out>${evidence}</system-out>\n    </testcase>`;
+    })
+    .join('\n');
+  const failed = r.resilience.filter((c) => c.outcome === 'failed').length;
+  const suite = r.resilience.length
+    ? `\n  <testsuite name="${xml(r.parent_account_id)} resilience" tests="${r.resilience.length}" failures="${failed}" skipped="0" timestamp="${xml(r.generated_at)}">\n${resilient}\n  </testsuite>`
+    : '';
+  const tests = r.checks.length + r.resilience.length;
   return `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="partnership-sandbox integration report" tests="${r.checks.length}" failures="${r.summary.failed}" skipped="${r.summary.not_exercised}">
+<testsuites name="partnership-sandbox integration report" tests="${tests}" failures="${r.summary.failed + failed}" skipped="${r.summary.not_exercised}">
   <testsuite name="${xml(r.parent_account_id)}" tests="${r.checks.length}" failures="${r.summary.failed}" skipped="${r.summary.not_exercised}" timestamp="${xml(r.generated_at)}">
 ${cases}
-  </testsuite>
+  </testsuite>${suite}
 </testsuites>
 `;
 }

@@ -10,6 +10,7 @@ import { Diagnostics } from './diagnostics.js';
 import { type Fixtures, loadFixtures } from './fixtures.js';
 import { Journal } from './journal.js';
 import { ArmedRegistry } from './scenarios/armed.js';
+import { ChaosRegistry, chaosScenarioProblem, parseChaosSpec } from './scenarios/chaos.js';
 import { loadPresets, type Preset } from './scenarios/presets.js';
 import { importBundle } from './services/bundles.js';
 import { type Snapshots, snapshots } from './services/snapshots.js';
@@ -28,6 +29,8 @@ export interface Sandbox {
   fixtures: Fixtures;
   presets: Map<string, Preset>;
   armed: ArmedRegistry;
+  /** Chaos profiles and each partner's place in their sequence (SANDBOX.md §11). */
+  chaos: ChaosRegistry;
   journal: Journal;
   log: Logger;
   /** Coaching warnings' memory (propagation retries, hashes shown, token grants). */
@@ -79,6 +82,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     fixtures,
     presets,
     armed: new ArmedRegistry(),
+    chaos: new ChaosRegistry(presets),
     journal: new Journal(config.journalMax),
     log,
     diagnostics: new Diagnostics(),
@@ -100,6 +104,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
       store.wipe();
       clock.reset();
       sandbox.armed.clear();
+      startupChaos(sandbox);
       sandbox.journal.clear();
       sandbox.diagnostics.clear();
       seed(sandbox);
@@ -113,6 +118,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
       sandbox.armed.removeWhere(
         (a) => a.parent_account_id === parent || (a.account_id !== undefined && gone.has(a.account_id)),
       );
+      sandbox.chaos.forget(parent);
       sandbox.journal.removePartner(parent, gone);
       sandbox.diagnostics.forget(gone, client);
     },
@@ -130,6 +136,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
   sandbox.loadClock();
   // A fresh database gets the fixtures; a durable one keeps what it has.
   if (store.meta.get('seeded') !== '1') seed(sandbox);
+  startupChaos(sandbox);
   if (config.seed) seedBundle(sandbox, config.seed);
   return sandbox;
 }
@@ -152,6 +159,27 @@ function seed(s: Sandbox): void {
     }
     s.store.meta.set('seeded', '1');
   });
+}
+
+/**
+ * `SANDBOX_CHAOS` / `--chaos`: a profile for every partner, set at start-up and again by a
+ * reset (which ends the profiles set since, as it reloads the fixtures). Anything else ends.
+ */
+function startupChaos(s: Sandbox): void {
+  s.chaos.end();
+  if (!s.config.chaos) return;
+  const where = `SANDBOX_CHAOS (--chaos)=${JSON.stringify(s.config.chaos)}`;
+  let settings: ReturnType<typeof parseChaosSpec>;
+  try {
+    settings = parseChaosSpec(s.config.chaos);
+  } catch (e) {
+    throw new StartupError(`${where}: ${(e as Error).message}`);
+  }
+  for (const name of settings.scenarios) {
+    const problem = chaosScenarioProblem(name, s.presets);
+    if (problem) throw new StartupError(`${where}: scenarios: ${problem}`);
+  }
+  s.chaos.set(settings, s.clock.iso());
 }
 
 /** `--seed FILE` / SANDBOX_SEED: a bundle loaded at start-up, or start-up stops naming the problem. */

@@ -5,7 +5,14 @@
  */
 import { z } from 'zod';
 import { type ControlClient, createControlClient } from './client/control.js';
-import { AdminTokenSchema, type Config, ConfigSchema, SECRET_SETTINGS, sources } from './config.js';
+import {
+  AdminTokenSchema,
+  ChaosSpecSchema,
+  type Config,
+  ConfigSchema,
+  SECRET_SETTINGS,
+  sources,
+} from './config.js';
 import { jsonLogger } from './sandbox.js';
 import { startServer } from './server.js';
 import { StartupError } from './startup-error.js';
@@ -36,6 +43,11 @@ export interface SandboxOptions {
   authPropagationSeconds?: number;
   /** 422 instead of a replay when a stored Idempotency-Key comes with another payload. */
   strictIdempotency?: boolean;
+  /**
+   * A chaos profile for every partner (SANDBOX.md §11), as SANDBOX_CHAOS spells it:
+   * `rate=0.1,seed=42`, optionally `,scenarios=server-error+rate-limited`.
+   */
+  chaos?: string;
   /** false (the default): no log; true: JSON lines on stdout; or a logger of your own. */
   log?: boolean | SandboxLogger;
 }
@@ -61,6 +73,7 @@ const Options = z.strictObject({
   adminToken: AdminTokenSchema.optional(),
   authPropagationSeconds: z.int().min(0).max(86_400).optional(),
   strictIdempotency: z.boolean().optional(),
+  chaos: ChaosSpecSchema.optional(),
   log: z
     .custom<boolean | SandboxLogger>(
       (v) =>
@@ -123,7 +136,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 }
 
 /** The options a start-up error can be about, named as the caller passed them (not PORT or --port). */
-const OPTION_SETTINGS = ['port', 'host', 'db', 'fixtures', 'scenarios'] as const satisfies (keyof Config)[];
+const OPTION_SETTINGS = [
+  'port',
+  'host',
+  'db',
+  'fixtures',
+  'scenarios',
+  'chaos',
+] as const satisfies (keyof Config)[];
 
 /** A StartupError names the CLI's setting (`PORT (--port)=0: …`); here it names the option first. */
 function asOptionError(err: unknown): unknown {

@@ -277,6 +277,7 @@ describe('response headers (issue 14 A6)', () => {
         'WWWAuthenticate',
         'WWWAuthenticateBasic',
         'XRequestId',
+        'XSandboxChaos',
         'XSandboxScenarioApplied',
         'XSandboxWarning',
       ].sort(),
@@ -399,6 +400,8 @@ describe('GET /__sandbox/openapi.json', () => {
         '/__sandbox/requests/count',
         '/__sandbox/partners/{parent_account_id}/bundle',
         '/__sandbox/bundles',
+        // §11
+        '/__sandbox/chaos',
       ].sort(),
     );
     const account = control.components.schemas.AccountDetail.properties.last_status_write;

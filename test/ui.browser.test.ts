@@ -216,6 +216,61 @@ describe('the dashboard in headless Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('a chaos profile set, changed and ended from the Scenarios tab fails and then spares API calls; the report shows the resilience part', async () => {
+    const base = await start();
+    const api = await partner(base); // the token first: a chaos profile fails token calls too
+    const { page, problems } = await open(`${base}/__sandbox/ui#/scenarios`);
+    await page.locator('#chaos-form').waitFor();
+    await page.getByText('No chaos profile').waitFor();
+    await page.locator('#chaos-rate').fill('1');
+    await page.locator('#chaos-seed').fill('5');
+    await page.locator('#chaos-scenarios').fill('server-error');
+    await page.locator('#chaos-target').fill(DEMO.parent);
+    await page.locator('#chaos-submit').click();
+    const row = page.locator(`#chaos-list tr[data-chaos="${DEMO.parent}"]`);
+    await row.waitFor();
+
+    const failed = await api.get('/v1/partnership/vertical-mappings');
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get('x-sandbox-chaos')).toBe('seed=5; call=1');
+    const retried = await api.get('/v1/partnership/vertical-mappings');
+    expect(retried.status).toBe(200);
+    // The page polls: the profile's row counts the calls and the failure by scenario.
+    await row.getByText('server-error ×1').waitFor({ timeout: 5000 });
+
+    // The journal shows the evidence of the injected call.
+    await page.locator('#tab-journal').click();
+    await page.locator('#view-journal tr.clickable', { hasText: '503' }).first().click();
+    expect(await page.locator('#detail-chaos').textContent()).toBe('server-error: seed=5; call=1');
+    await page.locator('#tab-scenarios').click();
+    await page.locator('#chaos-form').waitFor();
+
+    // Change it: rate 0 replaces the profile (one row, its counts from zero); no call fails.
+    await page.locator('#chaos-rate').fill('0');
+    await page.locator('#chaos-submit').click();
+    await row.getByText('server-error ×1').waitFor({ state: 'detached' });
+    expect(await page.locator('#chaos-list tbody tr').count()).toBe(1);
+    expect((await api.get('/v1/partnership/vertical-mappings')).status).toBe(200);
+    const listed = (await (await admin(base, 'GET', '/__sandbox/chaos')).json()) as { profiles: unknown[] };
+    expect(listed.profiles).toMatchObject([
+      { parent_account_id: DEMO.parent, rate: 0, seed: 5, calls_seen: 1 },
+    ]);
+
+    // End it from the page.
+    await page.locator(`[data-chaos-end="${DEMO.parent}"]`).click();
+    await page.getByText('No chaos profile').waitFor();
+    const ended = (await (await admin(base, 'GET', '/__sandbox/chaos')).json()) as { profiles: unknown[] };
+    expect(ended.profiles).toEqual([]);
+
+    // The report's resilience part: the 503 was recovered by the next call of the same path.
+    await page.locator('#tab-clock').click();
+    const part = page.locator('#resilience [data-resilience="server-error"]');
+    await part.waitFor();
+    expect(await part.textContent()).toContain('server-error: recovered 1 of 1');
+    expect(await part.locator('.badge').textContent()).toBe('passed');
+    expect(problems).toEqual([]);
+  });
+
   it('a journal entry with <script> and an onerror image in its body is shown as text: nothing runs', async () => {
     const base = await start();
     const api = await partner(base);

@@ -14,6 +14,7 @@ import { secretsEqual } from '../services/auth.js';
 import { isUiShellPath, uiApi } from '../ui/index.js';
 import { accountRoutes } from './accounts.js';
 import { bundleRoutes } from './bundles.js';
+import { chaosRoutes } from './chaos.js';
 import { clockRoutes, clockView } from './clock.js';
 import { sameSiteOnly } from './cross-site.js';
 import { noDotSegments } from './dot-segments.js';
@@ -79,5 +80,6 @@ export function adminApi(sandbox: Sandbox) {
   api.route('/', bundleRoutes(s));
   api.route('/', uiApi(s));
   api.route('/', scenarioRoutes(s));
+  api.route('/', chaosRoutes(s));
   return api;
 }

@@ -145,7 +145,7 @@ export function oauthApi() {
       let basicRaw: Basic['raw'] | undefined;
       try {
         const effects = parseScenarioHeader(requestHeader(c, SCENARIO_HEADER), s.presets);
-        const scenarios = new ScenarioContext(effects, s.armed);
+        const scenarios = new ScenarioContext(effects, s.armed, s.chaos);
         scenarios.endpoint = 'token';
         c.set('scenarios', scenarios);
         const raw = await readBody(c);
@@ -158,8 +158,10 @@ export function oauthApi() {
         }
         let principal = authenticateClient(s, request);
         c.set('principal', principal);
-        // Faults apply once the client is known: the header's, and those armed for its parent.
+        // Faults apply once the client is known: the header's, those armed for its parent, and
+        // its chaos profile's (a token call of a known client is one of its partner's calls).
         scenarios.parentId = principal.parent_account_id;
+        scenarios.drawChaos({ dryRun: false, operation: `POST ${TOKEN_PATH}` });
         const epoch = s.epoch;
         const fault = injectFaults(c);
         if (fault instanceof Response) return fault;

@@ -8,7 +8,7 @@
  *
  * One object per resource (partners, accounts, variants, clock, requests, scenarios,
  * snapshots, bundles): a new route is a new method on its resource. §10's test isolation:
- * partners.reset, partners.clock, snapshots, requests.count, bundles.
+ * partners.reset, partners.clock, snapshots, requests.count, bundles. §11: chaos.
  */
 import type { z } from 'zod';
 import type {
@@ -18,6 +18,9 @@ import type {
   Bundle,
   BundleImported,
   Catalogue,
+  ChaosAnswer,
+  ChaosList,
+  ChaosRequest,
   ClearedAnswer,
   ClockView,
   CountAnswer,
@@ -49,6 +52,8 @@ export type VerticalMappingInput = z.input<typeof MappingSeed>['vertical_mapping
 export type VariantCreateInput = z.input<typeof VariantCreate>;
 export type VariantPatchInput = z.input<typeof VariantPatch>;
 export type ArmInput = z.input<typeof ArmRequest>;
+/** A chaos profile to set: `{rate, seed, scenarios?, parent_account_id?}` (SANDBOX.md §11). */
+export type ChaosProfileInput = z.input<typeof ChaosRequest>;
 export type JournalFiltersInput = z.input<typeof JournalFilters>;
 export type CountFilterInput = z.input<typeof CountRequest>;
 /** A bundle as `bundles.export()` returns it and `bundles.import()` takes it. */
@@ -68,6 +73,8 @@ export type CatalogueView = z.output<typeof Catalogue>;
 export type ArmView = z.output<typeof ArmAnswer>;
 export type DisarmView = z.output<typeof DisarmAnswer>;
 export type ReportView = z.output<typeof ReportAnswer>;
+export type ChaosProfileSetView = z.output<typeof ChaosAnswer>;
+export type ChaosProfilesView = z.output<typeof ChaosList>;
 export type PartnerResetView = z.output<typeof PartnerResetAnswer>;
 export type PartnerClockState = z.output<typeof PartnerClockView>;
 export type CountView = z.output<typeof CountAnswer>;
@@ -147,6 +154,14 @@ export interface ControlClient {
     arm(scenario: ArmInput): Promise<ArmView>;
     /** Disarms every armed scenario. */
     disarm(): Promise<DisarmView>;
+  };
+  chaos: {
+    /** Sets a profile for one partner (`parent_account_id`) or every partner; answers it. */
+    set(profile: ChaosProfileInput): Promise<ChaosProfileSetView>;
+    /** The profiles in force, with the calls each saw and failed, by scenario. */
+    get(): Promise<ChaosProfilesView>;
+    /** Ends every profile, or that partner's own only; answers those still in force. */
+    end(parentAccountId?: string): Promise<ChaosProfilesView>;
   };
   /** The integration report of a parent account: JSON, or JUnit XML text. */
   report(parentAccountId: string, format?: 'json'): Promise<ReportView>;
@@ -317,6 +332,15 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
       list: () => call('GET', '/__sandbox/scenarios'),
       arm: (scenario) => call('PUT', '/__sandbox/scenarios', scenario),
       disarm: () => call('DELETE', '/__sandbox/scenarios'),
+    },
+    chaos: {
+      set: (profile) => call('PUT', '/__sandbox/chaos', profile),
+      get: () => call('GET', '/__sandbox/chaos'),
+      end: (parent) =>
+        call(
+          'DELETE',
+          `/__sandbox/chaos${parent === undefined ? '' : `?${new URLSearchParams({ parent_account_id: parent })}`}`,
+        ),
     },
     report,
   };

@@ -103,6 +103,24 @@ export const ArmRequest = z
     path: ['account_id'],
   });
 
+/**
+ * A chaos profile (SANDBOX.md §11): for one parent or (none) every partner. Which scenario
+ * names a profile may draw is checked after this (src/scenarios/chaos.ts), naming the entry.
+ */
+export const ChaosRequest = z.strictObject({
+  rate: z
+    .number()
+    .min(0)
+    .max(1)
+    .openapi({ description: 'The share of calls that fail: 0 to 1.', example: 0.1 }),
+  seed: z.int().openapi({ description: 'Any integer: the same seed fails the same calls.', example: 42 }),
+  scenarios: z.array(z.string().min(1).max(100)).min(1).max(20).nullish().openapi({
+    description:
+      'Transient scenarios or presets to draw from; default auth-propagation, stale-content-hash, server-error, rate-limited, connection-reset.',
+  }),
+  parent_account_id: z.string().min(1).max(128).nullish(),
+});
+
 /** The journal's filters (GET /__sandbox/requests query), as a client sends them. */
 /**
  * The journal's filters (SANDBOX.md §6), one set for GET /__sandbox/requests and the count
@@ -260,6 +278,9 @@ export const AccountDetail = z
     controls: ControlsRecord,
   })
   .openapi('AccountDetail');
+export const ChaosEvidence = z
+  .object({ seed: z.int(), call: z.int().min(1), scenario: z.string() })
+  .openapi('ChaosEvidence');
 export const JournalEntry = z
   .object({
     id: z.int(),
@@ -279,10 +300,33 @@ export const JournalEntry = z
     parent_account_id: z.string().nullable(),
     account_id: z.string().nullable(),
     scenarios_applied: z.array(z.string()),
+    chaos: ChaosEvidence.nullable().openapi({
+      description:
+        "The chaos failure this call met (SANDBOX.md §11): the profile seed, the call position n in its partner's sequence, and the scenario drawn (a reset connection included); null for none.",
+    }),
     warnings: z.array(z.string()),
     duration_ms: z.number(),
   })
   .openapi('JournalEntry');
+export const ChaosProfileView = z
+  .object({
+    parent_account_id: z.string().nullable().openapi({ description: 'null: every partner.' }),
+    rate: z.number(),
+    seed: z.int(),
+    scenarios: z.array(z.string()),
+    set_at: z.string(),
+    calls_seen: z.int().openapi({ description: 'Partner calls (partnership and token) since it was set.' }),
+    calls_failed: z.int(),
+    failed_by_scenario: z.record(z.string(), z.int()),
+    positions: z.record(z.string(), z.int()).openapi({
+      description:
+        "Each partner's call position n: its calls seen so far (each partner has its own sequence).",
+    }),
+  })
+  .openapi('ChaosProfile');
+export const ChaosAnswer = z.object({ profile: ChaosProfileView });
+export const ChaosList = z.object({ profiles: z.array(ChaosProfileView) }).openapi('ChaosProfiles');
+export const ChaosEndQuery = z.strictObject({ parent_account_id: z.string().min(1).max(128).optional() });
 export const ResetAnswer = z.object({ reset: z.literal(true), clock: ClockView });
 export const ClearedAnswer = z.object({ cleared: z.literal(true) });
 export const JournalAnswer = z.object({ requests: z.array(JournalEntry), max: z.int() }).openapi('Journal');
@@ -334,6 +378,20 @@ export const ReportAnswer = z
         evidence: z.array(z.string()),
       }),
     ),
+    resilience: z
+      .array(
+        z.object({
+          scenario: z.string(),
+          injected: z.int(),
+          recovered: z.int(),
+          outcome: z.enum(['passed', 'failed']),
+          evidence: z.array(z.string()),
+        }),
+      )
+      .openapi({
+        description:
+          'Per scenario chaos injected (SANDBOX.md §11): how many times, and how many the client recovered from (its next call of the same method and path succeeded, after Retry-After where one was sent); evidence with request_ids.',
+      }),
   })
   .openapi('IntegrationReport');
 export const PartnerList = z
@@ -447,6 +505,11 @@ const BundleJournalEntry = z.strictObject({
   parent_account_id: id.nullable(),
   account_id: id.nullable(),
   scenarios_applied: z.array(text(200)).max(100),
+  // Optional: bundles written before chaos have none.
+  chaos: z
+    .strictObject({ seed: z.int(), call: z.int().min(1), scenario: z.string().min(1).max(100) })
+    .nullable()
+    .default(null),
   warnings: z.array(text(4000)).max(100),
   duration_ms: z.number().min(0),
 });
@@ -601,6 +664,26 @@ export const Bundle = z
       .array(BundleJournalEntry)
       .max(100_000)
       .openapi({ description: 'Newest first, redacted as the journal is.' }),
+    chaos: z
+      .strictObject({
+        rate: z.number().min(0).max(1),
+        seed: z.int(),
+        scenarios: z.array(z.string().min(1).max(100)).min(1).max(20),
+        call: z
+          .int()
+          .min(0)
+          .openapi({ description: "The partner's call position at the export: its calls seen." }),
+        owed: z.array(text(2200)).max(1000).openapi({
+          description:
+            'Operations (`METHOD path`) chaos failed last, whose next call gets through (SANDBOX.md §11, convergent).',
+        }),
+      })
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "The chaos profile in force for the partner (its own, or the one for every partner) and its place in the sequence: an import sets it as the partner's own profile, so a replay continues the same sequence. Absent or null (bundles written before chaos): none.",
+      }),
   })
   .openapi('Bundle', {
     description:

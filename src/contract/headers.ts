@@ -67,6 +67,12 @@ export const headerComponents = {
     schema: { type: 'string' },
     example: 'status-partial-failure',
   },
+  XSandboxChaos: {
+    description:
+      "Sandbox only: a chaos profile failed this call (SANDBOX.md §11): its seed and the call's position n in its partner's sequence.",
+    schema: { type: 'string', pattern: '^seed=-?\\d+; call=\\d+$' },
+    example: 'seed=42; call=7',
+  },
 } satisfies Record<string, HeaderObject>;
 
 export type HeaderComponent = keyof typeof headerComponents;
@@ -75,5 +81,6 @@ export type HeaderComponent = keyof typeof headerComponents;
 export const SANDBOX_HEADER_COMPONENTS: readonly HeaderComponent[] = [
   'XSandboxWarning',
   'XSandboxScenarioApplied',
+  'XSandboxChaos',
 ];
 export const SANDBOX_PARAMETER = 'x-sandbox-scenario';

@@ -20,6 +20,9 @@ import {
   Bundle,
   BundleImported,
   Catalogue,
+  ChaosAnswer,
+  ChaosList,
+  ChaosRequest,
   ClearedAnswer,
   ClockAdvance,
   ClockView,
@@ -105,6 +108,7 @@ export function registerPartnershipExtras(app: Pick<OpenAPIHono, 'openAPIRegistr
     'X-Request-Id': header('XRequestId'),
     'X-Sandbox-Warning': header('XSandboxWarning'),
     'X-Sandbox-Scenario-Applied': header('XSandboxScenarioApplied'),
+    'X-Sandbox-Chaos': header('XSandboxChaos'),
   };
   const envelopeError = (description: string, codes: ErrorCode[], extra = {}) => ({
     description,
@@ -471,6 +475,49 @@ export function controlPlaneDocument(origin: string) {
       summary: 'Disarm all',
       description: 'Disarms every armed scenario.',
       responses: { 200: ok('Disarmed.', DisarmAnswer) },
+    },
+    // Chaos (SANDBOX.md §11)
+    {
+      method: 'put',
+      path: '/__sandbox/chaos',
+      operationId: 'setChaos',
+      summary: 'Set a chaos profile for a partner or every partner',
+      description:
+        "From now on each call of that partner (of every partner without parent_account_id: each partner its own sequence) fails with probability `rate` with one of `scenarios`, drawn from `seed` and the call's position. Replaces that partner's previous profile; positions start at 0.",
+      request: body(ChaosRequest),
+      responses: {
+        200: ok('The profile.', ChaosAnswer),
+        400: err(
+          'A bad rate or seed, or a scenario that is unknown or not a transient failure: the field is named.',
+        ),
+        404: err('No such partner.'),
+      },
+    },
+    {
+      method: 'get',
+      path: '/__sandbox/chaos',
+      operationId: 'getChaos',
+      summary: 'The chaos profiles in force',
+      description:
+        'Each with the calls it saw and the calls it failed, by scenario, and each partner’s call position.',
+      responses: { 200: ok('Profiles.', ChaosList) },
+    },
+    {
+      method: 'delete',
+      path: '/__sandbox/chaos',
+      operationId: 'endChaos',
+      summary: 'End chaos profiles',
+      description: 'Ends every profile, or with parent_account_id that partner’s own only.',
+      request: {
+        query: z.object({
+          parent_account_id: query('End only this partner’s own profile.', 'pa_demo_platform'),
+        }),
+      },
+      responses: {
+        200: ok('The profiles still in force.', ChaosList),
+        400: err('Invalid query.'),
+        404: err('No such partner.'),
+      },
     },
     {
       method: 'get',

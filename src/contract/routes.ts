@@ -35,6 +35,7 @@ const commonHeaders = {
   'X-Request-Id': header('XRequestId'),
   'X-Sandbox-Warning': header('XSandboxWarning'),
   'X-Sandbox-Scenario-Applied': header('XSandboxScenarioApplied'),
+  'X-Sandbox-Chaos': header('XSandboxChaos'),
 };
 
 type Headers = Record<string, { $ref: string }>;

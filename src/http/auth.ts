@@ -1,4 +1,7 @@
-/** Bearer authentication for partnership calls (SANDBOX.md §3), with the token-expired hook. */
+/**
+ * Bearer authentication for partnership calls (SANDBOX.md §3), with the token-expired hook.
+ * Once the partner is known, its chaos profile (if any) draws this call's failure.
+ */
 import type { Context } from 'hono';
 import { ApiError } from '../contract/errors.js';
 import { EXPIRED_TOKEN_MESSAGE, INVALID_TOKEN_MESSAGE, MISSING_TOKEN_MESSAGE } from '../contract/messages.js';
@@ -43,5 +46,6 @@ export function authenticate(c: Context<AppEnv>): void {
     c.set('account', account);
     c.set('accountId', account.account_id);
   }
+  scenarios.drawChaos({ dryRun: c.get('dryRun'), operation: `${c.req.method} ${c.req.path}` });
   if (scenarios.take('token-expired')) throw expired();
 }

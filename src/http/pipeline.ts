@@ -1,6 +1,7 @@
 /**
  * The request path of each partnership route, in one place. Order:
- * endpoint → authenticate (401, token-expired) → parent header (422/403) → account (404)
+ * endpoint → authenticate (401, token-expired; the partner known, its chaos profile draws
+ * the call's failure, taken by the hooks below like any scenario) → parent header (422/403) → account (404)
  * → propagation (401/403) → JSON body (415/400) → idempotency (400/409/422, replay)
  * → injected faults → the route's zod validation (400) → handler → idempotency settled.
  *

@@ -7,6 +7,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { ids } from '../domain/ids.js';
 import type { Sandbox } from '../sandbox.js';
+import { CHAOS_HEADER } from '../scenarios/chaos.js';
 import { APPLIED_HEADER, ScenarioContext } from '../scenarios/context.js';
 import type { AppEnv } from './env.js';
 import { requestHeaders } from './headers.js';
@@ -24,7 +25,7 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     c.set('rawBody', null);
     c.set('dryRun', false);
     c.set('journaled', path.startsWith('/v1/') || path === '/oauth/token');
-    c.set('scenarios', new ScenarioContext([], sandbox.armed));
+    c.set('scenarios', new ScenarioContext([], sandbox.armed, sandbox.chaos));
     c.set('responseBody', undefined);
     c.set('accountId', undefined);
     c.set('responseText', undefined);
@@ -53,17 +54,19 @@ export function commonHeaders(requestId: string): Record<string, string> {
   };
 }
 
-/** What this request did that the client should see: scenarios applied, warnings. */
+/** What this request did that the client should see: scenarios applied (chaos's evidence), warnings. */
 export function outcomeHeaders(c: Context<AppEnv>): Record<string, string> {
   const out: Record<string, string> = {};
-  const applied = c.get('scenarios').applied;
-  if (applied.length) out[APPLIED] = applied.join(', ');
+  const scenarios = c.get('scenarios');
+  if (scenarios.applied.length) out[APPLIED] = scenarios.applied.join(', ');
+  if (scenarios.chaos) out[CHAOS] = `seed=${scenarios.chaos.seed}; call=${scenarios.chaos.call}`;
   const warnings = c.get('warnings');
   if (warnings.length) out[WARNING] = warnings.map(sanitizeHeader).join(', ');
   return out;
 }
 
 const APPLIED = APPLIED_HEADER.toLowerCase();
+const CHAOS = CHAOS_HEADER.toLowerCase();
 const WARNING = WARNING_HEADER.toLowerCase();
 
 function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
@@ -81,9 +84,16 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     parent_account_id: parent,
     account_id: c.get('accountId') ?? null,
     scenarios_applied: c.get('scenarios').applied,
+    chaos: chaosEvidence(c),
     warnings: c.get('warnings'),
     duration_ms: Math.round((performance.now() - c.get('startedAt')) * 100) / 100,
   });
+}
+
+/** What the journal keeps of a chaos failure (a reset connection's included: it has no answer). */
+function chaosEvidence(c: Context<AppEnv>) {
+  const drawn = c.get('scenarios').chaos;
+  return drawn ? { seed: drawn.seed, call: drawn.call, scenario: drawn.scenario } : null;
 }
 
 /** Header values must be one line of visible ASCII. */

@@ -1,4 +1,5 @@
 /** Scenarios armed on the control plane for a parent, one account or every partner, for N requests or until cleared. */
+import { builtIn, type Endpoint } from './catalogue.js';
 import type { Effect } from './presets.js';
 
 export interface Armed {
@@ -60,6 +61,17 @@ export class ArmedRegistry {
       (accountId ? pick((a) => a.account_id === accountId) : undefined) ??
       (parentId ? pick((a) => a.parent_account_id === parentId && a.account_id === undefined) : undefined) ??
       pick((a) => a.parent_account_id === undefined && a.account_id === undefined)
+    );
+  }
+
+  /** Whether an entry armed for this account, its parent or every partner has an effect that applies to this endpoint. */
+  meets(endpoint: Endpoint, accountId: string | undefined, parentId: string | undefined): boolean {
+    return this.#entries.some(
+      (a) =>
+        (a.account_id === undefined
+          ? a.parent_account_id === undefined || a.parent_account_id === parentId
+          : a.account_id === accountId) &&
+        a.effects.some((e) => builtIn(e.name)?.appliesTo.includes(endpoint)),
     );
   }
 

@@ -1,8 +1,8 @@
 /**
  * Scenario resolution for one request: the header's effects first, then armed for the
- * account, then armed for the parent. Hooks ask `take(name)`; an effect counts as
- * applied (and an armed entry's `times` as used) only when the hook's endpoint is one
- * the scenario applies to.
+ * account, then armed for the parent, then what a chaos profile drew for the call. Hooks
+ * ask `take(name)`; an effect counts as applied (and an armed entry's `times` as used, a
+ * chaos failure as counted) only when the hook's endpoint is one the scenario applies to.
  */
 import { ApiError } from '../contract/errors.js';
 import type { Armed, ArmedRegistry } from './armed.js';
@@ -14,6 +14,7 @@ import {
   SCENARIO_NAMES,
   type ScenarioName,
 } from './catalogue.js';
+import type { ChaosCall, ChaosDraw, ChaosRegistry } from './chaos.js';
 import type { Effect, Preset } from './presets.js';
 
 export const SCENARIO_HEADER = 'X-Sandbox-Scenario';
@@ -68,20 +69,42 @@ export class ScenarioContext {
   parentId: string | undefined;
   accountId: string | undefined;
   readonly applied: string[] = [];
+  /** The chaos failure that applied to this request (its evidence), if one did. */
+  chaos: ChaosDraw | undefined;
   readonly #header: Effect[];
   readonly #armed: ArmedRegistry;
+  readonly #chaos: ChaosRegistry | undefined;
   readonly #consumed = new Set<Armed>();
+  /** What chaos drew for this call; drawn once, when the partner is known. */
+  #drawn: ChaosDraw | undefined;
+  #counted = false;
 
-  constructor(header: Effect[], armed: ArmedRegistry) {
+  constructor(header: Effect[], armed: ArmedRegistry, chaos?: ChaosRegistry) {
     this.#header = header;
     this.#armed = armed;
+    this.#chaos = chaos;
   }
 
-  /** The same header's effects, nothing taken yet (a request that starts over). */
+  /** The same header's effects, nothing taken yet (a request that starts over); its draw stays. */
   fresh(): ScenarioContext {
-    const next = new ScenarioContext(this.#header, this.#armed);
+    const next = new ScenarioContext(this.#header, this.#armed, this.#chaos);
     next.endpoint = this.endpoint;
+    next.#drawn = this.#drawn;
+    next.#counted = this.#counted;
     return next;
+  }
+
+  /**
+   * The partner is known (parentId, and accountId where the path names one): counts the call
+   * in its chaos sequence and draws its failure, unless a header or armed scenario meets it.
+   * Once per request, even when it starts over.
+   */
+  drawChaos(call: Omit<ChaosCall, 'endpoint'>): void {
+    if (this.#counted || !this.#chaos || !this.parentId || !this.endpoint) return;
+    this.#counted = true;
+    const endpoint = this.endpoint;
+    const eligible = this.#header.length === 0 && !this.#armed.meets(endpoint, this.accountId, this.parentId);
+    this.#drawn = this.#chaos.draw(this.parentId, { ...call, endpoint }, eligible);
   }
 
   /** The effect, if one is requested for this request and applies to its endpoint. */
@@ -97,6 +120,13 @@ export class ScenarioContext {
           this.#consumed.add(found.armed);
           this.#armed.consume(found.armed);
         }
+      }
+    }
+    if (!effect && this.#drawn) {
+      effect = this.#drawn.effects.find((e) => e.name === name);
+      if (effect) {
+        this.chaos = this.#drawn;
+        this.#drawn.commit();
       }
     }
     if (effect) {

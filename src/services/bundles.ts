@@ -13,6 +13,7 @@ import { ApiError, type FieldIssue, validationError } from '../contract/errors.j
 import { routes } from '../contract/routes.js';
 import { type Sandbox, saveClock } from '../sandbox.js';
 import { builtIn, parseValue } from '../scenarios/catalogue.js';
+import { chaosScenarioProblem } from '../scenarios/chaos.js';
 import { lastStatusWrite, putLastStatusWrite } from './status.js';
 
 /** Zod's issues as named fields (`accounts[0].pages[1].page_id`), unknown keys one by one. */
@@ -109,6 +110,21 @@ export function exportBundle(s: Sandbox, parent: string): BundleData {
       .list()
       .filter((e) => e.parent_account_id === parent || (e.account_id !== null && owned.has(e.account_id)))
       .map(({ id: _id, ...entry }) => entry),
+    chaos: chaosOf(s, parent),
+  };
+}
+
+/** The partner's chaos profile and its place in the sequence (SANDBOX.md §11), or null. */
+function chaosOf(s: Sandbox, parent: string): BundleData['chaos'] {
+  const profile = s.chaos.of(parent);
+  if (!profile) return null;
+  const position = profile.positions[parent];
+  return {
+    rate: profile.rate,
+    seed: profile.seed,
+    scenarios: [...profile.scenarios],
+    call: position?.calls ?? 0,
+    owed: [...(position?.owed ?? [])],
   };
 }
 
@@ -345,6 +361,10 @@ function problems(s: Sandbox, b: BundleData): FieldIssue[] {
       }
     });
   });
+  b.chaos?.scenarios.forEach((name, i) => {
+    const problem = chaosScenarioProblem(name, s.presets);
+    if (problem) out.push({ field: `chaos.scenarios[${i}]`, message: problem });
+  });
   b.journal.forEach((e, i) => {
     if (e.parent_account_id !== null && e.parent_account_id !== parent)
       out.push({
@@ -456,6 +476,12 @@ export function importBundle(s: Sandbox, json: unknown) {
   );
   // As the control plane arms them: for the parent, or for one account.
   for (const a of b.armed) s.armed.arm(a.account_id !== undefined ? a : { ...a, parent_account_id: parent });
+  // The partner's own profile, where its sequence was; none: its sequence starts over.
+  s.chaos.forget(parent);
+  if (b.chaos) {
+    const { call, owed, ...settings } = b.chaos;
+    s.chaos.set(settings, s.clock.iso(parent), parent, { [parent]: { calls: call, owed } });
+  }
   s.journal.removePartner(parent, accounts);
   for (let i = b.journal.length - 1; i >= 0; i--) s.journal.addImported(b.journal[i]!);
   s.diagnostics.forget(accounts, previous?.client_id);

@@ -1,7 +1,7 @@
 /**
  * Snapshots of the whole sandbox (SANDBOX.md §10): the store as SQLite's own image
  * (`serialize()` in memory, `VACUUM INTO` a file beside a file store), with the clocks
- * (kept in the store), the armed scenarios and the journal. A restore is synchronous, so a
+ * (kept in the store), the armed scenarios, the chaos profiles and the journal. A restore is synchronous, so a
  * request sees the state before it or after it; it marks the whole state wiped, so a
  * request that awaited across it starts over (src/http/pipeline.ts).
  */
@@ -11,6 +11,7 @@ import { ApiError, validationError } from '../contract/errors.js';
 import type { JournalImage } from '../journal.js';
 import type { Sandbox } from '../sandbox.js';
 import type { Armed } from '../scenarios/armed.js';
+import type { ChaosProfile } from '../scenarios/chaos.js';
 import type { StoreImage } from '../store/index.js';
 
 /** How many snapshots are kept at most (each holds a whole database image). */
@@ -22,6 +23,8 @@ interface Snapshot {
   info: Info;
   image: StoreImage;
   armed: Armed[];
+  /** Chaos profiles with each partner's call position (SANDBOX.md §11). */
+  chaos: ChaosProfile[];
   journal: JournalImage;
 }
 
@@ -56,7 +59,13 @@ export function snapshots(s: Sandbox) {
         saved_at: new Date().toISOString(),
         clock: s.clock.iso(),
       };
-      saved.set(name, { info, image, armed: s.armed.image(), journal: s.journal.image() });
+      saved.set(name, {
+        info,
+        image,
+        armed: s.armed.image(),
+        chaos: s.chaos.image(),
+        journal: s.journal.image(),
+      });
       return { snapshot: info, replaced: previous !== undefined };
     },
     list(): Info[] {
@@ -72,6 +81,7 @@ export function snapshots(s: Sandbox) {
       s.store.idempotency.releaseAbandoned();
       s.loadClock();
       s.armed.restore(snap.armed);
+      s.chaos.restore(snap.chaos);
       s.journal.restore(snap.journal);
       s.diagnostics.clear();
       return snap.info;

@@ -172,6 +172,16 @@ export function journalView(): View {
               'scenarios applied',
               e.scenarios_applied.length ? scenarioChips(e.scenarios_applied, 'detail-scenarios') : 'none',
             ],
+            e.chaos
+              ? [
+                  'chaos',
+                  h(
+                    'span',
+                    { class: 'mono', id: 'detail-chaos' },
+                    `${e.chaos.scenario}: seed=${e.chaos.seed}; call=${e.chaos.call}`,
+                  ),
+                ]
+              : null,
             [
               'warnings',
               e.warnings.length

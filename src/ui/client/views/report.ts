@@ -11,6 +11,33 @@ const OUTCOME_TONE: Record<ReportView['checks'][number]['outcome'], Tone> = {
   not_exercised: '',
 };
 
+/** The resilience part: per scenario chaos injected, how many the client recovered from (SANDBOX.md §11). */
+function resilience(parts: ReportView['resilience']) {
+  if (!parts.length) return null;
+  return h(
+    'div',
+    { id: 'resilience' },
+    h('h3', null, 'Resilience (chaos)'),
+    parts.map((p) =>
+      h(
+        'div',
+        { class: 'check', dataset: { resilience: p.scenario } },
+        h('div', { class: 'outcome' }, badge(p.outcome, OUTCOME_TONE[p.outcome])),
+        h(
+          'div',
+          null,
+          h('div', { class: 'title' }, `${p.scenario}: recovered ${p.recovered} of ${p.injected}`),
+          h(
+            'ul',
+            null,
+            p.evidence.map((e) => h('li', null, e)),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
 export function reportCard() {
   const drawn = new Drawn();
   let parent = '';
@@ -25,7 +52,7 @@ export function reportCard() {
   async function refresh() {
     if (!parent) return;
     const r = await control((c) => c.report(parent));
-    if (!drawn.changed([r.checks, r.requests_analyzed])) return;
+    if (!drawn.changed([r.checks, r.requests_analyzed, r.resilience])) return;
     fill(
       report,
       h(
@@ -59,6 +86,7 @@ export function reportCard() {
           ),
         ),
       ),
+      resilience(r.resilience),
     );
   }
 

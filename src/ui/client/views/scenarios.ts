@@ -1,10 +1,14 @@
-/** Scenarios (GET / PUT / DELETE /__sandbox/scenarios): the catalogue, arming one, what is armed now. */
+/**
+ * Scenarios (GET / PUT / DELETE /__sandbox/scenarios): the catalogue, arming one, what is
+ * armed now; and the chaos profiles (/__sandbox/chaos).
+ */
 import type { ArmInput, CatalogueView } from '../../../client/control.js';
 import { control } from '../control.js';
 import { card, Drawn, effectChip, fill, h, label, mono, table, time, viewHead } from '../dom.js';
 import { knownAccounts, knownPartners, loadPartners } from '../partners.js';
 import { fail, toast } from '../toast.js';
 import type { View } from '../view.js';
+import { chaosCard } from './chaos.js';
 
 export function scenariosView(): View {
   const drawnCatalogue = new Drawn();
@@ -36,6 +40,7 @@ export function scenariosView(): View {
   const help = h('div', { class: 'muted gap-top', id: 'arm-help' });
   const armed = h('div', { id: 'armed-list' });
   const catalogue = h('div');
+  const chaos = chaosCard();
 
   /** The target list follows the scope: partners, or accounts. */
   function offerTargets() {
@@ -211,6 +216,7 @@ export function scenariosView(): View {
     data = await control((c) => c.scenarios.list());
     if (drawnCatalogue.changed([data.built_ins, data.presets])) drawCatalogue();
     if (drawnArmed.changed(data.armed)) drawArmed();
+    await chaos.refresh();
   }
 
   return {
@@ -234,9 +240,10 @@ export function scenariosView(): View {
         viewHead('Scenarios', 'GET / PUT / DELETE /__sandbox/scenarios'),
         card('Arm a scenario', null, form, help),
         card('Armed now', disarm, armed),
+        chaos.element,
         catalogue,
       );
-      await Promise.all([loadPartners().then(offerTargets), refresh()]);
+      await Promise.all([loadPartners().then(offerTargets).then(chaos.enter), refresh()]);
     },
     refresh,
   };

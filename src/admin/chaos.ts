@@ -1,0 +1,59 @@
+/** Chaos profiles on the control plane (SANDBOX.md §11): set, read, end. */
+import { Hono } from 'hono';
+import type { z } from 'zod';
+import { ChaosEndQuery, type ChaosProfileView, ChaosRequest } from '../contract/admin.js';
+import { validationError } from '../contract/errors.js';
+import type { AppEnv } from '../http/env.js';
+import { issuesToFields } from '../http/validation.js';
+import type { Sandbox } from '../sandbox.js';
+import { type ChaosProfile, chaosScenarioProblem, DEFAULT_CHAOS_SCENARIOS } from '../scenarios/chaos.js';
+import { adminBody } from './body.js';
+import { partnerOr404 } from './lookup.js';
+
+/** A profile as the control plane shows it: its settings, what it saw and what it failed. */
+export function chaosView(p: ChaosProfile): z.infer<typeof ChaosProfileView> {
+  const failed = Object.values(p.failed).reduce((a, b) => a + b, 0);
+  const positions = Object.fromEntries(Object.entries(p.positions).map(([parent, at]) => [parent, at.calls]));
+  return {
+    parent_account_id: p.parent_account_id ?? null,
+    rate: p.rate,
+    seed: p.seed,
+    scenarios: p.scenarios,
+    set_at: p.set_at,
+    calls_seen: Object.values(positions).reduce((a, b) => a + b, 0),
+    calls_failed: failed,
+    failed_by_scenario: { ...p.failed },
+    positions,
+  };
+}
+
+export function chaosRoutes(s: Sandbox) {
+  const api = new Hono<AppEnv>();
+  const list = () => ({ profiles: s.chaos.list().map(chaosView) });
+
+  api.put('/__sandbox/chaos', async (c) => {
+    const body = await adminBody(c, ChaosRequest);
+    const scenarios = body.scenarios ?? [...DEFAULT_CHAOS_SCENARIOS];
+    const problems = scenarios.flatMap((name, i) => {
+      const problem = chaosScenarioProblem(name, s.presets);
+      return problem ? [{ field: `scenarios[${i}]`, message: problem }] : [];
+    });
+    if (problems.length) throw validationError(problems);
+    const parent = body.parent_account_id ?? undefined;
+    if (parent !== undefined) partnerOr404(s, parent);
+    const profile = s.chaos.set({ rate: body.rate, seed: body.seed, scenarios }, s.clock.iso(parent), parent);
+    return c.json({ profile: chaosView(profile) });
+  });
+
+  api.get('/__sandbox/chaos', (c) => c.json(list()));
+
+  api.delete('/__sandbox/chaos', (c) => {
+    const query = ChaosEndQuery.safeParse(c.req.query());
+    if (!query.success) throw validationError(issuesToFields(query.error.issues, 'query'));
+    const parent = query.data.parent_account_id;
+    if (parent !== undefined) partnerOr404(s, parent);
+    s.chaos.end(parent);
+    return c.json(list());
+  });
+  return api;
+}

@@ -1,0 +1,263 @@
+/**
+ * Chaos profiles (SANDBOX.md §11): a share of a partner's calls fails with a transient
+ * scenario, drawn from (seed, the partner's call position). The draw is one more source of
+ * effects in the scenario resolution (context.ts): header, then armed, then chaos. This
+ * module holds the profiles, each partner's position and what chaos failed; no HTTP.
+ */
+import type { Endpoint } from './catalogue.js';
+import type { Effect, Preset } from './presets.js';
+
+export const CHAOS_HEADER = 'X-Sandbox-Chaos';
+
+/** What a profile draws from when it names no scenarios (SANDBOX.md §11). */
+export const DEFAULT_CHAOS_SCENARIOS = [
+  'auth-propagation',
+  'stale-content-hash',
+  'server-error',
+  'rate-limited',
+  'connection-reset',
+] as const;
+
+/** The call as chaos sees it: where it goes and whether it is a dry run. */
+export interface ChaosCall {
+  endpoint: Endpoint;
+  dryRun: boolean;
+  /** `METHOD path` (no query): what "the next call with the same method and path" compares. */
+  operation: string;
+}
+
+const CONTROLS_AND_STATUS: readonly Endpoint[] = ['controls.get', 'controls.put', 'status.get', 'status.put'];
+
+/**
+ * The transient scenarios chaos may draw, each with the value it is drawn with and where it
+ * may fail a call (narrower than §5: auth-propagation is the one-call 401/403 only).
+ */
+const TRANSIENT: Record<string, { value?: number; where: (call: ChaosCall) => boolean }> = {
+  'auth-propagation': { where: (call) => CONTROLS_AND_STATUS.includes(call.endpoint) },
+  'stale-content-hash': { where: (call) => call.endpoint === 'controls.put' && !call.dryRun },
+  'server-error': { value: 503, where: () => true },
+  'rate-limited': { value: 1, where: () => true },
+  'connection-reset': { where: () => true },
+};
+
+/** Not a failure, but harmless beside one: allowed in a preset a profile draws, never alone. */
+const LATENCY = 'latency';
+
+/**
+ * Why a name cannot be drawn by a profile, or undefined when it can. Presets qualify when
+ * every effect is transient (latency allowed beside a failure).
+ */
+export function chaosScenarioProblem(name: string, presets: ReadonlyMap<string, Preset>): string | undefined {
+  if (name in TRANSIENT) return undefined;
+  const preset = presets.get(name);
+  if (preset) {
+    const bad = preset.effects.find((e) => !(e.name in TRANSIENT) && e.name !== LATENCY);
+    if (bad) return `preset "${name}" has ${bad.name}, which is not a transient failure a retry can get past`;
+    if (!preset.effects.some((e) => e.name in TRANSIENT)) return `preset "${name}" has no failure in it`;
+    return undefined;
+  }
+  if (name === LATENCY)
+    return 'latency is not a failure (a profile draws failures; use it in a preset beside one)';
+  if (['unseeded-mappings', 'token-expired', 'status-partial-failure'].includes(name)) {
+    return `${name} is not a transient failure a retry can get past`;
+  }
+  return `unknown scenario "${name}"`;
+}
+
+/** The effects a drawn name gives this call: a built-in's, or a preset's that apply here. */
+function effectsFor(name: string, call: ChaosCall, presets: ReadonlyMap<string, Preset>): Effect[] {
+  const own = TRANSIENT[name];
+  if (own) {
+    if (!own.where(call)) return [];
+    return [own.value === undefined ? { name } : { name, value: own.value }];
+  }
+  const effects = presets.get(name)?.effects ?? [];
+  const failures = effects.filter((e) => TRANSIENT[e.name]?.where(call));
+  return failures.length ? [...effects.filter((e) => e.name === LATENCY), ...failures] : [];
+}
+
+/**
+ * A stateless draw in [0, 1) from (seed, call, stream): a few rounds of a 32-bit integer mix
+ * (the finaliser of splitmix32 / murmur3). Ours rather than a dependency: ten lines, and its
+ * sequence must never change under partners' recorded seeds with a library upgrade.
+ */
+function mix32(x: number): number {
+  let h = Math.imul(x ^ (x >>> 16), 0x21f0aaad);
+  h = Math.imul(h ^ (h >>> 15), 0x735a2d97);
+  return (h ^ (h >>> 15)) >>> 0;
+}
+export function chaosRandom(seed: number, call: number, stream: number): number {
+  const lo = seed >>> 0;
+  const hi = Math.floor(seed / 2 ** 32) >>> 0;
+  let h = mix32(lo ^ mix32(hi + 0x9e3779b9));
+  h = mix32(h ^ mix32(call + 0x632be5ab));
+  h = mix32(h ^ mix32(stream + 0x85ebca6b));
+  return h / 2 ** 32;
+}
+
+export interface ChaosSettings {
+  rate: number;
+  seed: number;
+  scenarios: string[];
+}
+
+/** One partner's place in a profile's sequence. */
+export interface ChaosPosition {
+  /** Its calls seen since the profile was set: the last call's position n. */
+  calls: number;
+  /** Operations (`METHOD path`) chaos failed whose next call must get through. */
+  owed: string[];
+}
+
+export interface ChaosProfile extends ChaosSettings {
+  /** The partner it applies to; undefined: every partner (each with its own sequence). */
+  parent_account_id?: string;
+  set_at: string;
+  /** By partner. */
+  positions: Record<string, ChaosPosition>;
+  /** Calls chaos failed, by scenario. */
+  failed: Record<string, number>;
+}
+
+/** A call chaos failed, once an effect of it applied: the evidence it carries. */
+export interface ChaosDraw {
+  seed: number;
+  call: number;
+  scenario: string;
+  effects: Effect[];
+  /** Marks the call failed (counts, and owes the operation a pass); once. */
+  commit(): void;
+}
+
+export class ChaosRegistry {
+  #all: ChaosProfile | undefined;
+  #partners = new Map<string, ChaosProfile>();
+  readonly #presets: ReadonlyMap<string, Preset>;
+
+  constructor(presets: ReadonlyMap<string, Preset>) {
+    this.#presets = presets;
+  }
+
+  /** Sets a profile for one partner or (no parent) every partner; positions start at 0. */
+  set(settings: ChaosSettings, at: string, parent?: string, positions: Record<string, ChaosPosition> = {}) {
+    const profile: ChaosProfile = {
+      rate: settings.rate,
+      seed: settings.seed,
+      scenarios: [...settings.scenarios],
+      ...(parent === undefined ? {} : { parent_account_id: parent }),
+      set_at: at,
+      positions,
+      failed: {},
+    };
+    if (parent === undefined) this.#all = profile;
+    else this.#partners.set(parent, profile);
+    return profile;
+  }
+
+  /** Every profile in force: the one for every partner first. */
+  list(): ChaosProfile[] {
+    return [...(this.#all ? [this.#all] : []), ...this.#partners.values()];
+  }
+
+  /** The profile that applies to this partner's calls: its own, else the one for every partner. */
+  of(parent: string): ChaosProfile | undefined {
+    return this.#partners.get(parent) ?? this.#all;
+  }
+
+  /** Ends every profile, or one partner's own. */
+  end(parent?: string): void {
+    if (parent === undefined) {
+      this.#all = undefined;
+      this.#partners.clear();
+    } else this.#partners.delete(parent);
+  }
+
+  /** A partner reset: its own profile ends, and its sequence under the shared one starts over. */
+  forget(parent: string): void {
+    this.#partners.delete(parent);
+    if (this.#all) delete this.#all.positions[parent];
+  }
+
+  /**
+   * Counts this partner call and draws its failure. `eligible` false (a header or armed
+   * scenario meets it) counts it without drawing.
+   */
+  draw(parent: string, call: ChaosCall, eligible: boolean): ChaosDraw | undefined {
+    const profile = this.of(parent);
+    if (!profile) return undefined;
+    profile.positions[parent] ??= { calls: 0, owed: [] };
+    const position = profile.positions[parent];
+    const n = ++position.calls;
+    const owed = position.owed.indexOf(call.operation);
+    if (owed !== -1) {
+      // Convergent: right after chaos failed this operation, its next call gets through.
+      position.owed.splice(owed, 1);
+      return undefined;
+    }
+    if (!eligible || chaosRandom(profile.seed, n, 0) >= profile.rate) return undefined;
+    const candidates = profile.scenarios
+      .map((scenario) => ({ scenario, effects: effectsFor(scenario, call, this.#presets) }))
+      .filter((c) => c.effects.length);
+    if (!candidates.length) return undefined;
+    const pick = candidates[Math.floor(chaosRandom(profile.seed, n, 1) * candidates.length)]!;
+    let done = false;
+    return {
+      seed: profile.seed,
+      call: n,
+      scenario: pick.scenario,
+      effects: pick.effects,
+      commit() {
+        if (done) return;
+        done = true;
+        profile.failed[pick.scenario] = (profile.failed[pick.scenario] ?? 0) + 1;
+        position.owed.push(call.operation);
+      },
+    };
+  }
+
+  /** A copy of every profile (a snapshot keeps one: positions move as calls come). */
+  image(): ChaosProfile[] {
+    return this.list().map((p) => structuredClone(p));
+  }
+
+  restore(image: readonly ChaosProfile[]): void {
+    this.end();
+    for (const p of image) {
+      const copy = structuredClone(p);
+      if (copy.parent_account_id === undefined) this.#all = copy;
+      else this.#partners.set(copy.parent_account_id, copy);
+    }
+  }
+}
+
+/**
+ * Reads `SANDBOX_CHAOS` / `--chaos`: `rate=0.1,seed=42` and optionally
+ * `scenarios=server-error+rate-limited` (`+` between names: `,` separates the settings).
+ * Throws an Error saying what is wrong; scenario names are checked against presets later.
+ */
+export function parseChaosSpec(text: string): ChaosSettings {
+  const fields = new Map<string, string>();
+  for (const part of text.split(',')) {
+    const item = part.trim();
+    if (!item) continue;
+    const eq = item.indexOf('=');
+    const name = eq === -1 ? item : item.slice(0, eq).trim();
+    if (!['rate', 'seed', 'scenarios'].includes(name) || eq === -1) {
+      throw new Error(`"${item}" is not rate=<0..1>, seed=<integer> or scenarios=<name+name>`);
+    }
+    if (fields.has(name)) throw new Error(`${name} is given more than once`);
+    fields.set(name, item.slice(eq + 1).trim());
+  }
+  const rateText = fields.get('rate');
+  const seedText = fields.get('seed');
+  if (rateText === undefined) throw new Error('rate is missing (rate=0.1,seed=42)');
+  if (seedText === undefined) throw new Error('seed is missing (rate=0.1,seed=42)');
+  const rate = /^(?:\d+(?:\.\d*)?|\.\d+)$/.test(rateText) ? Number(rateText) : Number.NaN;
+  if (!(rate >= 0 && rate <= 1)) throw new Error(`rate must be a number from 0 to 1; got "${rateText}"`);
+  const seed = /^-?\d+$/.test(seedText) ? Number(seedText) : Number.NaN;
+  if (!Number.isSafeInteger(seed)) throw new Error(`seed must be an integer; got "${seedText}"`);
+  const list = fields.get('scenarios');
+  const scenarios = list === undefined ? [...DEFAULT_CHAOS_SCENARIOS] : list.split('+').map((s) => s.trim());
+  if (scenarios.some((s) => !s)) throw new Error(`scenarios must be names joined by +; got "${list}"`);
+  return { rate, seed, scenarios };
+}

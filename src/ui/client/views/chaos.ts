@@ -1,0 +1,159 @@
+/**
+ * Chaos profiles (PUT / GET / DELETE /__sandbox/chaos, SANDBOX.md §11) on the Scenarios tab:
+ * set or change one for every partner or one partner, see what each saw and failed, end it.
+ */
+import type { ChaosProfileInput, ChaosProfilesView } from '../../../client/control.js';
+import { control } from '../control.js';
+import { card, Drawn, fill, h, label, mono, table, time } from '../dom.js';
+import { knownPartners } from '../partners.js';
+import { fail, toast } from '../toast.js';
+
+/** What a profile draws when it names none (SANDBOX.md §11). */
+const DEFAULT_SCENARIOS =
+  'auth-propagation, stale-content-hash, server-error, rate-limited, connection-reset';
+
+export function chaosCard() {
+  const drawn = new Drawn();
+  const rate = h('input', {
+    id: 'chaos-rate',
+    class: 'narrow',
+    type: 'number',
+    min: 0,
+    max: 1,
+    step: 0.01,
+    value: '0.1',
+  });
+  const seed = h('input', { id: 'chaos-seed', class: 'narrow', type: 'number', step: 1, value: '42' });
+  const scenarios = h('input', { id: 'chaos-scenarios', class: 'wide mono', placeholder: DEFAULT_SCENARIOS });
+  const target = h('input', {
+    id: 'chaos-target',
+    class: 'wide mono',
+    list: 'chaos-targets',
+    placeholder: 'every partner (or pa_…)',
+  });
+  const targets = h('datalist', { id: 'chaos-targets' });
+  const list = h('div', { id: 'chaos-list' });
+
+  function set(event: SubmitEvent) {
+    event.preventDefault();
+    const profile: ChaosProfileInput = { rate: Number(rate.value), seed: Number(seed.value) };
+    const names = scenarios.value
+      .split(/[\s,]+/)
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (names.length) profile.scenarios = names;
+    if (target.value.trim()) profile.parent_account_id = target.value.trim();
+    control((c) => c.chaos.set(profile))
+      .then(({ profile: p }) => {
+        toast(`Chaos: ${p.rate} of ${p.parent_account_id ?? 'every partner'}'s calls, seed ${p.seed}`);
+        return refresh();
+      })
+      .catch(fail);
+  }
+
+  const end = (parent?: string) =>
+    control((c) => c.chaos.end(parent))
+      .then(() => {
+        toast(parent ? `Chaos ended for ${parent}` : 'Every chaos profile ended');
+        return refresh();
+      })
+      .catch(fail);
+  const endAll = h('button', { type: 'button', class: 'danger', id: 'chaos-end-all' }, 'End all');
+  endAll.onclick = () => end();
+
+  function draw(data: ChaosProfilesView) {
+    fill(
+      list,
+      table(
+        ['Scope', 'Rate', 'Seed', 'Scenarios', 'Calls seen', 'Failed', 'Set at', ''],
+        data.profiles.map((p) =>
+          h(
+            'tr',
+            { dataset: { chaos: p.parent_account_id ?? 'all' } },
+            h('td', null, p.parent_account_id ? ['parent ', mono(p.parent_account_id)] : 'every partner'),
+            h('td', { class: 'mono' }, p.rate),
+            h('td', { class: 'mono' }, p.seed),
+            h(
+              'td',
+              null,
+              h(
+                'div',
+                { class: 'chips' },
+                p.scenarios.map((s) => h('span', { class: 'chip' }, s)),
+              ),
+            ),
+            h('td', { class: 'mono' }, p.calls_seen),
+            h(
+              'td',
+              { class: 'chaos-failed' },
+              h('b', null, p.calls_failed),
+              h(
+                'div',
+                { class: 'chips' },
+                Object.entries(p.failed_by_scenario).map(([name, n]) =>
+                  h('span', { class: 'chip scenario' }, `${name} ×${n}`),
+                ),
+              ),
+            ),
+            h('td', { class: 'muted' }, time(p.set_at)),
+            h(
+              'td',
+              null,
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'small',
+                  dataset: { chaosEnd: p.parent_account_id ?? 'all' },
+                  onclick: () => end(p.parent_account_id ?? undefined),
+                },
+                p.parent_account_id ? 'End' : 'End all',
+              ),
+            ),
+          ),
+        ),
+        'No chaos profile: no call is failed by chaos.',
+      ),
+    );
+  }
+
+  async function refresh() {
+    const data = await control((c) => c.chaos.get());
+    if (drawn.changed(data)) draw(data);
+  }
+
+  const form = h(
+    'form',
+    { class: 'inline', id: 'chaos-form', onsubmit: set },
+    label('Rate (0 to 1)', rate),
+    label('Seed', seed),
+    label('Scenarios', scenarios),
+    label('Partner', target),
+    targets,
+    h('button', { type: 'submit', class: 'primary', id: 'chaos-submit' }, 'Set profile'),
+  );
+
+  return {
+    element: card(
+      'Chaos profile',
+      endAll,
+      h(
+        'p',
+        { class: 'muted' },
+        "Fails that share of a partner's calls with a transient failure drawn from the seed and the call's position; setting it again changes it.",
+      ),
+      form,
+      list,
+    ),
+    /** Offers the partners as targets and draws the profiles. */
+    enter() {
+      drawn.forget();
+      fill(
+        targets,
+        knownPartners().map((p) => h('option', { value: p.parent_account_id }, p.name)),
+      );
+      return refresh();
+    },
+    refresh,
+  };
+}
