@@ -81,11 +81,11 @@ beforeAll(() => {
     join(project, 'package.json'),
     JSON.stringify({ name: 'partner-project', private: true, type: 'module' }),
   );
-  execFileSync(
-    'npm',
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', tarball],
-    { cwd: project, env: cleanEnv, stdio: 'ignore' },
-  );
+  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', tarball], {
+    cwd: project,
+    env: cleanEnv,
+    stdio: 'ignore',
+  });
   mkdirSync(join(project, 'node_modules', '@types'), { recursive: true });
   symlinkSync(join(NODE_MODULES, 'vitest'), join(project, 'node_modules', 'vitest'));
   symlinkSync(join(NODE_MODULES, '@types', 'node'), join(project, 'node_modules', '@types', 'node'));
@@ -209,7 +209,7 @@ describe('npx partnership-sandbox', () => {
     const { child, url, stdout, exited } = await start('npx', ['partnership-sandbox', '--port', '0']);
     const health = await fetch(`${url}/__sandbox/health`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: 'ok' });
+    expect(await health.json()).toEqual({ status: 'ok', store: { writable: true, problem: null } });
     // Ctrl-C in a terminal signals the whole foreground process group: npx, its shell, the sandbox.
     process.kill(-child.pid!, 'SIGINT');
     await exited;

@@ -152,7 +152,30 @@ export const JournalQuery = z.strictObject({
   limit: digits(z.int().min(1, 'must be a positive integer')),
 });
 
-export const Health = z.object({ status: z.literal('ok') }).openapi('Health');
+export const Health = z
+  .object({
+    status: z.literal('ok').openapi({ description: 'The server serves (liveness).' }),
+    store: z
+      .object({
+        writable: z.boolean().openapi({
+          description:
+            'false while the store (SANDBOX_DB) refuses writes (a full disk, a read-only store, an I/O error): writes answer 503 store_not_writable, reads still work, and writes work again once space is freed, without a restart.',
+        }),
+        problem: z
+          .object({
+            code: z.string().openapi({ example: 'SQLITE_FULL' }),
+            cause: z.string().openapi({ example: 'the disk is full' }),
+            message: z.string(),
+            since: z.string().openapi({ description: 'When writes started to be refused (real time).' }),
+            failed_writes: z.int().openapi({ description: 'Writes refused since then.' }),
+          })
+          .nullable(),
+      })
+      .openapi({
+        description: 'Whether the store takes writes; checked again by a probe write while it does not.',
+      }),
+  })
+  .openapi('Health');
 export const PartnerCredentials = z
   .object({ parent_account_id: z.string(), client_id: z.string(), client_secret: z.string() })
   .openapi('PartnerCredentials');
