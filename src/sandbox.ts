@@ -82,7 +82,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     fixtures,
     presets,
     armed: new ArmedRegistry(),
-    journal: new Journal(config.journalMax),
+    journal: new Journal(config.journalMax, config.journalBodyBytes),
     log,
     diagnostics: new Diagnostics(),
     storeHealth: new StoreHealth(config.db, log),

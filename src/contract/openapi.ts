@@ -583,7 +583,7 @@ export function controlPlaneDocument(origin: string) {
       operationId: 'countRequests',
       summary: 'How many journaled calls match',
       description:
-        "The journal's filters plus a header (by name, and value as sent) and a substring of the body as the journal shows it.",
+        "The journal's filters plus a header (by name, and value as sent) and a substring of the request body as the journal shows it (redacted). body_contains searches only what the journal kept of each body (SANDBOX_JOURNAL_BODY_BYTES, default 16 KiB): a match past the cut is not counted, and the answer's bodies_truncated says how many of the entries the other filters match were cut.",
       request: body(CountRequest),
       responses: { 200: ok('The count.', CountAnswer), 400: err('Invalid filter.') },
     },
