@@ -71,31 +71,29 @@ export function idempotencyStore(db: Db) {
    */
   const unsaved = new Map<string, Unsaved>();
   const idOf = (parent: string, key: string) => `${parent}\u0000${key}`;
-  function settle(parent: string, key: string, outcome: Unsaved | undefined, write: () => void): void {
+  function settle(parent: string, key: string, outcome: Unsaved, write: () => void): void {
     try {
       write();
       unsaved.delete(idOf(parent, key));
     } catch (err) {
       const row = s.row.get(parent, key);
-      if (outcome && row?.state === 'in_progress') {
+      if (row?.state === 'in_progress') {
         unsaved.set(idOf(parent, key), { ...outcome, reserved_at: row.reserved_at });
       }
       throw err;
     }
   }
   /** Writes what `unsaved` holds for this key, if anything; throws while the store refuses it. */
-  function flush(parent: string, key: string): Unsaved | undefined {
+  function flush(parent: string, key: string): void {
     const pending = unsaved.get(idOf(parent, key));
-    if (!pending) return undefined;
+    if (!pending) return;
     const row = s.row.get(parent, key);
-    if (row?.state !== 'in_progress' || row.reserved_at !== pending.reserved_at) {
-      unsaved.delete(idOf(parent, key)); // the reservation went (a reset, a restore): so does this
-      return undefined;
+    // Unless the reservation went meanwhile (a reset, a restore): then so does this.
+    if (row?.state === 'in_progress' && row.reserved_at === pending.reserved_at) {
+      if (pending.free) s.release.run(parent, key);
+      else s.complete.run(pending.status, pending.body, parent, key);
     }
-    if (pending.free) s.release.run(parent, key);
-    else s.complete.run(pending.status, pending.body, parent, key);
     unsaved.delete(idOf(parent, key));
-    return undefined;
   }
 
   return {
