@@ -32,10 +32,10 @@ import {
 
 const FULL = { code: 'SQLITE_FULL', cause: 'the disk is full' };
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
   vi.useRealTimers();
-  for (const done of cleanups.splice(0).reverse()) done();
+  for (const done of cleanups.splice(0).reverse()) await done();
 });
 
 /** Log lines, kept. */
@@ -367,7 +367,7 @@ describe.runIf(canMount)('a real full disk: a 3 MB tmpfs', () => {
     writeFileSync(join(mountDir, 'ballast'), Buffer.alloc(512 * 1024));
     const { lines, log } = capture();
     let running = await startServer(testConfig({ db, port: 0 }), log);
-    cleanups.push(() => void running.close());
+    cleanups.push(() => running.close());
     const call = async (
       method: string,
       path: string,
