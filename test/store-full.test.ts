@@ -7,16 +7,17 @@
  *
  * A full disk is SQLite's `max_page_count` on the test's own file store (SQLITE_FULL, as
  * a full disk answers); a read-only store is `query_only` (SQLITE_READONLY). Where this
- * runs as root on Linux, a real 3 MB tmpfs fills up too (the last suite).
+ * runs as root on Linux, a real 3 MB tmpfs fills up under the CLI, which is then killed
+ * (-9) and restarted (the last suite).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { packageDir } from '../src/config.js';
 import { storeNotWritableMessage, UNSAVED_REPLAY_WARNING } from '../src/contract/messages.js';
 import type { Logger } from '../src/sandbox.js';
-import { startServer } from '../src/server.js';
 import { STORE_LOG_INTERVAL_MS } from '../src/services/store-health.js';
 import {
   CONTROLS,
@@ -27,7 +28,6 @@ import {
   type Harness,
   REGISTER,
   registerBody,
-  testConfig,
 } from './harness.js';
 
 const FULL = { code: 'SQLITE_FULL', cause: 'the disk is full' };
@@ -353,8 +353,51 @@ const canMount = (() => {
   }
 })();
 
-describe.runIf(canMount)('a real full disk: a 3 MB tmpfs', () => {
-  it('refuses writes with 503, loses nothing acknowledged, and takes writes again once space is freed', async () => {
+/** `node dist/main.js` (built by the tests' global setup) on a free port, its stdout kept. */
+async function startChild(db: string) {
+  const proc = spawn(process.execPath, [join(packageDir, 'dist', 'main.js')], {
+    cwd: packageDir,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SANDBOX_DB: db, SANDBOX_LOG: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  cleanups.push(() => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  });
+  let out = '';
+  let err = '';
+  proc.stdout.on('data', (d) => {
+    out += String(d);
+  });
+  proc.stderr.on('data', (d) => {
+    err += String(d);
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /"msg":"sandbox listening".*?"url":"([^"]+)"/.exec(out);
+      if (match) {
+        clearInterval(timer);
+        resolve(match[1]!);
+      } else if (proc.exitCode !== null) {
+        clearInterval(timer);
+        reject(new Error(`exited: ${err}`));
+      }
+    }, 20);
+  });
+  const exited = new Promise((resolve) => proc.once('exit', resolve));
+  return {
+    proc,
+    url,
+    exited,
+    log: () =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l)),
+  };
+}
+
+describe.runIf(canMount)('a real full disk: a 3 MB tmpfs, the CLI, kill -9', () => {
+  it('refuses writes with 503, logs once, loses nothing acknowledged, and takes writes again once space is freed', async () => {
     const mountDir = mkdtempSync(join(tmpdir(), 'sandbox-tmpfs-'));
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', mountDir]);
     cleanups.push(() => {
@@ -365,15 +408,13 @@ describe.runIf(canMount)('a real full disk: a 3 MB tmpfs', () => {
     const db = join(mountDir, 'data', 'sandbox.db');
     // Room that can be freed later.
     writeFileSync(join(mountDir, 'ballast'), Buffer.alloc(512 * 1024));
-    const { lines, log } = capture();
-    let running = await startServer(testConfig({ db, port: 0 }), log);
-    cleanups.push(() => running.close());
+    let child = await startChild(db);
     const call = async (
       method: string,
       path: string,
       init: { headers?: Record<string, string>; body?: string } = {},
     ) => {
-      const res = await fetch(`${running.url}${path}`, { method, ...init });
+      const res = await fetch(`${child.url}${path}`, { method, ...init });
       // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
       return { status: res.status, body: (await res.json()) as any };
     };
@@ -388,14 +429,15 @@ describe.runIf(canMount)('a real full disk: a 3 MB tmpfs', () => {
       'X-Platform-Parent-Account-Id': DEMO.parent,
       'Content-Type': 'application/json',
     };
+    const register = () =>
+      call('POST', REGISTER, {
+        headers,
+        body: JSON.stringify(registerBody({ store_identifier: `https://s.example.com/${'p'.repeat(300)}` })),
+      });
     const acknowledged: string[] = [];
     let refused: Awaited<ReturnType<typeof call>> | undefined;
     for (let i = 0; i < 2000 && !refused; i++) {
-      const body = registerBody({
-        brand: `Brand ${i}`,
-        store_identifier: `https://s${i}.example.com/${'p'.repeat(300)}`,
-      });
-      const res = await call('POST', REGISTER, { headers, body: JSON.stringify(body) });
+      const res = await register();
       if (res.status === 200) acknowledged.push(res.body.data.account_id);
       else refused = res;
     }
@@ -406,20 +448,25 @@ describe.runIf(canMount)('a real full disk: a 3 MB tmpfs', () => {
     });
     expect(refused?.body.message).toBe(storeNotWritableMessage(db, FULL));
     expect(acknowledged.length).toBeGreaterThan(5);
-    expect((await call('GET', '/__sandbox/health')).body.store.writable).toBe(false);
-    expect(lines.filter((l) => l.msg === 'unhandled error')).toEqual([]);
+    for (let i = 0; i < 5; i++) expect((await register()).status).toBe(503);
+    const down = await call('GET', '/__sandbox/health');
+    expect(down.status).toBe(200);
+    expect(down.body.store.writable).toBe(false);
+    // One line for the six refusals, no stack trace, nothing "unhandled".
+    const errors = child.log().filter((l) => l.level === 'error');
+    expect(errors.map((l) => l.msg)).toEqual(['store cannot take writes']);
+    expect(errors[0]).not.toHaveProperty('stack');
 
     rmSync(join(mountDir, 'ballast'));
     expect((await call('GET', '/__sandbox/health')).body.store).toEqual({ writable: true, problem: null });
-    const after = await call('POST', REGISTER, { headers, body: JSON.stringify(registerBody()) });
+    const after = await register();
     expect(after.status).toBe(200);
     acknowledged.push(after.body.data.account_id);
 
-    // A restart (the process stops; the file store stays): every acknowledged account is there.
-    await running.close();
-    running = await startServer(testConfig({ db, port: 0 }), log);
-    for (const id of acknowledged) {
-      expect((await call('GET', `/__sandbox/accounts/${id}`)).status).toBe(200);
-    }
+    // kill -9 and a restart on the same store: every acknowledged account is there.
+    child.proc.kill('SIGKILL');
+    await child.exited;
+    child = await startChild(db);
+    for (const id of acknowledged) expect((await call('GET', `/__sandbox/accounts/${id}`)).status).toBe(200);
   });
 });
