@@ -16,6 +16,8 @@ export const RELEASE_TESTS = [
   'test/runtime-image.test.ts',
   'test/isolation-example.test.ts',
   'test/native-teardown.test.ts',
+  'test/chaos-startup.test.ts',
+  'test/store-full-disk.test.ts',
 ];
 
 // `npm test`: the suites that check behaviour. Left out: the release tests above, the

@@ -9,7 +9,7 @@ import { adminApi } from './admin/routes.js';
 import { docsApi } from './api/docs.js';
 import { oauthApi } from './api/oauth.js';
 import { partnershipApi } from './api/partnership.js';
-import { ApiError } from './contract/errors.js';
+import { ApiError, storeNotWritable } from './contract/errors.js';
 import { registerPartnershipExtras } from './contract/openapi.js';
 import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/envelope.js';
@@ -67,6 +67,9 @@ export function createApp(sandbox: Sandbox) {
             : 'validation_error';
       return errorResponse(c, new ApiError(code, err.message || 'Bad request.', { status: err.status }));
     }
+    // A write the store refused (a full disk): 503 naming SANDBOX_DB, logged once a minute.
+    const refused = sandbox.storeHealth.refused(err);
+    if (refused) return errorResponse(c, storeNotWritable(refused));
     sandbox.log.error('unhandled error', {
       request_id: c.get('requestId'),
       method: c.req.method,

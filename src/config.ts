@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { JOURNAL_BODY_MAX_BYTES } from './contract/admin.js';
 import { builtIn } from './scenarios/catalogue.js';
 import { chaosScenarioProblem, parseChaosSpec } from './scenarios/chaos.js';
 import { StartupError } from './startup-error.js';
@@ -82,6 +83,8 @@ export const ConfigSchema = z.object({
   strictIdempotency: flag.default(false),
   tokenTtlSeconds: int(1, 7 * 86_400).default(3600),
   journalMax: int(1, 100_000).default(1000),
+  /** How much of each request and response body the journal keeps (redacted, then cut); 0 keeps none. */
+  journalBodyBytes: int(0, JOURNAL_BODY_MAX_BYTES).default(16 * 1024),
   bodyLimitBytes: int(1024, 16 * 1024 * 1024).default(256 * 1024),
   /** How long a request (headers and body) may take to arrive; then 408 and the connection closes. */
   requestTimeoutSeconds: int(1, 3600).default(30),
@@ -105,6 +108,7 @@ export const sources: Record<keyof Config, { env: string; flag?: string }> = {
   strictIdempotency: { env: 'SANDBOX_STRICT_IDEMPOTENCY' },
   tokenTtlSeconds: { env: 'SANDBOX_TOKEN_TTL_SECONDS' },
   journalMax: { env: 'SANDBOX_JOURNAL_MAX' },
+  journalBodyBytes: { env: 'SANDBOX_JOURNAL_BODY_BYTES' },
   bodyLimitBytes: { env: 'SANDBOX_BODY_LIMIT_BYTES' },
   requestTimeoutSeconds: { env: 'SANDBOX_REQUEST_TIMEOUT_SECONDS' },
   log: { env: 'SANDBOX_LOG' },

@@ -1,6 +1,8 @@
 /**
  * The request journal: every partnership and token call, newest first, bounded (oldest
- * dropped past `max`), with secrets redacted in everything it shows.
+ * dropped past `max`), with secrets redacted in everything it shows. Of each body it keeps
+ * at most `bodyBytes` (SANDBOX_JOURNAL_BODY_BYTES): redacted first, then cut, so a secret
+ * near the cut is never half shown; a cut body says so, with its whole length.
  */
 
 import type { z } from 'zod';
@@ -28,11 +30,14 @@ export interface CountFilter extends Omit<JournalFilter, 'limit'> {
    * count is answered, never a value.
    */
   header?: { name: string; value?: string };
-  /** A substring of the request body as the journal shows it (secrets redacted, JSON compact). */
+  /**
+   * A substring of the request body as the journal shows it (secrets redacted, JSON compact),
+   * searched only in what was kept of it: a body cut at SANDBOX_JOURNAL_BODY_BYTES is not
+   * searched past the cut.
+   */
   body_contains?: string;
 }
 
-const MAX_BODY_CHARS = 64 * 1024;
 /**
  * Authentication schemes (the IANA registry and common others) kept in front of a redacted
  * credential, `Bearer [REDACTED]`, so the journal still shows how a client authenticated.
@@ -148,7 +153,7 @@ export function redactBody(body: string | null): string | null {
         );
     }
   }
-  return clip(redacted);
+  return redacted;
 }
 
 /** Query parameters by the same field rules as bodies: `?access_token=…` is not kept in clear. */
@@ -166,8 +171,25 @@ function safeDecode(text: string): string {
   }
 }
 
-function clip(text: string): string {
-  return text.length > MAX_BODY_CHARS ? `${text.slice(0, MAX_BODY_CHARS)}…[truncated]` : text;
+/** `request_body_truncated` / `response_body_truncated` of an entry: null when the body is whole. */
+export type Truncated = { original_bytes: number } | null;
+
+/** What the journal keeps of a body: its first `limit` bytes (never half a character), and whether it was cut. */
+export function keep(text: string | null, limit: number): { text: string | null; truncated: Truncated } {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: a text that short is within the limit without counting.
+  if (text === null || text.length * 3 <= limit) return { text, truncated: null };
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= limit) return { text, truncated: null };
+  let end = limit;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // not inside a UTF-8 sequence
+  // Decoded from the bytes: a new string, not a slice that would hold on to the whole body.
+  return { text: bytes.toString('utf8', 0, end), truncated: { original_bytes: bytes.length } };
+}
+
+/** A journaled body as shown: redacted whole, then cut. */
+interface Kept {
+  text: string | null;
+  truncated: Truncated;
 }
 
 /**
@@ -186,6 +208,8 @@ export interface JournalRecord {
   status: number;
   /** The answer's JSON body as the writer produced it (object or text), or undefined. */
   responseBody: unknown;
+  /** The length of the answer's text as sent (characters), when known: a long one is cut at once. */
+  responseChars?: number;
   request_id: string;
   parent_account_id: string | null;
   account_id: string | null;
@@ -199,17 +223,25 @@ export interface JournalRecord {
 interface Slot {
   id: number;
   record: JournalRecord;
+  /** The bodies, redacted and cut when the record came (a long one), so the record holds neither whole. */
+  bodies?: { request: Kept; response: Kept };
   entry?: JournalEntry;
 }
 
-function materialize(slot: Slot): JournalEntry {
-  const r = slot.record;
-  const url = new URL(r.url);
+/** A record's bodies as the journal shows them: redacted, then cut at `limit` bytes. */
+function bodiesOf(r: JournalRecord, limit: number): { request: Kept; response: Kept } {
   let response: string | null = null;
   if (typeof r.responseBody === 'string') response = redactBody(r.responseBody);
   else if (r.responseBody !== undefined && r.responseBody !== null) {
-    response = clip(JSON.stringify(redactJson(r.responseBody)));
+    response = JSON.stringify(redactJson(r.responseBody));
   }
+  return { request: keep(redactBody(r.requestBody), limit), response: keep(response, limit) };
+}
+
+function materialize(slot: Slot, limit: number): JournalEntry {
+  const r = slot.record;
+  const url = new URL(r.url);
+  const { request, response } = slot.bodies ?? bodiesOf(r, limit);
   return {
     id: slot.id,
     time: new Date(r.at).toISOString(),
@@ -218,9 +250,11 @@ function materialize(slot: Slot): JournalEntry {
     path: url.pathname,
     query: redactQuery(url.searchParams),
     request_headers: redactHeaders(r.headers),
-    request_body: redactBody(r.requestBody),
+    request_body: request.text,
+    request_body_truncated: request.truncated,
     status: r.status,
-    response_body: response,
+    response_body: response.text,
+    response_body_truncated: response.truncated,
     request_id: r.request_id,
     parent_account_id: r.parent_account_id,
     account_id: r.account_id,
@@ -231,8 +265,8 @@ function materialize(slot: Slot): JournalEntry {
   };
 }
 
-const entryOf = (slot: Slot) => {
-  slot.entry ??= materialize(slot);
+const entryOf = (slot: Slot, limit: number) => {
+  slot.entry ??= materialize(slot, limit);
   return slot.entry;
 };
 
@@ -247,7 +281,7 @@ function headerValue(headers: RequestHeaders, name: string): string | undefined 
   return value;
 }
 
-function matches(slot: Slot, filter: CountFilter): boolean {
+function matches(slot: Slot, filter: CountFilter, limit: number): boolean {
   const r = slot.record;
   if (filter.account_id && r.account_id !== filter.account_id) return false;
   if (filter.parent_account_id && r.parent_account_id !== filter.parent_account_id) return false;
@@ -259,7 +293,7 @@ function matches(slot: Slot, filter: CountFilter): boolean {
     if (filter.header.value !== undefined && value !== filter.header.value) return false;
   }
   if (!filter.path && !filter.since && filter.body_contains === undefined) return true;
-  const entry = entryOf(slot);
+  const entry = entryOf(slot, limit);
   if (filter.path && !entry.path.includes(filter.path)) return false;
   if (filter.since && entry.time < filter.since) return false;
   if (filter.body_contains !== undefined && !entry.request_body?.includes(filter.body_contains)) return false;
@@ -279,20 +313,37 @@ export class Journal {
   #start = 0;
   #count = 0;
   readonly max: number;
+  /** How much of each body is kept (SANDBOX_JOURNAL_BODY_BYTES). */
+  readonly bodyBytes: number;
 
-  constructor(max: number) {
+  constructor(max: number, bodyBytes: number) {
     this.max = max;
+    this.bodyBytes = bodyBytes;
   }
 
   add(record: JournalRecord, entry?: Omit<JournalEntry, 'id'>): void {
     const id = ++this.#count;
-    this.#slots.push(entry ? { id, record, entry: { id, ...entry } } : { id, record });
+    this.#slots.push(entry ? { id, record, entry: { id, ...entry } } : this.#slot(id, record));
     if (this.#slots.length - this.#start > this.max) this.#start++;
     // Drop the dead head now and then (amortised O(1) per add).
     if (this.#start >= this.max) {
       this.#slots = this.#slots.slice(this.#start);
       this.#start = 0;
     }
+  }
+
+  /**
+   * A record whose bodies may be longer than what is kept of them is redacted and cut now,
+   * and the record lets go of them: 1,000 entries of 200 KiB bodies would hold 200 MB. A
+   * short one stays a reference, redacted only if someone reads it.
+   */
+  #slot(id: number, record: JournalRecord): Slot {
+    const long = (chars: number | undefined) => chars !== undefined && chars > this.bodyBytes;
+    const responseChars =
+      typeof record.responseBody === 'string' ? record.responseBody.length : record.responseChars;
+    if (!long(record.requestBody?.length) && !long(responseChars)) return { id, record };
+    const bodies = bodiesOf(record, this.bodyBytes);
+    return { id, record: { ...record, requestBody: null, responseBody: undefined }, bodies };
   }
 
   /**
@@ -333,7 +384,7 @@ export class Journal {
     const limit = filter.limit ?? this.max;
     for (let i = this.#slots.length - 1; i >= this.#start && out.length < limit; i--) {
       const slot = this.#slots[i]!;
-      if (matches(slot, filter)) out.push(entryOf(slot));
+      if (matches(slot, filter, this.bodyBytes)) out.push(entryOf(slot, this.bodyBytes));
     }
     return out;
   }
@@ -341,7 +392,22 @@ export class Journal {
   /** How many entries match: the length `list` would answer without a limit. */
   count(filter: CountFilter = {}): number {
     let n = 0;
-    for (let i = this.#slots.length - 1; i >= this.#start; i--) if (matches(this.#slots[i]!, filter)) n++;
+    for (let i = this.#slots.length - 1; i >= this.#start; i--)
+      if (matches(this.#slots[i]!, filter, this.bodyBytes)) n++;
+    return n;
+  }
+
+  /**
+   * How many entries match `filter` (body_contains aside) and had their request body cut:
+   * body_contains could not search those past the cut.
+   */
+  countCut(filter: CountFilter = {}): number {
+    const { body_contains: _, ...rest } = filter;
+    let n = 0;
+    for (let i = this.#slots.length - 1; i >= this.#start; i--) {
+      const slot = this.#slots[i]!;
+      if (matches(slot, rest, this.bodyBytes) && entryOf(slot, this.bodyBytes).request_body_truncated) n++;
+    }
     return n;
   }
 

@@ -14,6 +14,7 @@ import { ChaosRegistry, chaosScenarioProblem, parseChaosSpec } from './scenarios
 import { loadPresets, type Preset } from './scenarios/presets.js';
 import { importBundle } from './services/bundles.js';
 import { type Snapshots, snapshots } from './services/snapshots.js';
+import { StoreHealth } from './services/store-health.js';
 import { StartupError } from './startup-error.js';
 import { createStore, type Store } from './store/index.js';
 
@@ -35,6 +36,8 @@ export interface Sandbox {
   log: Logger;
   /** Coaching warnings' memory (propagation retries, hashes shown, token grants). */
   diagnostics: Diagnostics;
+  /** Whether the store takes writes (a full disk answers 503 store_not_writable; health shows it). */
+  storeHealth: StoreHealth;
   /** Saved states of the whole sandbox, by name (SANDBOX.md §10). */
   snapshots: Snapshots;
   /**
@@ -83,9 +86,10 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     presets,
     armed: new ArmedRegistry(),
     chaos: new ChaosRegistry(presets),
-    journal: new Journal(config.journalMax),
+    journal: new Journal(config.journalMax, config.journalBodyBytes),
     log,
     diagnostics: new Diagnostics(),
+    storeHealth: new StoreHealth(config.db, log),
     snapshots: undefined as unknown as Snapshots,
     epoch: 0,
     wipedSince(epoch, parent) {
@@ -112,9 +116,13 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     resetPartner(parent) {
       sandbox.markWiped(parent);
       const client = store.partners.byParent(parent)?.client_id;
-      const gone = new Set(store.wipePartner(parent));
-      clock.setPartner(parent, 0);
-      saveClock(sandbox);
+      const gone = new Set(
+        changeClocks(
+          sandbox,
+          () => clock.setPartner(parent, 0),
+          () => store.wipePartner(parent),
+        ),
+      );
       sandbox.armed.removeWhere(
         (a) => a.parent_account_id === parent || (a.account_id !== undefined && gone.has(a.account_id)),
       );
@@ -196,6 +204,28 @@ function seedBundle(s: Sandbox, file: string): void {
   } catch (e) {
     if (e instanceof ApiError) throw new StartupError(`${where}: ${e.message}`);
     throw e;
+  }
+}
+
+/**
+ * Moves the clocks (`change`) and saves them, in one transaction with `write` (the store
+ * work that goes with it). If the store refuses it (a full disk), the clocks are put back
+ * as they were, so nothing is half-done: not the rows, not the clocks.
+ */
+export function changeClocks<T>(s: Sandbox, change: () => void, write: () => T): T {
+  const offset = s.clock.offsetMs;
+  const partners = new Map(s.clock.partnerOffsets());
+  try {
+    return s.store.tx(() => {
+      const out = write();
+      change();
+      saveClock(s);
+      return out;
+    });
+  } catch (err) {
+    s.clock.reset(offset);
+    for (const [parent, ms] of partners) s.clock.setPartner(parent, ms);
+    throw err;
   }
 }
 

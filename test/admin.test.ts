@@ -50,11 +50,11 @@ const clock = async (h: Harness) => {
 };
 
 describe('control plane: health and reset', () => {
-  it('GET /__sandbox/health is 200 {status: "ok"}', async () => {
+  it('GET /__sandbox/health is 200 {status: "ok", store: {writable: true}}', async () => {
     const h = createHarness();
     const res = await h.request('GET', '/__sandbox/health');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.body).toEqual({ status: 'ok', store: { writable: true, problem: null } });
   });
 
   it('POST /__sandbox/reset wipes accounts, reloads fixtures and resets the clock', async () => {
@@ -667,7 +667,7 @@ describe('control plane: admin token', () => {
 
     const health = await h.request('GET', '/__sandbox/health');
     expect(health.status).toBe(200);
-    expect(health.body).toEqual({ status: 'ok' });
+    expect(health.body).toEqual({ status: 'ok', store: { writable: true, problem: null } });
 
     const auth = { Authorization: 'Bearer s3cret' };
     const variantId = (await h.request('GET', `/__sandbox/accounts/${accountId}`, { headers: auth })).body

@@ -197,6 +197,13 @@ describe('start-up failures: one line naming the setting and the cause, exit 2',
     );
   });
 
+  it('a bad journal body size (SANDBOX_JOURNAL_BODY_BYTES=16k)', () => {
+    expectStartupFailure(
+      runMain([], { SANDBOX_JOURNAL_BODY_BYTES: '16k' }),
+      /invalid configuration: SANDBOX_JOURNAL_BODY_BYTES="16k": /,
+    );
+  });
+
   it('a bad value (PORT=eighty)', () => {
     expectStartupFailure(runMain([], { PORT: 'eighty' }), /invalid configuration: PORT="eighty"/);
   });

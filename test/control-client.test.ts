@@ -48,7 +48,7 @@ describe('control-plane client: every method', () => {
   it('health() and the URL without a trailing slash', async () => {
     const control = createControlClient(`${sandbox.url}/`);
     expect(control.url).toBe(sandbox.url);
-    expect(await control.health()).toEqual({ status: 'ok' });
+    expect(await control.health()).toEqual({ status: 'ok', store: { writable: true, problem: null } });
   });
 
   it('partners.create(), seedMappings(), unseedMappings(): the new partner gets a token and a mapping', async () => {
@@ -280,7 +280,7 @@ describe('control-plane client: failures', () => {
 
     it('without the token: 401 ControlPlaneError (health stays open)', async () => {
       const anonymous = createControlClient(guarded.url);
-      expect(await anonymous.health()).toEqual({ status: 'ok' });
+      expect(await anonymous.health()).toEqual({ status: 'ok', store: { writable: true, problem: null } });
       const err = await rejection(anonymous.clock.get());
       expect(err.status).toBe(401);
       expect(err.code).toBe('unauthorized');

@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { createApp } from '../src/app.js';
 import { ControlPlaneError } from '../src/client/control.js';
 import { type Config, ConfigSchema } from '../src/config.js';
-import { createSandbox, type Sandbox } from '../src/sandbox.js';
+import { createSandbox, type Logger, type Sandbox } from '../src/sandbox.js';
 import { contractOf } from './contract.js';
 
 export const DEMO = {
@@ -50,8 +50,8 @@ export interface RequestOptions {
 
 export type Harness = ReturnType<typeof createHarness>;
 
-export function createHarness(overrides: Partial<Config> = {}) {
-  const sandbox: Sandbox = createSandbox(testConfig(overrides));
+export function createHarness(overrides: Partial<Config> = {}, log?: Logger) {
+  const sandbox: Sandbox = createSandbox(testConfig(overrides), log);
   const app = createApp(sandbox);
 
   async function request(method: string, path: string, options: RequestOptions = {}): Promise<Reply> {

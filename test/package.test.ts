@@ -224,7 +224,7 @@ describe('npx partnership-sandbox', () => {
     const { child, url, stdout, exited } = await start('npx', ['partnership-sandbox', '--port', '0']);
     const health = await fetch(`${url}/__sandbox/health`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: 'ok' });
+    expect(await health.json()).toEqual({ status: 'ok', store: { writable: true, problem: null } });
     // Ctrl-C in a terminal signals the whole foreground process group: npx, its shell, the sandbox.
     process.kill(-child.pid!, 'SIGINT');
     await exited;

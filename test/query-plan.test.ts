@@ -172,6 +172,26 @@ const hot: Record<string, (s: Store) => unknown> = {
   'idempotency complete': (s) => s.idempotency.complete(PARENT, 'k2', 200, '{}'),
   'idempotency release': (s) => s.idempotency.release(PARENT, 'k2'),
   'idempotency prune': (s) => s.idempotency.prune(NOW),
+  // A release the store refuses (read-only here) reads the key's row to keep the release in memory.
+  'idempotency release refused by the store': (s) => {
+    s.idempotency.reserve(
+      {
+        parent_account_id: PARENT,
+        key: 'k3',
+        operation: 'PUT /x',
+        fingerprint: 'f',
+        dry_run: 0,
+        expires_at: NOW + 1,
+      },
+      NOW,
+    );
+    s.db.pragma('query_only = ON');
+    try {
+      s.idempotency.release(PARENT, 'k3');
+    } finally {
+      s.db.pragma('query_only = OFF');
+    }
+  },
 };
 
 /** Control-plane and start-up operations: small tables or rare calls, a scan is acceptable. */

@@ -100,7 +100,7 @@ describe('runtime stage: production dependencies only', () => {
     });
     const res = await fetch(`${url}/__sandbox/health`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
+    expect(await res.json()).toEqual({ status: 'ok', store: { writable: true, problem: null } });
     // The dashboard's assets are in the bundle: served with no dev dependency (esbuild) installed.
     const js = await fetch(`${url}/__sandbox/ui/app.js`);
     expect(js.status).toBe(200);

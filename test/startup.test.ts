@@ -437,7 +437,10 @@ describe('startSandbox() options', () => {
     try {
       expect(sandbox.url).toBe(`http://127.0.0.1:${sandbox.port}`);
       expect(sandbox.port).toBeGreaterThan(0);
-      expect(await sandbox.control.health()).toEqual({ status: 'ok' });
+      expect(await sandbox.control.health()).toEqual({
+        status: 'ok',
+        store: { writable: true, problem: null },
+      });
       await sandbox.control.partners.create({ parent_account_id: 'pa_in_memory' });
       await sandbox.reset();
       await expect(sandbox.control.partners.unseedMappings('pa_in_memory')).rejects.toMatchObject({

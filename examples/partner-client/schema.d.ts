@@ -816,6 +816,46 @@ export interface components {
                 header: string;
             };
         };
+        /** @description The error envelope of store_not_writable: Sandbox only: the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error). Nothing was written and an Idempotency-Key stays free: retry once the operator freed space. */
+        StoreNotWritableEnvelope: {
+            /**
+             * @description Mirrors the HTTP status.
+             * @example 503
+             */
+            status: number;
+            error: components["schemas"]["StoreNotWritableError"];
+            /** @description What happened and what to do. */
+            message: string;
+            /**
+             * Format: uuid
+             * @description Quote it in support requests (also sent as X-Request-Id).
+             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
+             */
+            request_id: string;
+            data: null;
+            /**
+             * @description Present, true, exactly when dry_run=true was sent.
+             * @enum {boolean}
+             */
+            dry_run?: true;
+        };
+        /** @description Sandbox only: the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error). Nothing was written and an Idempotency-Key stays free: retry once the operator freed space. */
+        StoreNotWritableError: {
+            /** @enum {string} */
+            code: "store_not_writable";
+            details?: {
+                /**
+                 * @description The setting that names the store.
+                 * @enum {string}
+                 */
+                setting: "SANDBOX_DB";
+                /**
+                 * @description SQLite's code for the refusal: SQLITE_FULL, SQLITE_READONLY…, SQLITE_IOERR…
+                 * @example SQLITE_FULL
+                 */
+                sqlite_code: string;
+            };
+        };
         RegisterRequest: {
             brand: string;
             vertical_id: number;
@@ -1572,14 +1612,14 @@ export interface operations {
                     "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable; nothing was applied. */
+            /** @description Service unavailable; nothing was applied. store_not_writable (sandbox only): the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written and the Idempotency-Key stays free. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"] | components["schemas"]["StoreNotWritableEnvelope"];
                 };
             };
         };
@@ -1863,14 +1903,14 @@ export interface operations {
                     "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable; nothing was applied. */
+            /** @description Service unavailable; nothing was applied. store_not_writable (sandbox only): the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written and the Idempotency-Key stays free. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"] | components["schemas"]["StoreNotWritableEnvelope"];
                 };
             };
         };
@@ -2154,14 +2194,14 @@ export interface operations {
                     "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable; nothing was applied. */
+            /** @description Service unavailable; nothing was applied. store_not_writable (sandbox only): the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written and the Idempotency-Key stays free. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"] | components["schemas"]["StoreNotWritableEnvelope"];
                 };
             };
         };
@@ -2327,14 +2367,14 @@ export interface operations {
                     "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable; nothing was applied. */
+            /** @description Service unavailable; nothing was applied. store_not_writable (sandbox only): the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written and the Idempotency-Key stays free. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"] | components["schemas"]["StoreNotWritableEnvelope"];
                 };
             };
         };
@@ -2436,7 +2476,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description temporarily_unavailable (sandbox scenario server-error=503). */
+            /** @description temporarily_unavailable (sandbox scenario server-error=503, or the sandbox's store, SANDBOX_DB, cannot take writes: a full disk, a read-only store, an I/O error). */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

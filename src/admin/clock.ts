@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import { ClockAdvance } from '../contract/admin.js';
 import { validationError } from '../contract/errors.js';
 import type { AppEnv } from '../http/env.js';
-import { type Sandbox, saveClock } from '../sandbox.js';
+import { changeClocks, type Sandbox } from '../sandbox.js';
 import { adminBody } from './body.js';
 import { partnerOr404 } from './lookup.js';
 
@@ -39,8 +39,11 @@ export function clockRoutes(s: Sandbox) {
     const { seconds } = await adminBody(c, ClockAdvance);
     if (seconds > s.clock.headroomSeconds)
       throw tooFar(s.clock.headroomSeconds, 'the sandbox clock', 'POST /__sandbox/reset');
-    s.clock.advance(seconds);
-    saveClock(s);
+    changeClocks(
+      s,
+      () => s.clock.advance(seconds),
+      () => undefined,
+    );
     return c.json(clockView(s));
   });
 
@@ -57,8 +60,11 @@ export function clockRoutes(s: Sandbox) {
     const headroom = s.clock.partnerHeadroomSeconds(parent);
     if (seconds > headroom)
       throw tooFar(headroom, "this partner's clock", `POST /__sandbox/partners/${parent}/reset`);
-    s.clock.advancePartner(parent, seconds);
-    saveClock(s);
+    changeClocks(
+      s,
+      () => s.clock.advancePartner(parent, seconds),
+      () => undefined,
+    );
     return c.json(partnerClockView(s, parent));
   });
   return api;

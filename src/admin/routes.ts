@@ -11,6 +11,7 @@ import { requestHeader } from '../http/headers.js';
 import { buildReport, reportToJUnit } from '../report.js';
 import type { Sandbox } from '../sandbox.js';
 import { secretsEqual } from '../services/auth.js';
+import { probeWrite } from '../services/store-health.js';
 import { isUiShellPath, uiApi } from '../ui/index.js';
 import { accountRoutes } from './accounts.js';
 import { bundleRoutes } from './bundles.js';
@@ -51,7 +52,10 @@ export function adminApi(sandbox: Sandbox) {
   const s = sandbox;
   api.use('/__sandbox/*', sameSiteOnly(), adminAuth(s.config.adminToken), noDotSegments());
 
-  api.get('/__sandbox/health', (c) => c.json({ status: 'ok' }));
+  // 200 even while the store refuses writes: a restart frees no disk space, and reads still work.
+  api.get('/__sandbox/health', (c) =>
+    c.json({ status: 'ok' as const, store: s.storeHealth.view(() => probeWrite(s.store)) }),
+  );
 
   api.post('/__sandbox/reset', (c) => {
     s.reset();

@@ -8,7 +8,7 @@
  * (401) → injected faults (reset, latency, 429, 5xx) → the token.
  */
 import { Hono } from 'hono';
-import { ApiError } from '../contract/errors.js';
+import { ApiError, storeNotWritable } from '../contract/errors.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../domain/json-depth.js';
 import type { AppEnv } from '../http/env.js';
 import { json } from '../http/envelope.js';
@@ -177,6 +177,9 @@ export function oauthApi() {
         return json(c, grant, 200, NO_STORE);
       } catch (e) {
         if (e instanceof ApiError) throw oauthErrorOf(e);
+        // A token the store cannot record (a full disk): 503 temporarily_unavailable naming SANDBOX_DB.
+        const refused = s.storeHealth.refused(e);
+        if (refused) throw oauthErrorOf(storeNotWritable(refused));
         // Basic credentials that only match without the form-decoding: say exactly that.
         const credentialError =
           e instanceof OAuthError && (e.code === 'invalid_client' || e.description === MALFORMED_BASIC);

@@ -132,7 +132,10 @@ export interface ControlClient {
     /** The journal, newest first. */
     list(filters?: JournalFiltersInput): Promise<JournalView>;
     clear(): Promise<ClearedView>;
-    /** "This call was made N times": the journal filters plus `header` and `body_contains`. */
+    /**
+     * "This call was made N times": the journal filters plus `header` and `body_contains`
+     * (which searches only what the journal kept of each body: SANDBOX_JOURNAL_BODY_BYTES).
+     */
     count(filter?: CountFilterInput): Promise<number>;
   };
   snapshots: {

@@ -170,7 +170,30 @@ export const JournalQuery = z.strictObject({
   limit: digits(z.int().min(1, 'must be a positive integer')),
 });
 
-export const Health = z.object({ status: z.literal('ok') }).openapi('Health');
+export const Health = z
+  .object({
+    status: z.literal('ok').openapi({ description: 'The server serves (liveness).' }),
+    store: z
+      .object({
+        writable: z.boolean().openapi({
+          description:
+            'false while the store (SANDBOX_DB) refuses writes (a full disk, a read-only store, an I/O error): writes answer 503 store_not_writable, reads still work, and writes work again once space is freed, without a restart.',
+        }),
+        problem: z
+          .object({
+            code: z.string().openapi({ example: 'SQLITE_FULL' }),
+            cause: z.string().openapi({ example: 'the disk is full' }),
+            message: z.string(),
+            since: z.string().openapi({ description: 'When writes started to be refused (real time).' }),
+            failed_writes: z.int().openapi({ description: 'Writes refused since then.' }),
+          })
+          .nullable(),
+      })
+      .openapi({
+        description: 'Whether the store takes writes; checked again by a probe write while it does not.',
+      }),
+  })
+  .openapi('Health');
 export const PartnerCredentials = z
   .object({ parent_account_id: z.string(), client_id: z.string(), client_secret: z.string() })
   .openapi('PartnerCredentials');
@@ -281,6 +304,21 @@ export const AccountDetail = z
 export const ChaosEvidence = z
   .object({ seed: z.int(), call: z.int().min(1), scenario: z.string() })
   .openapi('ChaosEvidence');
+/** `request_body_truncated` / `response_body_truncated` of a journal entry. */
+const BodyTruncated = z
+  .object({
+    original_bytes: z.int().openapi({
+      description:
+        'The length in bytes (UTF-8) of the whole body as it would be shown (redacted, JSON compact).',
+      example: 204_900,
+    }),
+  })
+  .nullable()
+  .openapi({
+    description:
+      'null when the body is shown whole; else it was cut at SANDBOX_JOURNAL_BODY_BYTES (after redaction) and this is how long it was.',
+  });
+
 export const JournalEntry = z
   .object({
     id: z.int(),
@@ -293,9 +331,16 @@ export const JournalEntry = z
     path: z.string(),
     query: z.record(z.string(), z.string()),
     request_headers: z.record(z.string(), z.string()),
-    request_body: z.string().nullable(),
+    request_body: z.string().nullable().openapi({
+      description:
+        'Secrets redacted (JSON compact), then cut at SANDBOX_JOURNAL_BODY_BYTES (never inside a character): see request_body_truncated.',
+    }),
+    request_body_truncated: BodyTruncated,
     status: z.int(),
-    response_body: z.string().nullable(),
+    response_body: z.string().nullable().openapi({
+      description: 'Redacted, then cut as request_body is: see response_body_truncated.',
+    }),
+    response_body_truncated: BodyTruncated,
     request_id: z.string(),
     parent_account_id: z.string().nullable(),
     account_id: z.string().nullable(),
@@ -471,9 +516,20 @@ export const CountRequest = z.strictObject({
   ...journalFilterFields,
   status: journalStatus.optional(),
   header: z.strictObject({ name: headerName, value: z.string().max(8192).optional() }).optional(),
-  body_contains: z.string().min(1).max(65_536).optional(),
+  body_contains: z.string().min(1).max(65_536).optional().openapi({
+    description:
+      'A substring of the request body as the journal shows it (redacted, JSON compact). Only what the journal kept is searched: a body cut at SANDBOX_JOURNAL_BODY_BYTES is not searched past the cut (the answer says how many were cut).',
+  }),
 });
-export const CountAnswer = z.object({ count: z.int() }).openapi('RequestCount');
+export const CountAnswer = z
+  .object({
+    count: z.int(),
+    bodies_truncated: z.int().optional().openapi({
+      description:
+        'With body_contains only: how many entries the other filters match had their request body cut (request_body_truncated), so body_contains searched only the part kept of them.',
+    }),
+  })
+  .openapi('RequestCount');
 
 // A bundle: one partner's whole state, its journal, clock and armed scenarios.
 
@@ -491,6 +547,12 @@ const CONTENT_HASH = /^[0-9a-f]{40}$/;
 const CONTENT_HASH_FORMAT_MESSAGE = 'must be 40 lower-case hex digits, as the sandbox makes a content_hash';
 
 const BundleEffect = z.strictObject({ name: z.string().min(1).max(100), value: z.number().optional() });
+/** The most SANDBOX_JOURNAL_BODY_BYTES may keep of a body: 1 MiB (a bundle carries bodies up to it). */
+export const JOURNAL_BODY_MAX_BYTES = 1024 * 1024;
+const BundleTruncated = z
+  .strictObject({ original_bytes: z.int().min(0).max(Number.MAX_SAFE_INTEGER) })
+  .nullable()
+  .default(null);
 const BundleJournalEntry = z.strictObject({
   time: isoTime,
   partner_time: isoTime.nullable(),
@@ -498,9 +560,12 @@ const BundleJournalEntry = z.strictObject({
   path: text(2048),
   query: z.record(text(1000), text(8192)),
   request_headers: z.record(headerName, text(16_384)),
-  request_body: text(70_000).nullable(),
+  // Bodies as the journal kept them (cut at SANDBOX_JOURNAL_BODY_BYTES, at most 1 MiB); older bundles have no *_truncated.
+  request_body: text(JOURNAL_BODY_MAX_BYTES + 100).nullable(),
+  request_body_truncated: BundleTruncated,
   status: z.int().min(0).max(599),
-  response_body: text(70_000).nullable(),
+  response_body: text(JOURNAL_BODY_MAX_BYTES + 100).nullable(),
+  response_body_truncated: BundleTruncated,
   request_id: text(128),
   parent_account_id: id.nullable(),
   account_id: id.nullable(),

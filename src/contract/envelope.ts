@@ -124,6 +124,13 @@ const details: Record<ErrorCode, z.ZodType | undefined> = {
   internal_error: undefined,
   bad_gateway: undefined,
   service_unavailable: undefined,
+  store_not_writable: z.object({
+    setting: z.literal('SANDBOX_DB').openapi({ description: 'The setting that names the store.' }),
+    sqlite_code: z.string().openapi({
+      description: "SQLite's code for the refusal: SQLITE_FULL, SQLITE_READONLY…, SQLITE_IOERR…",
+      example: 'SQLITE_FULL',
+    }),
+  }),
 };
 
 /** What each code means for the caller (the schema descriptions of the document). */
@@ -166,6 +173,8 @@ const meaning: Record<ErrorCode, string> = {
   internal_error: 'An unexpected error (quote request_id), or the server-error scenario.',
   bad_gateway: 'Bad gateway (the server-error scenario).',
   service_unavailable: 'Service unavailable (the server-error scenario).',
+  store_not_writable:
+    "Sandbox only: the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error). Nothing was written and an Idempotency-Key stays free: retry once the operator freed space.",
 };
 
 const pascal = (code: string) =>

@@ -160,7 +160,9 @@ export function registerPartnershipExtras(app: Pick<OpenAPIHono, 'openAPIRegistr
       }),
       500: oauthError('server_error (sandbox scenario server-error=500).'),
       502: oauthError('server_error (sandbox scenario server-error=502).'),
-      503: oauthError('temporarily_unavailable (sandbox scenario server-error=503).'),
+      503: oauthError(
+        "temporarily_unavailable (sandbox scenario server-error=503, or the sandbox's store, SANDBOX_DB, cannot take writes: a full disk, a read-only store, an I/O error).",
+      ),
     },
   });
 }
@@ -300,7 +302,8 @@ export function controlPlaneDocument(origin: string) {
       path: '/__sandbox/health',
       operationId: 'health',
       summary: 'Liveness and readiness',
-      description: 'Answers 200 once the server accepts traffic. Never needs the admin token.',
+      description:
+        'Answers 200 once the server accepts traffic. Never needs the admin token. store.writable is false while the store (SANDBOX_DB) refuses writes (a full disk): still 200, because reads work, a restart would free no space and would lose the journal, and writes work again by themselves once space is freed.',
       responses: { 200: ok('Serving.', Health) },
     },
     {
@@ -632,7 +635,7 @@ export function controlPlaneDocument(origin: string) {
       operationId: 'countRequests',
       summary: 'How many journaled calls match',
       description:
-        "The journal's filters plus a header (by name, and value as sent) and a substring of the body as the journal shows it.",
+        "The journal's filters plus a header (by name, and value as sent) and a substring of the request body as the journal shows it (redacted). body_contains searches only what the journal kept of each body (SANDBOX_JOURNAL_BODY_BYTES, default 16 KiB): a match past the cut is not counted, and the answer's bodies_truncated says how many of the entries the other filters match were cut.",
       request: body(CountRequest),
       responses: { 200: ok('The count.', CountAnswer), 400: err('Invalid filter.') },
     },
@@ -665,6 +668,18 @@ export function controlPlaneDocument(origin: string) {
     413: err('Body larger than the limit (SANDBOX_BODY_LIMIT_BYTES).'),
     415: err('Not application/json, or a charset other than UTF-8.'),
   };
+  // Every route that writes to the store may find it unable to take the write (the journal,
+  // armed scenarios and dropping a snapshot live in memory and never do).
+  const inMemoryOnly = new Set(['/__sandbox/requests', '/__sandbox/requests/count', '/__sandbox/scenarios']);
+  const writesStore = (p: { method: string; path: string }) =>
+    p.method !== 'get' &&
+    !inMemoryOnly.has(p.path) &&
+    !(p.method === 'delete' && p.path.startsWith('/__sandbox/snapshots/'));
+  const storeErrors = {
+    503: err(
+      "store_not_writable: the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written.",
+    ),
+  };
   for (const p of paths) {
     const isHealth = p.path === '/__sandbox/health';
     r.registerPath({
@@ -674,6 +689,7 @@ export function controlPlaneDocument(origin: string) {
       security: isHealth ? [] : security,
       responses: {
         ...(p.request?.body ? bodyErrors : {}),
+        ...(writesStore(p) ? storeErrors : {}),
         ...p.responses,
         ...(isHealth ? { 405: common[405] } : common),
       },

@@ -146,7 +146,12 @@ function errors(o: Errors) {
     }),
     500: failure('Internal error: quote request_id.', ['internal_error']),
     502: failure('Bad gateway; nothing was applied.', ['bad_gateway']),
-    503: failure('Service unavailable; nothing was applied.', ['service_unavailable']),
+    503: o.write
+      ? failure(
+          "Service unavailable; nothing was applied. store_not_writable (sandbox only): the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written and the Idempotency-Key stays free.",
+          ['service_unavailable', 'store_not_writable'],
+        )
+      : failure('Service unavailable; nothing was applied.', ['service_unavailable']),
   };
 }
 

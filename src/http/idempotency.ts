@@ -15,6 +15,7 @@ import {
   IDEMPOTENCY_REUSED_MESSAGE,
   idempotencyKeyOtherOperationMessage,
   MISSING_IDEMPOTENCY_KEY_MESSAGE,
+  UNSAVED_REPLAY_WARNING,
 } from '../contract/messages.js';
 import type { AppEnv } from './env.js';
 import { send } from './envelope.js';
@@ -136,7 +137,14 @@ export function settleKey(c: Context<AppEnv>, answer: Response | undefined): voi
   const store = c.get('sandbox').store.idempotency;
   const parent = c.get('principal')!.parent_account_id;
   const text = c.get('responseText');
-  if (answer && text !== undefined && answer.status >= 200 && answer.status < 300) {
-    store.complete(parent, key, answer.status, text);
-  } else store.release(parent, key);
+  const success = answer && text !== undefined && answer.status >= 200 && answer.status < 300;
+  try {
+    if (success) store.complete(parent, key, answer.status, text);
+    else store.release(parent, key);
+  } catch (err) {
+    // The store refused it (a full disk): the key is settled in memory until it takes writes
+    // (store/idempotency.ts), and the answer stands: a success was written, an error was not.
+    if (!c.get('sandbox').storeHealth.refused(err)) throw err;
+    if (success) c.get('warnings').push(UNSAVED_REPLAY_WARNING);
+  }
 }

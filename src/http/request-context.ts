@@ -80,6 +80,7 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     requestBody: c.get('rawBody'),
     status: c.get('connectionReset') ? 0 : res.status,
     responseBody: c.get('responseBody'),
+    responseChars: c.get('responseText')?.length,
     request_id: c.get('requestId'),
     parent_account_id: parent,
     account_id: c.get('accountId') ?? null,

@@ -11,7 +11,7 @@ import { Clock } from '../clock.js';
 import { BUNDLE_KIND, BUNDLE_VERSION, Bundle, type BundleData } from '../contract/admin.js';
 import { ApiError, type FieldIssue, validationError } from '../contract/errors.js';
 import { routes } from '../contract/routes.js';
-import { type Sandbox, saveClock } from '../sandbox.js';
+import { changeClocks, type Sandbox } from '../sandbox.js';
 import { builtIn, parseValue } from '../scenarios/catalogue.js';
 import { chaosScenarioProblem } from '../scenarios/chaos.js';
 import { lastStatusWrite, putLastStatusWrite } from './status.js';
@@ -431,7 +431,8 @@ export function importBundle(s: Sandbox, json: unknown) {
   const previous = s.store.partners.byParent(parent);
   const before = new Set(previous ? s.store.accounts.idsOf(parent) : []);
   const clock = clockPlan(s, b.clock.now, Date.now());
-  s.store.tx(() => {
+  // One transaction with the partner's clock: a store that refuses it (a full disk) leaves all as it was.
+  const write = () => {
     // The old accounts' records go with them; a bundle's account without one has none.
     for (const id of before) putLastStatusWrite(s, id, null);
     if (previous) {
@@ -465,11 +466,13 @@ export function importBundle(s: Sandbox, json: unknown) {
         expires_at: clock.deadline(k.expires_at),
       });
     }
-  });
-  s.store.clearCaches();
+  };
+  try {
+    changeClocks(s, () => s.clock.setPartner(parent, clock.ownMs), write);
+  } finally {
+    s.store.clearCaches();
+  }
   s.markWiped(parent);
-  s.clock.setPartner(parent, clock.ownMs);
-  saveClock(s);
   const accounts = new Set([...before, ...b.accounts.map((a) => a.account_id)]);
   s.armed.removeWhere(
     (a) => a.parent_account_id === parent || (a.account_id !== undefined && accounts.has(a.account_id)),

@@ -22,8 +22,13 @@ export interface IdempotencyRow {
  */
 export const IN_PROGRESS_BOUND_MS = 120_000;
 
+type Unsaved = { reserved_at: number } & ({ free: true } | { free: false; status: number; body: string });
+
 export function idempotencyStore(db: Db) {
   const s = {
+    row: db.prepare<[string, string], IdempotencyRow>(
+      'SELECT * FROM idempotency_keys WHERE parent_account_id = ? AND key = ?',
+    ),
     get: db.prepare<[string, string, number, number], IdempotencyRow>(
       `SELECT * FROM idempotency_keys WHERE parent_account_id = ? AND key = ? AND expires_at > ?
          AND (state = 'done' OR reserved_at > ?)`,
@@ -58,15 +63,62 @@ export function idempotencyStore(db: Db) {
     deleteOf: db.prepare<[string]>('DELETE FROM idempotency_keys WHERE parent_account_id = ?'),
   };
 
+  /**
+   * Settlements the database refused (a full disk): a key's answer, or its release, kept
+   * here against the reservation it belongs to, and written as soon as the store takes
+   * writes again. Meanwhile the key replays that answer, or is free, as if written. (A
+   * restart frees every reservation anyway, so losing these then loses nothing more.)
+   */
+  const unsaved = new Map<string, Unsaved>();
+  const idOf = (parent: string, key: string) => `${parent}\u0000${key}`;
+  function settle(parent: string, key: string, outcome: Unsaved, write: () => void): void {
+    try {
+      write();
+      unsaved.delete(idOf(parent, key));
+    } catch (err) {
+      const row = s.row.get(parent, key);
+      if (row?.state === 'in_progress') {
+        unsaved.set(idOf(parent, key), { ...outcome, reserved_at: row.reserved_at });
+      }
+      throw err;
+    }
+  }
+  /** Writes what `unsaved` holds for this key, if anything; throws while the store refuses it. */
+  function flush(parent: string, key: string): void {
+    const pending = unsaved.get(idOf(parent, key));
+    if (!pending) return;
+    const row = s.row.get(parent, key);
+    // Unless the reservation went meanwhile (a reset, a restore): then so does this.
+    if (row?.state === 'in_progress' && row.reserved_at === pending.reserved_at) {
+      if (pending.free) s.release.run(parent, key);
+      else s.complete.run(pending.status, pending.body, parent, key);
+    }
+    unsaved.delete(idOf(parent, key));
+  }
+
   return {
     /** The live row for this key, if any (unexpired; an in-progress one only while not abandoned). */
-    get: (parent: string, key: string, now: number) =>
-      s.get.get(parent, key, now, Date.now() - IN_PROGRESS_BOUND_MS),
+    get(parent: string, key: string, now: number): IdempotencyRow | undefined {
+      const pending = unsaved.get(idOf(parent, key));
+      if (pending) {
+        try {
+          flush(parent, key);
+        } catch {
+          // Still refused: the key is what its settlement said (free, or replaying its answer).
+          const row = s.row.get(parent, key);
+          if (pending.free || !row || row.expires_at <= now) return undefined;
+          return { ...row, state: 'done', status: pending.status, body: pending.body };
+        }
+      }
+      return s.get.get(parent, key, now, Date.now() - IN_PROGRESS_BOUND_MS);
+    },
     /**
      * Claims the key for a new execution. Returns false when a live row holds it already
      * (check and claim are one statement, so two requests cannot both claim it).
      */
     reserve(row: Omit<IdempotencyRow, 'state' | 'status' | 'body' | 'reserved_at'>, now: number): boolean {
+      // A release the store refused before is written first (or this claim fails as it does).
+      flush(row.parent_account_id, row.key);
       const realNow = Date.now();
       const info = s.reserve.run({
         ...row,
@@ -76,9 +128,18 @@ export function idempotencyStore(db: Db) {
       });
       return info.changes === 1;
     },
+    /**
+     * Stores the answer under the reserved key. If the store refuses it (a full disk), the
+     * answer is kept in memory for replays, written once the store takes writes, and the
+     * error is thrown for the caller to report.
+     */
     complete: (parent: string, key: string, status: number, body: string) =>
-      void s.complete.run(status, body, parent, key),
-    release: (parent: string, key: string) => void s.release.run(parent, key),
+      settle(parent, key, { free: false, status, body, reserved_at: 0 }, () =>
+        s.complete.run(status, body, parent, key),
+      ),
+    /** Frees the key; if the store refuses that, it is free all the same (in memory), and the error is thrown. */
+    release: (parent: string, key: string) =>
+      settle(parent, key, { free: true, reserved_at: 0 }, () => s.release.run(parent, key)),
     prune: (now: number) => s.prune.run(now).changes,
     /**
      * At start-up: a reservation left by a process that stopped mid-request (kill -9) never

@@ -404,7 +404,7 @@ describe('the image', () => {
 
     it('serves the partner flow through the published port: token, register, controls GET/PUT, status', async () => {
       const control = createControlClient(box.url);
-      expect(await control.health()).toEqual({ status: 'ok' });
+      expect(await control.health()).toEqual({ status: 'ok', store: { writable: true, problem: null } });
       await partnerFlow(box.url, control);
     });
 

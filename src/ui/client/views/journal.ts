@@ -21,8 +21,15 @@ const scenarioChips = (names: readonly string[], id?: string) =>
     names.map((s) => h('span', { class: 'chip scenario' }, s)),
   );
 
-/** A body as sent, pretty-printed when it is JSON. */
-function bodyBlock(text: string | null): HTMLPreElement {
+/** A body as sent, pretty-printed when it is JSON; a cut one (SANDBOX_JOURNAL_BODY_BYTES) as kept, saying so. */
+function bodyBlock(text: string | null, truncated: Entry['request_body_truncated']): HTMLPreElement {
+  if (truncated) {
+    return h(
+      'pre',
+      { class: 'body' },
+      `${text ?? ''}\n… cut: ${(text === null ? 0 : new TextEncoder().encode(text).length).toLocaleString()} of ${truncated.original_bytes.toLocaleString()} bytes kept (SANDBOX_JOURNAL_BODY_BYTES)`,
+    );
+  }
   if (text === null || text === '') return h('pre', { class: 'body none' }, '(no body)');
   let shown = text;
   try {
@@ -208,8 +215,18 @@ export function journalView(): View {
       h(
         'div',
         { class: 'bodies' },
-        h('div', { id: 'detail-request' }, h('h3', null, 'Request body'), bodyBlock(e.request_body)),
-        h('div', { id: 'detail-response' }, h('h3', null, 'Response body'), bodyBlock(e.response_body)),
+        h(
+          'div',
+          { id: 'detail-request' },
+          h('h3', null, 'Request body'),
+          bodyBlock(e.request_body, e.request_body_truncated),
+        ),
+        h(
+          'div',
+          { id: 'detail-response' },
+          h('h3', null, 'Response body'),
+          bodyBlock(e.response_body, e.response_body_truncated),
+        ),
       ),
     );
   }
