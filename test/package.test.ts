@@ -81,11 +81,11 @@ beforeAll(() => {
     join(project, 'package.json'),
     JSON.stringify({ name: 'partner-project', private: true, type: 'module' }),
   );
-  execFileSync(
-    'npm',
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', tarball],
-    { cwd: project, env: cleanEnv, stdio: 'ignore' },
-  );
+  execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', tarball], {
+    cwd: project,
+    env: cleanEnv,
+    stdio: 'ignore',
+  });
   mkdirSync(join(project, 'node_modules', '@types'), { recursive: true });
   symlinkSync(join(NODE_MODULES, 'vitest'), join(project, 'node_modules', 'vitest'));
   symlinkSync(join(NODE_MODULES, '@types', 'node'), join(project, 'node_modules', '@types', 'node'));

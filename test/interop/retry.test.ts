@@ -241,6 +241,8 @@ describe('ky honours Retry-After', () => {
     expect(response.status).toBe(409);
     expect(response.headers.get('retry-after')).toBeNull();
     // ky 2 reads the error body into `data` (the response's own body is spent)
-    expect(((error as HTTPError).data as { error: { code: string } }).error.code).toBe('content_hash_mismatch');
+    expect(((error as HTTPError).data as { error: { code: string } }).error.code).toBe(
+      'content_hash_mismatch',
+    );
   });
 });
