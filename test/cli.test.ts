@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { packageDir } from '../src/config.js';
+import { hashSecretSync } from '../src/domain/secrets.js';
 import { openDb } from '../src/store/db.js';
 import { DEMO } from './harness.js';
 
@@ -131,7 +132,7 @@ describe('start-up failures: one line naming the setting and the cause, exit 2',
     const dir = tempDir();
     const path = join(dir, 'sandbox.db');
     // A sound store, migrated (so nothing needs writing until the sandbox seeds it).
-    openDb(path).close();
+    openDb(path, { hashSecret: hashSecretSync }).close();
     if (IS_ROOT) {
       execFileSync('chattr', ['+i', path]);
       cleanups.push(() => execFileSync('chattr', ['-i', path]));

@@ -1,0 +1,78 @@
+/**
+ * Client secrets at rest (SANDBOX.md §10, issue 25 item 1): a durable store made by an
+ * earlier version (user_version 3, the secret in clear) is migrated on start-up. Its
+ * partners, the fixtures' documented ones included, keep their credentials through HTTP,
+ * and the store file holds no secret in clear afterwards.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { migrations } from '../src/store/migrations.js';
+import { createHarness, DEMO, type Harness, MAPPINGS } from './harness.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const CHOSEN = { parent: 'pa_earlier', clientId: 'earlier-client', clientSecret: 'earlier secret: p@ss+1' };
+
+/** A store as version 3 of the schema left it: the fixtures seeded, one more partner, secrets in clear. */
+function earlierStore(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sandbox-secrets-'));
+  dirs.push(dir);
+  const path = join(dir, 'sandbox.db');
+  const db = new Database(path);
+  for (const [i, step] of migrations.slice(0, 3).entries()) {
+    if (typeof step !== 'string') throw new Error(`migration ${i + 1} is not SQL`);
+    db.exec(step);
+  }
+  db.pragma('user_version = 3');
+  const insert = db.prepare(
+    'INSERT INTO partners (parent_account_id, client_id, client_secret, name, created_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const at = new Date().toISOString();
+  insert.run(DEMO.parent, DEMO.clientId, DEMO.clientSecret, 'Demo Commerce Platform', at);
+  insert.run(CHOSEN.parent, CHOSEN.clientId, CHOSEN.clientSecret, 'Earlier partner', at);
+  db.prepare("INSERT INTO meta (key, value) VALUES ('seeded', '1')").run();
+  db.close();
+  expect(readFileSync(path).includes(CHOSEN.clientSecret)).toBe(true); // the test's premise
+  return path;
+}
+
+const tokenStatus = async (h: Harness, id: string, secret: string) =>
+  (
+    await h.request('POST', '/oauth/token', {
+      body: { grant_type: 'client_credentials', client_id: id, client_secret: secret },
+    })
+  ).status;
+
+describe('a durable store of an earlier version (secrets in clear) is migrated at start-up', () => {
+  it('its partners keep their credentials; a wrong secret is 401; the file holds no secret in clear', async () => {
+    const path = earlierStore();
+    const h = createHarness({ db: path });
+    expect(h.sandbox.store.db.pragma('user_version', { simple: true })).toBe(migrations.length);
+    for (const p of [DEMO, CHOSEN]) {
+      expect(await tokenStatus(h, p.clientId, p.clientSecret)).toBe(200);
+      expect(await tokenStatus(h, p.clientId, `${p.clientSecret}!`)).toBe(401);
+    }
+    const bearer = await h.token(CHOSEN.clientId, CHOSEN.clientSecret);
+    const res = await h.request('GET', MAPPINGS, { headers: { Authorization: `Bearer ${bearer}` } });
+    expect(res.status).toBe(200); // this partner has no mapping: an empty list, its own
+    expect(res.body.data).toEqual({ vertical_mappings: [] });
+    const bundle = await h.request('GET', `/__sandbox/partners/${CHOSEN.parent}/bundle`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.text).not.toContain(CHOSEN.clientSecret);
+    h.sandbox.close();
+
+    const file = readFileSync(path);
+    expect(file.includes(CHOSEN.clientSecret)).toBe(false);
+    expect(file.includes(DEMO.clientSecret)).toBe(false);
+    // Started again on the migrated file: nothing more to migrate, the credentials still work.
+    const again = createHarness({ db: path });
+    expect(await tokenStatus(again, CHOSEN.clientId, CHOSEN.clientSecret)).toBe(200);
+    again.sandbox.close();
+  });
+});
