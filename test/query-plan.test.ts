@@ -10,7 +10,7 @@
  */
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashSecretSync, SECRET_ALGORITHM } from '../src/domain/secrets.js';
+import { hashSecretSync, SECRET_ALGORITHMS } from '../src/domain/secrets.js';
 import { createSandbox, type Sandbox } from '../src/sandbox.js';
 import type { NewAccount } from '../src/store/accounts.js';
 import type { Store } from '../src/store/index.js';
@@ -185,7 +185,7 @@ const cold: Record<string, (s: Store) => unknown> = {
     s.partners.insert({
       parent_account_id: 'pa_x',
       client_id: 'c_x',
-      secret_algorithm: SECRET_ALGORITHM,
+      secret_algorithm: SECRET_ALGORITHMS[0],
       secret_salt: '00',
       secret_hash: '00',
       name: 'x',

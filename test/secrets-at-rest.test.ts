@@ -18,6 +18,12 @@ afterAll(() => {
 });
 
 const CHOSEN = { parent: 'pa_earlier', clientId: 'earlier-client', clientSecret: 'earlier secret: p@ss+1' };
+/** A secret an earlier version generated (`secret_` and 40 random characters). */
+const GENERATED = {
+  parent: 'pa_generated',
+  clientId: 'client_generated',
+  clientSecret: 'secret_Qx3-k9ZbT_7mWc2LpV8nHf4RdYs6JgE1aNuK0oBi',
+};
 
 /** A store as version 3 of the schema left it: the fixtures seeded, one more partner, secrets in clear. */
 function earlierStore(): string {
@@ -36,6 +42,7 @@ function earlierStore(): string {
   const at = new Date().toISOString();
   insert.run(DEMO.parent, DEMO.clientId, DEMO.clientSecret, 'Demo Commerce Platform', at);
   insert.run(CHOSEN.parent, CHOSEN.clientId, CHOSEN.clientSecret, 'Earlier partner', at);
+  insert.run(GENERATED.parent, GENERATED.clientId, GENERATED.clientSecret, 'Generated', at);
   db.prepare("INSERT INTO meta (key, value) VALUES ('seeded', '1')").run();
   db.close();
   expect(readFileSync(path).includes(CHOSEN.clientSecret)).toBe(true); // the test's premise
@@ -54,10 +61,17 @@ describe('a durable store of an earlier version (secrets in clear) is migrated a
     const path = earlierStore();
     const h = createHarness({ db: path });
     expect(h.sandbox.store.db.pragma('user_version', { simple: true })).toBe(migrations.length);
-    for (const p of [DEMO, CHOSEN]) {
+    for (const p of [DEMO, CHOSEN, GENERATED]) {
       expect(await tokenStatus(h, p.clientId, p.clientSecret)).toBe(200);
       expect(await tokenStatus(h, p.clientId, `${p.clientSecret}!`)).toBe(401);
     }
+    // A person's secret gets the slow hash; a generated one (238 bits) salted SHA-256.
+    const algorithms = h.sandbox.store.partners.all().map((p) => [p.client_id, p.secret_algorithm]);
+    expect(Object.fromEntries(algorithms)).toEqual({
+      [DEMO.clientId]: 'scrypt-n16384-r8-p1',
+      [CHOSEN.clientId]: 'scrypt-n16384-r8-p1',
+      [GENERATED.clientId]: 'sha256-salted',
+    });
     const bearer = await h.token(CHOSEN.clientId, CHOSEN.clientSecret);
     const res = await h.request('GET', MAPPINGS, { headers: { Authorization: `Bearer ${bearer}` } });
     expect(res.status).toBe(200); // this partner has no mapping: an empty list, its own
@@ -70,6 +84,7 @@ describe('a durable store of an earlier version (secrets in clear) is migrated a
     const file = readFileSync(path);
     expect(file.includes(CHOSEN.clientSecret)).toBe(false);
     expect(file.includes(DEMO.clientSecret)).toBe(false);
+    expect(file.includes(GENERATED.clientSecret)).toBe(false);
     // Started again on the migrated file: nothing more to migrate, the credentials still work.
     const again = createHarness({ db: path });
     expect(await tokenStatus(again, CHOSEN.clientId, CHOSEN.clientSecret)).toBe(200);

@@ -473,19 +473,19 @@ const BundleStatusWrite = z.strictObject({
     .max(1000),
 });
 
-/** The algorithm of domain/secrets.ts (services/bundles.ts checks at compile time that they agree). */
-export const BUNDLE_SECRET_ALGORITHM = 'scrypt-n16384-r8-p1';
+/** The algorithms of domain/secrets.ts (services/bundles.ts checks at compile time that they agree). */
+export const BUNDLE_SECRET_ALGORITHMS = ['scrypt-n16384-r8-p1', 'sha256-salted'] as const;
 
 /** A partner's client secret as a bundle carries it (domain/secrets.ts): never in clear. */
 const BundleSecretHash = z
   .strictObject({
-    algorithm: z.literal(BUNDLE_SECRET_ALGORITHM),
+    algorithm: z.enum(BUNDLE_SECRET_ALGORITHMS),
     salt: z.string().regex(/^[0-9a-f]{32}$/, 'must be 32 lower-case hex digits (a 16-byte salt)'),
-    hash: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits (a 32-byte scrypt key)'),
+    hash: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits (a 32-byte key)'),
   })
   .openapi({
     description:
-      'The client secret as a salted scrypt hash (N 16384, r 8, p 1, a 32-byte key): the importing sandbox accepts the same client_secret, and the bundle holds no secret in clear.',
+      'The client secret as a salted hash, which the importing sandbox accepts: scrypt-n16384-r8-p1 (scrypt, N 16384, r 8, p 1, a 32-byte key) for a secret a person chose, sha256-salted (SHA-256 of salt and secret) for one the sandbox generated (238 random bits). The bundle holds no secret in clear.',
   });
 
 const bundlePartner = {

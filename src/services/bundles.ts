@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { Clock } from '../clock.js';
 import {
   BUNDLE_KIND,
-  BUNDLE_SECRET_ALGORITHM,
+  BUNDLE_SECRET_ALGORITHMS,
   BUNDLE_VERSION,
   BUNDLE_VERSIONS_READ,
   Bundle,
@@ -19,7 +19,7 @@ import {
 } from '../contract/admin.js';
 import { ApiError, type FieldIssue, validationError } from '../contract/errors.js';
 import { routes } from '../contract/routes.js';
-import { hashSecretSync, type SECRET_ALGORITHM } from '../domain/secrets.js';
+import { hashSecretSync, SECRET_ALGORITHMS, type SecretAlgorithm } from '../domain/secrets.js';
 import { type Sandbox, saveClock } from '../sandbox.js';
 import { builtIn, parseValue } from '../scenarios/catalogue.js';
 import { secretColumns, secretOf } from '../store/partners.js';
@@ -46,9 +46,12 @@ type BundleAccount = BundleData['accounts'][number];
 type BundlePage = BundleAccount['pages'][number];
 type BundleLayout = BundleAccount['layouts'][number];
 
-// The bundle's algorithm is the one the store keeps (a compile-time check).
-const _sameAlgorithm: typeof SECRET_ALGORITHM = BUNDLE_SECRET_ALGORITHM;
-void _sameAlgorithm;
+// The bundle's algorithms are those the store keeps, both ways (a compile-time check).
+const _sameAlgorithms: [SecretAlgorithm[], (typeof BUNDLE_SECRET_ALGORITHMS)[number][]] = [
+  [...BUNDLE_SECRET_ALGORITHMS],
+  [...SECRET_ALGORITHMS],
+];
+void _sameAlgorithms;
 
 export const partnerNotFound = (parent: string) =>
   new ApiError('not_found', `No partner with parent_account_id ${parent}.`);
