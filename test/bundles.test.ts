@@ -865,6 +865,8 @@ describe('hostile and broken bundles: 400 naming the field, nothing loaded', () 
       'malformed_json',
     );
     expect(fieldsOf(await importInto(target, [copy()]))).toContain('(body)');
+    for (const scalar of [null, 1, 'bundle'])
+      expect(fieldsOf(await importInto(target, scalar))).toEqual(['(body)']);
     const openapi = (await target.request('GET', '/__sandbox/openapi.json')).body;
     expect(fieldsOf(await importInto(target, openapi))).toEqual(['version']);
     const foreign = { ...copy(), kind: 'someone-elses-export' };

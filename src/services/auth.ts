@@ -1,7 +1,7 @@
 /**
  * OAuth 2.0 client credentials (RFC 6749 §4.4) and bearer-token verification
- * (SANDBOX.md §3). Tokens are stored hashed; client secrets as salted scrypt hashes,
- * checked off the event loop and compared in constant time (domain/secrets.ts).
+ * (SANDBOX.md §3). Tokens are stored hashed; client secrets as salted hashes, checked off
+ * the event loop and compared in constant time (domain/secrets.ts).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ids } from '../domain/ids.js';

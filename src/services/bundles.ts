@@ -405,7 +405,7 @@ function clockPlan(s: Sandbox, exportedNow: string, realNow: number) {
  * export) carries the client_secret in clear, which is hashed here and kept only so.
  */
 function parseBundle(json: unknown): BundleData {
-  const v1 = (json as { version?: unknown }).version === 1;
+  const v1 = typeof json === 'object' && json !== null && (json as { version?: unknown }).version === 1;
   const parsed = (v1 ? BundleV1 : Bundle).safeParse(json);
   if (!parsed.success) throw validationError(fieldsOf(parsed.error.issues));
   if (!('client_secret' in parsed.data.partner)) return parsed.data as BundleData;
