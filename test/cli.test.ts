@@ -359,13 +359,39 @@ describe('the start-up lines: the URL first, then where the docs, the dashboard 
       `  Dashboard:   ${child.url}/__sandbox/ui (asks for the SANDBOX_ADMIN_TOKEN)`,
       `  Default credentials: client_id ${own.client_id}, client_secret as in ${join(dir, 'partners.json')}, parent account ID ${own.parent_account_id}`,
     ]);
-    // A partner created on the control plane is not printed either (the lines come before it, and a restart is below).
     expect(await tokenStatus(child.url, own.client_id, own.client_secret)).toBe(200);
     child.proc.kill('SIGTERM');
     expect((await child.exited).code).toBe(0);
     for (const text of [child.stdout(), child.stderr()]) {
       expect(text).not.toContain(own.client_secret);
       expect(text).not.toContain(adminToken);
+    }
+  });
+
+  it('a durable store holding a partner created on the control plane: after a restart, only the default partner is printed', async () => {
+    const db = join(tempDir(), 'sandbox.db');
+    const first = await startMain({ SANDBOX_DB: db });
+    const mine = { parent_account_id: 'pa_mine', client_id: 'mine-client', client_secret: 'mine-secret-77' };
+    const created = await fetch(`${first.url}/__sandbox/partners`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(mine),
+    });
+    expect(created.status).toBe(201);
+    first.proc.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+
+    const again = await startMain({ SANDBOX_DB: db });
+    const { lines } = await banner(again);
+    expect(lines[3]).toBe(
+      `  Default credentials: client_id ${DEMO.clientId}, client_secret ${DEMO.clientSecret}, parent account ID ${DEMO.parent}`,
+    );
+    expect(await tokenStatus(again.url, mine.client_id, mine.client_secret)).toBe(200);
+    again.proc.kill('SIGTERM');
+    expect((await again.exited).code).toBe(0);
+    for (const text of [first.stdout(), again.stdout()]) {
+      expect(text).not.toContain(mine.client_secret);
+      expect(text).not.toContain(mine.client_id);
     }
   });
 
