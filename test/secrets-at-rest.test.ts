@@ -76,6 +76,12 @@ describe('a durable store of an earlier version (secrets in clear) is migrated a
     const res = await h.request('GET', MAPPINGS, { headers: { Authorization: `Bearer ${bearer}` } });
     expect(res.status).toBe(200); // this partner has no mapping: an empty list, its own
     expect(res.body.data).toEqual({ vertical_mappings: [] });
+    // Already while it runs: neither the file nor its write-ahead log holds a secret in clear.
+    for (const file of [path, `${path}-wal`]) {
+      const bytes = readFileSync(file);
+      for (const p of [DEMO, CHOSEN, GENERATED])
+        expect([file, bytes.includes(p.clientSecret)]).toEqual([file, false]);
+    }
     const bundle = await h.request('GET', `/__sandbox/partners/${CHOSEN.parent}/bundle`);
     expect(bundle.status).toBe(200);
     expect(bundle.text).not.toContain(CHOSEN.clientSecret);

@@ -94,4 +94,8 @@ export function migrate(db: Db, hooks: MigrationHooks): void {
       db.pragma(`user_version = ${version + 1}`);
     })();
   }
+  // Under WAL the old pages stay in the main file until a checkpoint: migrated, it holds
+  // what it migrated away from (a client secret in clear, migration 4) no longer than now.
+  if (current < migrations.length && db.pragma('journal_mode', { simple: true }) === 'wal')
+    db.pragma('wal_checkpoint(TRUNCATE)');
 }
