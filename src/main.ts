@@ -6,6 +6,7 @@
  * Exit codes: 0 after a drain (or --help, --version); 2 when start-up stops on a setting
  * (one line on stderr naming it and the cause); 1 for anything unexpected.
  */
+import { bannerLines, landmarks } from './banner.js';
 import { packageVersion, parseCommandLine, USAGE } from './config.js';
 import { type Running, startServer } from './server.js';
 import { StartupError } from './startup-error.js';
@@ -29,16 +30,20 @@ async function main() {
   process.on('SIGINT', shutdown);
   running = await startServer(config);
   if (stopping) return stop(running, stopping);
-  // The first line on stdout carries the URL (SANDBOX.md §9), whatever the log setting.
-  process.stdout.write(
-    `Partnership sandbox on ${running.url}  (default credentials: README.md "Default credentials")\n`,
-  );
+  // The first line on stdout carries the URL first (SANDBOX.md §9), whatever the log setting;
+  // the next ones say where the docs, the dashboard and the default credentials are.
+  const where = await landmarks(running.sandbox, running.url);
+  process.stdout.write(`${bannerLines(where, Boolean(config.adminToken)).join('\n')}\n`);
   for (const warning of warnings) console.error(`partnership-sandbox: ${warning}`);
   running.sandbox.log.info('sandbox listening', {
     url: running.url,
     db: config.db,
     fixtures: config.fixtures,
-    credentials: 'default client credentials: README.md "Default credentials" (fixtures/partners.json)',
+    docs: where.docs,
+    dashboard: where.dashboard,
+    // Never a secret in the log: the credentials line above prints the documented one only.
+    default_client_id: where.credentials?.client_id,
+    default_parent_account_id: where.credentials?.parent_account_id,
   });
 }
 

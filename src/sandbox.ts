@@ -7,7 +7,8 @@ import { Clock } from './clock.js';
 import { builtInPresetsDir, type Config } from './config.js';
 import { ApiError } from './contract/errors.js';
 import { Diagnostics } from './diagnostics.js';
-import { type Fixtures, loadFixtures } from './fixtures.js';
+import { hashSecretSync, type SecretHash } from './domain/secrets.js';
+import { type FixturePartner, type Fixtures, loadFixtures } from './fixtures.js';
 import { Journal } from './journal.js';
 import { ArmedRegistry } from './scenarios/armed.js';
 import { ChaosRegistry, chaosScenarioProblem, parseChaosSpec } from './scenarios/chaos.js';
@@ -17,6 +18,7 @@ import { type Snapshots, snapshots } from './services/snapshots.js';
 import { StoreHealth } from './services/store-health.js';
 import { StartupError } from './startup-error.js';
 import { createStore, type Store } from './store/index.js';
+import { secretColumns } from './store/partners.js';
 
 export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -72,7 +74,7 @@ export function jsonLogger(enabled: boolean): Logger {
 export function createSandbox(config: Config, log: Logger = jsonLogger(config.log === 'info')): Sandbox {
   const fixtures = loadFixtures(config.fixtures);
   const presets = loadPresets(config.scenarios ? [builtInPresetsDir, config.scenarios] : [builtInPresetsDir]);
-  const store = createStore(config.db);
+  const store = createStore(config.db, { hashSecret: hashSecretSync });
   // A reservation left by a process that stopped mid-request (kill -9) never finished.
   store.idempotency.releaseAbandoned();
   const clock = new Clock();
@@ -149,14 +151,27 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
   return sandbox;
 }
 
+/**
+ * A fixture partner's secret, hashed once per process (about 50 ms each): every sandbox of
+ * this process and every reset stores the same salt and hash for the same fixture partner.
+ */
+const fixtureSecrets = new Map<string, SecretHash>();
+function fixtureSecret(p: FixturePartner): SecretHash {
+  const key = JSON.stringify([p.parent_account_id, p.client_id, p.client_secret]);
+  const stored = fixtureSecrets.get(key) ?? hashSecretSync(p.client_secret);
+  fixtureSecrets.set(key, stored);
+  return stored;
+}
+
 function seed(s: Sandbox): void {
   const at = s.clock.iso();
+  const secrets = s.fixtures.partners.map(fixtureSecret);
   s.store.tx(() => {
-    for (const p of s.fixtures.partners) {
+    for (const [i, p] of s.fixtures.partners.entries()) {
       s.store.partners.insert({
         parent_account_id: p.parent_account_id,
         client_id: p.client_id,
-        client_secret: p.client_secret,
+        ...secretColumns(secrets[i]!),
         name: p.name,
         created_at: at,
       });

@@ -16,6 +16,7 @@ import { StartupError } from '../src/startup-error.js';
 import {
   CONTROLS,
   createHarness,
+  DEMO,
   expectErrorEnvelope,
   expectOk,
   type Harness,
@@ -110,7 +111,7 @@ describe('bundle round trip', () => {
     await other.client.account(); // another partner's state stays out of the bundle
     const t = await busyPartner(h);
     const bundle = await exportOf(h, t.parent);
-    expect(bundle).toMatchObject({ kind: 'partnership-sandbox-bundle', version: 1 });
+    expect(bundle).toMatchObject({ kind: 'partnership-sandbox-bundle', version: 2 });
     expect(bundle.accounts).toHaveLength(2);
     expect(bundle.armed).toHaveLength(2);
     expect(bundle.idempotency_keys.map((k: { key: string }) => k.key).sort()).toEqual([
@@ -223,6 +224,167 @@ describe('bundle round trip', () => {
   it('an unknown partner is 404', async () => {
     const h = createHarness();
     expectErrorEnvelope(await h.request('GET', '/__sandbox/partners/pa_nobody/bundle'), 404, 'not_found');
+  });
+});
+
+describe('the client secret travels only as a salted hash (SANDBOX.md §10)', () => {
+  /** A secret a person chose, with characters that HTTP Basic must form-encode (RFC 6749 §2.3.1). */
+  const SECRET = 'CI job secret: p@ss+w%rd/42';
+  const form = (v: string) => encodeURIComponent(v).replace(/%20/g, '+');
+  const basicOf = (id: string, secret: string) =>
+    `Basic ${Buffer.from(`${form(id)}:${form(secret)}`).toString('base64')}`;
+
+  /** POST /oauth/token with the credentials in a form body, a JSON body, or HTTP Basic. */
+  const tokenCall = (h: Harness, style: 'form' | 'json' | 'basic', id: string, secret: string) => {
+    const grant = { grant_type: 'client_credentials' };
+    if (style === 'json')
+      return h.request('POST', '/oauth/token', { body: { ...grant, client_id: id, client_secret: secret } });
+    return h.request('POST', '/oauth/token', {
+      raw: new URLSearchParams(
+        style === 'form' ? { ...grant, client_id: id, client_secret: secret } : grant,
+      ).toString(),
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        ...(style === 'basic' ? { Authorization: basicOf(id, secret) } : {}),
+      },
+    });
+  };
+
+  /** A partner created with its own secret, which used every client authentication and made a call. */
+  async function jobPartner(h: Harness, body: Record<string, string> = { client_secret: SECRET }) {
+    const created = await h.request('POST', '/__sandbox/partners', { body });
+    expect(created.status, created.text).toBe(201);
+    const { parent_account_id: parent, client_id: clientId, client_secret: secret } = created.body;
+    if (body.client_secret) expect(secret).toBe(body.client_secret); // the creation answer shows it, once
+    for (const style of ['form', 'json', 'basic'] as const) {
+      const res = await tokenCall(h, style, clientId, secret);
+      expect(res.status, `${style}: ${res.text}`).toBe(200);
+    }
+    return { parent, clientId, secret: secret as string };
+  }
+
+  /** Every spelling of the secret a file could hold it in. */
+  const spellings = (id: string, secret: string) => [
+    secret,
+    JSON.stringify(secret).slice(1, -1),
+    form(secret),
+    encodeURIComponent(secret),
+    Buffer.from(`${id}:${secret}`).toString('base64'),
+    basicOf(id, secret).slice('Basic '.length),
+  ];
+
+  it.each([
+    ['a secret the partner chose (scrypt)', { client_secret: SECRET }, 'scrypt-n16384-r8-p1'],
+    ['a generated secret, 238 random bits (salted SHA-256)', {}, 'sha256-salted'],
+  ])(
+    '%s: not in the bundle in any spelling; imported into a fresh sandbox, the same secret gets a token (form, JSON, Basic), a wrong one 401 invalid_client',
+    async (_, body, algorithm) => {
+      const h = createHarness();
+      const job = await jobPartner(h, body);
+      const res = await h.request('GET', `/__sandbox/partners/${job.parent}/bundle`);
+      expect(res.status).toBe(200);
+      for (const spelling of spellings(job.clientId, job.secret)) expect(res.text).not.toContain(spelling);
+      expect(res.body.partner).toEqual({
+        parent_account_id: job.parent,
+        client_id: job.clientId,
+        client_secret_hash: {
+          algorithm,
+          salt: expect.stringMatching(/^[0-9a-f]{32}$/),
+          hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        },
+        name: 'Sandbox partner',
+        created_at: expect.any(String),
+      });
+      expect(res.body.journal.filter((e: { path: string }) => e.path === '/oauth/token')).toHaveLength(3);
+
+      const laptop = createHarness();
+      const imported = await importInto(laptop, JSON.parse(res.text));
+      expect(imported.status, imported.text).toBe(200);
+      for (const style of ['form', 'json', 'basic'] as const) {
+        const granted = await tokenCall(laptop, style, job.clientId, job.secret);
+        expect(granted.status, `${style}: ${granted.text}`).toBe(200);
+        expect(granted.body).toMatchObject({ token_type: 'Bearer', scope: 'partnership' });
+        const mappings = await laptop.request('GET', MAPPINGS, {
+          headers: { Authorization: `Bearer ${granted.body.access_token}` },
+        });
+        expect(mappings.status, `${style}: ${mappings.text}`).toBe(200);
+        for (const wrong of [`${job.secret}x`, job.secret.slice(0, -1), job.secret.toUpperCase()]) {
+          const refused = await tokenCall(laptop, style, job.clientId, wrong);
+          expect({ style, status: refused.status, body: refused.body }).toEqual({
+            style,
+            status: 401,
+            body: { error: 'invalid_client', error_description: 'client authentication failed' },
+          });
+        }
+      }
+      // The laptop's own export carries the same hash: a round trip does not re-hash.
+      const again = await exportOf(laptop, job.parent);
+      expect(again.partner).toEqual(res.body.partner);
+    },
+  );
+
+  it('no read-back shows the secret after its creation: partners list, account view, journal, report, snapshots, the store itself', async () => {
+    const h = createHarness();
+    const job = await jobPartner(h);
+    const c = await h.client({ parent: job.parent, clientId: job.clientId, clientSecret: job.secret });
+    const seeded = await h.request('PUT', `/__sandbox/partners/${job.parent}/vertical-mappings`, {
+      body: { vertical_mappings: h.sandbox.fixtures.partners[0]!.mapping },
+    });
+    expect(seeded.status, seeded.text).toBe(200);
+    const account = await c.account();
+    expect((await h.request('POST', '/__sandbox/snapshots', { body: { name: 'after' } })).status).toBe(201);
+    const reads = [
+      await h.request('GET', '/__sandbox/partners'),
+      await h.request('GET', `/__sandbox/accounts/${account}`),
+      await h.request('GET', '/__sandbox/requests'),
+      await h.request('GET', `/__sandbox/report?parent_account_id=${job.parent}`),
+      await h.request('GET', `/__sandbox/report?parent_account_id=${job.parent}&format=junit`),
+      await h.request('GET', '/__sandbox/snapshots'),
+      await h.request('GET', `/__sandbox/partners/${job.parent}/bundle`),
+    ];
+    for (const res of reads) {
+      expect(res.status, res.text).toBe(200);
+      for (const spelling of spellings(job.clientId, job.secret)) expect(res.text).not.toContain(spelling);
+    }
+    expect(reads[0]!.text).toContain(job.clientId); // the reads are about this partner
+    expect(h.sandbox.store.db.serialize().includes(job.secret)).toBe(false);
+  });
+
+  it('a bundle of an earlier version (version 1: the secret in clear) loads; the secret works, and only its hash is kept', async () => {
+    const h = createHarness();
+    const job = await jobPartner(h);
+    const current = await exportOf(h, job.parent);
+    const { client_secret_hash: _, ...partner } = current.partner;
+    const earlier = { ...current, version: 1, partner: { ...partner, client_secret: job.secret } };
+
+    const laptop = createHarness();
+    const imported = await importInto(laptop, earlier);
+    expect(imported.status, imported.text).toBe(200);
+    expect(imported.body.imported).toMatchObject({ parent_account_id: job.parent, replaced: false });
+    for (const style of ['form', 'json', 'basic'] as const) {
+      expect((await tokenCall(laptop, style, job.clientId, job.secret)).status).toBe(200);
+      const refused = await tokenCall(laptop, style, job.clientId, 'not-the-secret');
+      expect([refused.status, refused.body.error]).toEqual([401, 'invalid_client']);
+    }
+    const res = await laptop.request('GET', `/__sandbox/partners/${job.parent}/bundle`);
+    expect(res.body.version).toBe(2);
+    expect(res.body.partner.client_secret_hash.algorithm).toBe('scrypt-n16384-r8-p1');
+    for (const spelling of spellings(job.clientId, job.secret)) expect(res.text).not.toContain(spelling);
+    expect(laptop.sandbox.store.db.serialize().includes(job.secret)).toBe(false);
+    // A version 1 bundle whose secret RFC 6749 would refuse is refused naming it.
+    const bad = { ...earlier, partner: { ...earlier.partner, client_secret: 'short' } };
+    expect(fieldsOf(await importInto(createHarness(), bad))).toEqual(['partner.client_secret']);
+  });
+
+  it("the fixtures' documented default credentials, exported and imported, still get a token", async () => {
+    const h = createHarness();
+    const bundle = await exportOf(h, DEMO.parent);
+    expect(JSON.stringify(bundle)).not.toContain(DEMO.clientSecret);
+    const laptop = createHarness();
+    expect((await importInto(laptop, bundle)).status).toBe(200);
+    for (const style of ['form', 'json', 'basic'] as const) {
+      expect((await tokenCall(laptop, style, DEMO.clientId, DEMO.clientSecret)).status).toBe(200);
+    }
   });
 });
 
@@ -379,10 +541,40 @@ describe('hostile and broken bundles: 400 naming the field, nothing loaded', () 
 
   it('a wrong or missing version', async () => {
     const { copy, target, nothingLoaded } = await setup();
-    for (const version of [2, '1', null, undefined]) {
+    for (const version of [3, 0, '2', '1', null, undefined]) {
       const b = copy();
       b.version = version;
       expect(fieldsOf(await importInto(target, b))).toEqual(['version']);
+    }
+    // Version 1 carries the secret in clear: this bundle's hash is not version 1.
+    const v1 = copy();
+    v1.version = 1;
+    expect(fieldsOf(await importInto(target, v1)).sort()).toEqual([
+      'partner.client_secret',
+      'partner.client_secret_hash',
+    ]);
+    await nothingLoaded();
+  });
+
+  it('a client secret hash that is not one this sandbox makes, or a secret in clear beside it', async () => {
+    const { copy, target, t, nothingLoaded } = await setup();
+    const cases: [
+      (p: Record<string, unknown> & { client_secret_hash: Record<string, unknown> }) => void,
+      string,
+    ][] = [
+      [(p) => (p.client_secret_hash.algorithm = 'sha256'), 'partner.client_secret_hash.algorithm'],
+      [(p) => (p.client_secret_hash.algorithm = 'scrypt-n1-r1-p1'), 'partner.client_secret_hash.algorithm'],
+      [(p) => (p.client_secret_hash.salt = 'not hex'), 'partner.client_secret_hash.salt'],
+      [(p) => (p.client_secret_hash.hash = 'ab'.repeat(16)), 'partner.client_secret_hash.hash'],
+      [(p) => (p.client_secret_hash.hash = 'AB'.repeat(32)), 'partner.client_secret_hash.hash'],
+      [(p) => (p.client_secret_hash.cost = 1), 'partner.client_secret_hash.cost'],
+      [(p) => (p.client_secret_hash = undefined as never), 'partner.client_secret_hash'],
+      [(p) => (p.client_secret = t.creds.clientSecret), 'partner.client_secret'],
+    ];
+    for (const [mutate, field] of cases) {
+      const b = copy();
+      mutate(b.partner);
+      expect(fieldsOf(await importInto(target, b))).toEqual([field]);
     }
     await nothingLoaded();
   });
@@ -422,7 +614,7 @@ describe('hostile and broken bundles: 400 naming the field, nothing loaded', () 
         (b) => (b.accounts[0].controls.blocked = [{ vertical_name: 'x', policy: 'Allow' }]),
         'accounts[0].controls.blocked[0].policy',
       ],
-      [(b) => (b.partner.client_secret = undefined), 'partner.client_secret'],
+      [(b) => (b.partner.client_id = undefined), 'partner.client_id'],
       [(b) => (b.accounts[0].surprise = true), 'accounts[0].surprise'],
     ];
     for (const [mutate, field] of cases) {
@@ -673,6 +865,8 @@ describe('hostile and broken bundles: 400 naming the field, nothing loaded', () 
       'malformed_json',
     );
     expect(fieldsOf(await importInto(target, [copy()]))).toContain('(body)');
+    for (const scalar of [null, 1, 'bundle'])
+      expect(fieldsOf(await importInto(target, scalar))).toEqual(['(body)']);
     const openapi = (await target.request('GET', '/__sandbox/openapi.json')).body;
     expect(fieldsOf(await importInto(target, openapi))).toEqual(['version']);
     const foreign = { ...copy(), kind: 'someone-elses-export' };

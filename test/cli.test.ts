@@ -7,15 +7,16 @@
  *   flight finishes with 200, the store is closed cleanly, exit 0, well before 10 s.
  */
 import { type ChildProcess, execFileSync, execSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { packageDir } from '../src/config.js';
+import { hashSecretSync } from '../src/domain/secrets.js';
 import { openDb } from '../src/store/db.js';
-import { DEMO } from './harness.js';
+import { createHarness, DEMO } from './harness.js';
 
 const MAIN = join(packageDir, 'dist', 'main.js');
 const USER = `user ${userInfo().username} (uid ${process.getuid!()})`;
@@ -131,7 +132,7 @@ describe('start-up failures: one line naming the setting and the cause, exit 2',
     const dir = tempDir();
     const path = join(dir, 'sandbox.db');
     // A sound store, migrated (so nothing needs writing until the sandbox seeds it).
-    openDb(path).close();
+    openDb(path, { hashSecret: hashSecretSync }).close();
     if (IS_ROOT) {
       execFileSync('chattr', ['+i', path]);
       cleanups.push(() => execFileSync('chattr', ['-i', path]));
@@ -236,6 +237,8 @@ interface Child {
   port: number;
   /** What it wrote on stderr so far. */
   stderr(): string;
+  /** What it wrote on stdout so far. */
+  stdout(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
 }
 
@@ -259,7 +262,8 @@ function startMain(env: Record<string, string>): Promise<Child> {
       out += d;
       const first = out.includes('\n') ? out.slice(0, out.indexOf('\n')) : undefined;
       const url = first && /http:\/\/127\.0\.0\.1:(\d+)/.exec(first);
-      if (url) resolve({ proc, url: url[0], port: Number(url[1]), exited, stderr: () => err });
+      if (url)
+        resolve({ proc, url: url[0], port: Number(url[1]), exited, stderr: () => err, stdout: () => out });
     });
     void exited.then(({ code }) => reject(new Error(`exited before listening (${code}): ${err}`)));
   });
@@ -280,6 +284,148 @@ function rawSocket(port: number, send?: string): Promise<{ socket: Socket; close
     socket.once('error', reject);
   });
 }
+
+describe('the start-up lines: the URL first, then where the docs, the dashboard and the default credentials are', () => {
+  /** Its stdout up to the JSON "sandbox listening" log line, which follows the banner, as lines. */
+  async function banner(child: Child): Promise<{ lines: string[]; log: Record<string, unknown> }> {
+    for (let i = 0; i < 250 && !child.stdout().includes('"sandbox listening"'); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    const all = child.stdout().split('\n');
+    const at = all.findIndex((l) => l.includes('"sandbox listening"'));
+    expect(at, child.stdout()).toBeGreaterThan(0);
+    return { lines: all.slice(0, at), log: JSON.parse(all[at]!) };
+  }
+
+  const tokenStatus = async (url: string, id: string, secret: string) =>
+    (
+      await fetch(`${url}/oauth/token`, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret }),
+      })
+    ).status;
+
+  /** A copy of the package's fixtures whose first partner is `first`. */
+  function ownFixtures(first: Record<string, string>): string {
+    const dir = tempDir();
+    for (const file of ['taxonomy.json', 'preset.json', 'pages.json'])
+      writeFileSync(join(dir, file), readFileSync(join(packageDir, 'fixtures', file)));
+    const partners = JSON.parse(readFileSync(join(packageDir, 'fixtures', 'partners.json'), 'utf8'));
+    partners.partners[0] = { ...partners.partners[0], ...first };
+    writeFileSync(join(dir, 'partners.json'), JSON.stringify(partners));
+    return dir;
+  }
+
+  it("the package's fixtures: the documented demo credentials, which get a token; the docs and dashboard answer", async () => {
+    const child = await startMain({});
+    const { lines, log } = await banner(child);
+    expect(lines).toEqual([
+      `Partnership sandbox on ${child.url}`,
+      `  API docs:    ${child.url}/docs`,
+      `  Dashboard:   ${child.url}/__sandbox/ui`,
+      `  Default credentials: client_id ${DEMO.clientId}, client_secret ${DEMO.clientSecret}, parent account ID ${DEMO.parent}`,
+    ]);
+    const [id, secret, parent] = /client_id (\S+), client_secret (\S+), parent account ID (\S+)$/
+      .exec(lines[3]!)!
+      .slice(1);
+    expect(await tokenStatus(child.url, id!, secret!)).toBe(200);
+    expect(parent).toBe(DEMO.parent);
+    for (const path of ['/docs', '/__sandbox/ui']) {
+      const res = await fetch(`${child.url}${path}`);
+      expect([path, res.status, res.headers.get('content-type')]).toEqual([
+        path,
+        200,
+        'text/html; charset=UTF-8',
+      ]);
+    }
+    expect(log).toMatchObject({
+      msg: 'sandbox listening',
+      url: child.url,
+      docs: `${child.url}/docs`,
+      dashboard: `${child.url}/__sandbox/ui`,
+      default_client_id: DEMO.clientId,
+      default_parent_account_id: DEMO.parent,
+    });
+    expect(JSON.stringify(log)).not.toContain(DEMO.clientSecret);
+    child.proc.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
+  });
+
+  it("a partner's own fixtures folder: its own client_id and parent, its secret named by file and never printed; the admin token neither", async () => {
+    const own = {
+      parent_account_id: 'pa_acme_ci',
+      client_id: 'acme-ci-client',
+      client_secret: 'acme-ci-secret-42',
+    };
+    const dir = ownFixtures(own);
+    const adminToken = 'admin-token-not-for-logs';
+    const child = await startMain({ SANDBOX_FIXTURES: dir, SANDBOX_ADMIN_TOKEN: adminToken });
+    const { lines } = await banner(child);
+    expect(lines).toEqual([
+      `Partnership sandbox on ${child.url}`,
+      `  API docs:    ${child.url}/docs`,
+      `  Dashboard:   ${child.url}/__sandbox/ui (asks for the SANDBOX_ADMIN_TOKEN)`,
+      `  Default credentials: client_id ${own.client_id}, client_secret as in ${join(dir, 'partners.json')}, parent account ID ${own.parent_account_id}`,
+    ]);
+    expect(await tokenStatus(child.url, own.client_id, own.client_secret)).toBe(200);
+    child.proc.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
+    for (const text of [child.stdout(), child.stderr()]) {
+      expect(text).not.toContain(own.client_secret);
+      expect(text).not.toContain(adminToken);
+    }
+  });
+
+  it('a durable store holding a partner created on the control plane: after a restart, only the default partner is printed', async () => {
+    const db = join(tempDir(), 'sandbox.db');
+    const first = await startMain({ SANDBOX_DB: db });
+    const mine = { parent_account_id: 'pa_mine', client_id: 'mine-client', client_secret: 'mine-secret-77' };
+    const created = await fetch(`${first.url}/__sandbox/partners`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(mine),
+    });
+    expect(created.status).toBe(201);
+    first.proc.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+
+    const again = await startMain({ SANDBOX_DB: db });
+    const { lines } = await banner(again);
+    expect(lines[3]).toBe(
+      `  Default credentials: client_id ${DEMO.clientId}, client_secret ${DEMO.clientSecret}, parent account ID ${DEMO.parent}`,
+    );
+    expect(await tokenStatus(again.url, mine.client_id, mine.client_secret)).toBe(200);
+    again.proc.kill('SIGTERM');
+    expect((await again.exited).code).toBe(0);
+    for (const text of [first.stdout(), again.stdout()]) {
+      expect(text).not.toContain(mine.client_secret);
+      expect(text).not.toContain(mine.client_id);
+    }
+  });
+
+  it('a seed bundle that gave the default partner another secret: the secret is not printed (the fixture one would not work)', async () => {
+    const dir = tempDir();
+    const seed = join(dir, 'demo.json');
+    const h = createHarness();
+    const exported = (await h.request('GET', `/__sandbox/partners/${DEMO.parent}/bundle`)).body;
+    const { client_secret_hash: _, ...partner } = exported.partner;
+    const replaced = 'replaced-demo-secret';
+    writeFileSync(
+      seed,
+      JSON.stringify({ ...exported, version: 1, partner: { ...partner, client_secret: replaced } }),
+    );
+    const child = await startMain({ SANDBOX_SEED: seed });
+    const { lines } = await banner(child);
+    expect(lines[3]).toBe(
+      `  Default credentials: client_id ${DEMO.clientId}, client_secret as in ${join(packageDir, 'fixtures', 'partners.json')}, parent account ID ${DEMO.parent}`,
+    );
+    expect(await tokenStatus(child.url, DEMO.clientId, DEMO.clientSecret)).toBe(401);
+    expect(await tokenStatus(child.url, DEMO.clientId, replaced)).toBe(200);
+    child.proc.kill('SIGTERM');
+    expect((await child.exited).code).toBe(0);
+    expect(child.stdout()).not.toContain(replaced);
+    expect(child.stdout()).not.toContain(DEMO.clientSecret);
+  });
+});
 
 describe('an empty SANDBOX_ADMIN_TOKEN (a CI secret that is not there)', () => {
   it('leaves the control plane open, as unset, and says so in one line on stderr', async () => {

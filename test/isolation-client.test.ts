@@ -112,7 +112,7 @@ describe('control-plane client: §10 methods', () => {
     const imported = await laptop.bundles.import(bundle);
     expect(imported.imported).toMatchObject({ parent_account_id: t.parent, accounts: 1, replaced: false });
     expect((await laptop.accounts.get(accountId)).account.parent_account_id).toBe(t.parent);
-    const broken = await rejection(laptop.bundles.import({ ...bundle, version: 2 }));
+    const broken = await rejection(laptop.bundles.import({ ...bundle, version: 3 }));
     expect(broken.status).toBe(400);
     expect(JSON.stringify(broken.body)).toContain('"field":"version"');
   });

@@ -10,9 +10,11 @@
  */
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashSecretSync, SECRET_ALGORITHMS } from '../src/domain/secrets.js';
 import { createSandbox, type Sandbox } from '../src/sandbox.js';
 import type { NewAccount } from '../src/store/accounts.js';
 import type { Store } from '../src/store/index.js';
+import { type Migration, migrations } from '../src/store/migrations.js';
 import { DEMO, testConfig } from './harness.js';
 
 interface Executed {
@@ -203,7 +205,9 @@ const cold: Record<string, (s: Store) => unknown> = {
     s.partners.insert({
       parent_account_id: 'pa_x',
       client_id: 'c_x',
-      client_secret: 's',
+      secret_algorithm: SECRET_ALGORITHMS[0],
+      secret_salt: '00',
+      secret_hash: '00',
       name: 'x',
       created_at: 'now',
     }),
@@ -253,6 +257,14 @@ const cold: Record<string, (s: Store) => unknown> = {
     }),
   'idempotency delete of a parent (partner reset)': (s) => s.idempotency.deleteOf('pa_none'),
   'list owners (bundle import)': (s) => s.controls.listOwners(['lst_none']),
+  // Run on a store of schema version 3 (secrets in clear), as a durable store of an earlier version.
+  'client secrets hashed (migration 4, once per durable store)': () => {
+    const db = new Database(':memory:');
+    for (const step of migrations.slice(0, 3)) if (typeof step === 'string') db.exec(step);
+    db.exec("INSERT INTO partners VALUES ('pa_old', 'c_old', 'old-secret', 'x', 'now')"); // not recorded
+    (migrations[3] as Exclude<Migration, string>)(db, { hashSecret: hashSecretSync });
+    db.close();
+  },
 };
 
 // ---- the tests -----------------------------------------------------------------------

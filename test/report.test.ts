@@ -4,6 +4,8 @@
  * partner without traffic is not exercised; JUnit output; errors; isolation per partner.
  */
 import { describe, expect, it } from 'vitest';
+import { hashSecretSync } from '../src/domain/secrets.js';
+import { secretColumns } from '../src/store/partners.js';
 import {
   CONTROLS,
   createHarness,
@@ -248,7 +250,7 @@ describe('report: not exercised, formats, errors, isolation', () => {
     h.sandbox.store.partners.insert({
       parent_account_id: parent,
       client_id: 'acme-client',
-      client_secret: 'acme-secret-123',
+      ...secretColumns(hashSecretSync('acme-secret-123')),
       name: 'Acme',
       created_at: h.sandbox.clock.iso(),
     });

@@ -3,9 +3,11 @@ import { Hono } from 'hono';
 import { MappingSeed, PartnerCreate } from '../contract/admin.js';
 import { validationError } from '../contract/errors.js';
 import { ids } from '../domain/ids.js';
+import { hashSecret } from '../domain/secrets.js';
 import { mappingProblems } from '../domain/taxonomy.js';
 import type { AppEnv } from '../http/env.js';
 import type { Sandbox } from '../sandbox.js';
+import { secretColumns } from '../store/partners.js';
 import { adminBody } from './body.js';
 import { partnerClockView } from './clock.js';
 import { partnerOr404 } from './lookup.js';
@@ -32,26 +34,31 @@ export function partnerRoutes(s: Sandbox) {
 
   api.post('/__sandbox/partners', async (c) => {
     const body = await adminBody(c, PartnerCreate);
+    const parent_account_id = body.parent_account_id ?? ids.parentAccount();
+    const client_id = body.client_id ?? ids.clientId();
+    const client_secret = body.client_secret ?? ids.clientSecret();
+    const refuseTaken = () => {
+      if (s.store.partners.byParent(parent_account_id) || s.store.partners.byClient(client_id)) {
+        throw validationError([
+          {
+            field: 'parent_account_id',
+            message: 'a partner with this parent_account_id or client_id exists already',
+          },
+        ]);
+      }
+    };
+    refuseTaken();
+    // Kept only as a salted hash (SANDBOX.md §10): this answer is the one place it is shown.
+    const secret = await hashSecret(client_secret);
+    refuseTaken(); // again: another create may have come while it was hashed
     const partner = {
-      parent_account_id: body.parent_account_id ?? ids.parentAccount(),
-      client_id: body.client_id ?? ids.clientId(),
-      client_secret: body.client_secret ?? ids.clientSecret(),
+      parent_account_id,
+      client_id,
+      ...secretColumns(secret),
       name: body.name ?? 'Sandbox partner',
       created_at: s.clock.iso(),
     };
-    if (
-      s.store.partners.byParent(partner.parent_account_id) ||
-      s.store.partners.byClient(partner.client_id)
-    ) {
-      throw validationError([
-        {
-          field: 'parent_account_id',
-          message: 'a partner with this parent_account_id or client_id exists already',
-        },
-      ]);
-    }
     s.store.partners.insert(partner);
-    const { parent_account_id, client_id, client_secret } = partner;
     return c.json({ parent_account_id, client_id, client_secret }, 201);
   });
 

@@ -156,7 +156,7 @@ export function oauthApi() {
         if (basic && !basic.decoded) {
           throw new OAuthError('invalid_request', MALFORMED_BASIC, 400);
         }
-        let principal = authenticateClient(s, request);
+        let principal = await authenticateClient(s, request);
         c.set('principal', principal);
         // Faults apply once the client is known: the header's, those armed for its parent, and
         // its chaos profile's (a token call of a known client is one of its partner's calls).
@@ -167,7 +167,7 @@ export function oauthApi() {
         if (fault instanceof Response) return fault;
         await fault;
         // A reset during the latency drill: the client is authenticated again, against the new state.
-        if (s.epoch !== epoch) principal = authenticateClient(s, request);
+        if (s.epoch !== epoch) principal = await authenticateClient(s, request);
         const grant = issueToken(s, principal);
         const burst = s.diagnostics.tokenGranted(
           principal.client_id,
@@ -184,7 +184,7 @@ export function oauthApi() {
         const credentialError =
           e instanceof OAuthError && (e.code === 'invalid_client' || e.description === MALFORMED_BASIC);
         if (credentialError && basicRaw) {
-          if (clientMatching(s, basicRaw.id, basicRaw.secret)) {
+          if (await clientMatching(s, basicRaw.id, basicRaw.secret)) {
             c.get('warnings').push(BASIC_NOT_FORM_ENCODED);
             throw new OAuthError(e.code, `${e.description}: ${BASIC_NOT_FORM_ENCODED}`, e.status);
           }

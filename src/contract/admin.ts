@@ -534,7 +534,9 @@ export const CountAnswer = z
 // A bundle: one partner's whole state, its journal, clock and armed scenarios.
 
 export const BUNDLE_KIND = 'partnership-sandbox-bundle';
-export const BUNDLE_VERSION = 1;
+/** Version 2: the partner's client secret as a salted hash. Version 1 (a clear client_secret) is still read. */
+export const BUNDLE_VERSION = 2;
+export const BUNDLE_VERSIONS_READ: readonly number[] = [1, 2];
 /** The largest bundle `POST /__sandbox/bundles` reads. */
 export const BUNDLE_LIMIT_BYTES = 32 * 1024 * 1024;
 
@@ -599,18 +601,34 @@ const BundleStatusWrite = z.strictObject({
     .max(1000),
 });
 
+/** The algorithms of domain/secrets.ts (services/bundles.ts checks at compile time that they agree). */
+export const BUNDLE_SECRET_ALGORITHMS = ['scrypt-n16384-r8-p1', 'sha256-salted'] as const;
+
+/** A partner's client secret as a bundle carries it (domain/secrets.ts): never in clear. */
+const BundleSecretHash = z
+  .strictObject({
+    algorithm: z.enum(BUNDLE_SECRET_ALGORITHMS),
+    salt: z.string().regex(/^[0-9a-f]{32}$/, 'must be 32 lower-case hex digits (a 16-byte salt)'),
+    hash: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits (a 32-byte key)'),
+  })
+  .openapi({
+    description:
+      'The client secret as a salted hash, which the importing sandbox accepts: scrypt-n16384-r8-p1 (scrypt, N 16384, r 8, p 1, a 32-byte key) for a secret a person chose, sha256-salted (SHA-256 of salt and secret) for one the sandbox generated (238 random bits). The bundle holds no secret in clear.',
+  });
+
+const bundlePartner = {
+  parent_account_id: pathSegment,
+  client_id: pathSegment,
+  name: z.string().min(1).max(200),
+  created_at: isoTime,
+};
+
 export const Bundle = z
   .strictObject({
     kind: z.literal(BUNDLE_KIND),
     version: z.literal(BUNDLE_VERSION),
     exported_at: isoTime,
-    partner: z.strictObject({
-      parent_account_id: pathSegment,
-      client_id: pathSegment,
-      client_secret: clientSecret,
-      name: z.string().min(1).max(200),
-      created_at: isoTime,
-    }),
+    partner: z.strictObject({ ...bundlePartner, client_secret_hash: BundleSecretHash }),
     clock: z.strictObject({
       now: isoTime.openapi({
         description:
@@ -752,9 +770,15 @@ export const Bundle = z
   })
   .openapi('Bundle', {
     description:
-      'One partner: credentials, mapping, accounts with everything under them, completed idempotency keys, its clock, armed scenarios and journal (secrets redacted as the journal redacts them; the credentials are in clear so the bundle replays).',
+      'One partner: credentials, mapping, accounts with everything under them, completed idempotency keys, its clock, armed scenarios and journal. No secret in clear: the client secret only as a salted hash, which the importing sandbox accepts (the replay authenticates with the same client_id and client_secret); no tokens; the journal redacted as the journal is. An import also reads version 1, an earlier export: the same with the client_secret in clear instead of client_secret_hash; only its hash is kept.',
   });
 export type BundleData = z.infer<typeof Bundle>;
+
+/** Version 1, as earlier versions exported it: the partner's client_secret in clear. */
+export const BundleV1 = Bundle.extend({
+  version: z.literal(1),
+  partner: z.strictObject({ ...bundlePartner, client_secret: clientSecret }),
+});
 
 export const BundleImported = z
   .object({

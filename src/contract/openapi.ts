@@ -328,7 +328,8 @@ export function controlPlaneDocument(origin: string) {
       path: '/__sandbox/partners',
       operationId: 'createPartner',
       summary: 'Create a parent account with client credentials (missing values generated)',
-      description: 'Answers the parent account ID, client_id and client_secret, generated where not given.',
+      description:
+        'Answers the parent account ID, client_id and client_secret, generated where not given. This answer is the only place the secret is shown: the sandbox keeps it only as a salted hash (no view, report, snapshot or bundle shows it).',
       request: body(PartnerCreate),
       responses: {
         201: ok('The credentials.', PartnerCredentials),

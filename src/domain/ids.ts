@@ -21,6 +21,12 @@ export function uuidv7(now = Date.now()): string {
 /** Time-ordered account IDs for the same reason: 9 base-36 characters of time, 11 random. */
 const accountId = () => `acct_${Date.now().toString(36).padStart(9, '0')}${lowerAlnum().slice(0, 11)}`;
 
+/**
+ * A client secret of the form `ids.clientSecret()` makes: `secret_` and 40 characters of
+ * nanoid's 64-letter URL-safe alphabet from a CSPRNG (238 bits, far past any guessing).
+ */
+export const GENERATED_CLIENT_SECRET = /^secret_[A-Za-z0-9_-]{40}$/;
+
 export const ids = {
   account: accountId,
   page: () => uuidv7(),

@@ -1,10 +1,13 @@
 /**
  * OAuth 2.0 client credentials (RFC 6749 §4.4) and bearer-token verification
- * (SANDBOX.md §3). Tokens are stored hashed; secrets are compared in constant time.
+ * (SANDBOX.md §3). Tokens are stored hashed; client secrets as salted hashes, checked off
+ * the event loop and compared in constant time (domain/secrets.ts).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ids } from '../domain/ids.js';
+import { secretMatches } from '../domain/secrets.js';
 import type { Sandbox } from '../sandbox.js';
+import { secretOf } from '../store/partners.js';
 
 export const TOKEN_SCOPE = 'partnership';
 
@@ -56,7 +59,7 @@ export interface TokenRequest {
 }
 
 /** Checks a token request and its client's credentials; the principal it would be issued to. */
-export function authenticateClient(s: Sandbox, req: TokenRequest): Principal {
+export async function authenticateClient(s: Sandbox, req: TokenRequest): Promise<Principal> {
   if (!req.grant_type) throw new OAuthError('invalid_request', 'grant_type is required', 400);
   if (req.grant_type !== 'client_credentials') {
     throw new OAuthError(
@@ -75,17 +78,24 @@ export function authenticateClient(s: Sandbox, req: TokenRequest): Principal {
   if (req.scope?.split(' ').some((sc) => sc && sc !== TOKEN_SCOPE)) {
     throw new OAuthError('invalid_scope', `the only scope is "${TOKEN_SCOPE}"`, 400);
   }
-  const partner = clientMatching(s, req.client_id, req.client_secret);
+  const partner = await clientMatching(s, req.client_id, req.client_secret);
   if (!partner) throw new OAuthError('invalid_client', 'client authentication failed', 401);
   return { parent_account_id: partner.parent_account_id, client_id: partner.client_id };
 }
 
-/** The partner whose credentials these are, if any (compared in constant time). */
-export function clientMatching(s: Sandbox, clientId: string, secret: string) {
-  const partner = s.store.partners.byClient(clientId);
-  // Compare against a dummy when the client is unknown, so timing does not tell which part was wrong.
-  const ok = secretsEqual(partner?.client_secret ?? '\u0000no-such-client', secret) && partner !== undefined;
-  return ok ? partner : undefined;
+/**
+ * The partner whose credentials these are, if any. An unknown client is checked against a
+ * dummy hash, so timing does not tell which part was wrong. The hash is computed off the
+ * event loop: if the state was replaced meanwhile (a reset, a restore, a bundle import),
+ * the credentials are checked again against the new state.
+ */
+export async function clientMatching(s: Sandbox, clientId: string, secret: string) {
+  for (;;) {
+    const epoch = s.epoch;
+    const partner = s.store.partners.byClient(clientId);
+    const ok = await secretMatches(partner && secretOf(partner), secret);
+    if (s.epoch === epoch) return ok ? partner : undefined;
+  }
 }
 
 /** Issues a token to an authenticated client. */

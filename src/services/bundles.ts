@@ -8,12 +8,22 @@
 
 import type { z } from 'zod';
 import { Clock } from '../clock.js';
-import { BUNDLE_KIND, BUNDLE_VERSION, Bundle, type BundleData } from '../contract/admin.js';
+import {
+  BUNDLE_KIND,
+  BUNDLE_SECRET_ALGORITHMS,
+  BUNDLE_VERSION,
+  BUNDLE_VERSIONS_READ,
+  Bundle,
+  type BundleData,
+  BundleV1,
+} from '../contract/admin.js';
 import { ApiError, type FieldIssue, validationError } from '../contract/errors.js';
 import { routes } from '../contract/routes.js';
+import { hashSecretSync, SECRET_ALGORITHMS, type SecretAlgorithm } from '../domain/secrets.js';
 import { changeClocks, type Sandbox } from '../sandbox.js';
 import { builtIn, parseValue } from '../scenarios/catalogue.js';
 import { chaosScenarioProblem } from '../scenarios/chaos.js';
+import { secretColumns, secretOf } from '../store/partners.js';
 import { lastStatusWrite, putLastStatusWrite } from './status.js';
 
 /** Zod's issues as named fields (`accounts[0].pages[1].page_id`), unknown keys one by one. */
@@ -37,6 +47,13 @@ type BundleAccount = BundleData['accounts'][number];
 type BundlePage = BundleAccount['pages'][number];
 type BundleLayout = BundleAccount['layouts'][number];
 
+// The bundle's algorithms are those the store keeps, both ways (a compile-time check).
+const _sameAlgorithms: [SecretAlgorithm[], (typeof BUNDLE_SECRET_ALGORITHMS)[number][]] = [
+  [...BUNDLE_SECRET_ALGORITHMS],
+  [...SECRET_ALGORITHMS],
+];
+void _sameAlgorithms;
+
 export const partnerNotFound = (parent: string) =>
   new ApiError('not_found', `No partner with parent_account_id ${parent}.`);
 
@@ -58,7 +75,7 @@ export function exportBundle(s: Sandbox, parent: string): BundleData {
     partner: {
       parent_account_id: partner.parent_account_id,
       client_id: partner.client_id,
-      client_secret: partner.client_secret,
+      client_secret_hash: secretOf(partner),
       name: partner.name,
       created_at: partner.created_at,
     },
@@ -404,6 +421,23 @@ function clockPlan(s: Sandbox, exportedNow: string, realNow: number) {
 }
 
 /**
+ * A bundle of any version this sandbox reads, as the current version: version 1 (an earlier
+ * export) carries the client_secret in clear, which is hashed here and kept only so.
+ */
+function parseBundle(json: unknown): BundleData {
+  const v1 = typeof json === 'object' && json !== null && (json as { version?: unknown }).version === 1;
+  const parsed = (v1 ? BundleV1 : Bundle).safeParse(json);
+  if (!parsed.success) throw validationError(fieldsOf(parsed.error.issues));
+  if (!('client_secret' in parsed.data.partner)) return parsed.data as BundleData;
+  const { client_secret, ...partner } = parsed.data.partner;
+  return {
+    ...parsed.data,
+    version: BUNDLE_VERSION,
+    partner: { ...partner, client_secret_hash: hashSecretSync(client_secret) },
+  };
+}
+
+/**
  * Loads a bundle (already parsed JSON): validated in full first, then written in one
  * transaction; the partner's clock, armed scenarios and journal entries follow. Deadlines
  * are kept relative to the partner's clock (clockPlan); historical times (created_at,
@@ -412,18 +446,16 @@ function clockPlan(s: Sandbox, exportedNow: string, realNow: number) {
 export function importBundle(s: Sandbox, json: unknown) {
   if (json && typeof json === 'object' && !Array.isArray(json)) {
     const version = (json as Record<string, unknown>).version;
-    if (version !== BUNDLE_VERSION) {
+    if (!BUNDLE_VERSIONS_READ.includes(version as number)) {
       throw validationError([
         {
           field: 'version',
-          message: `must be ${BUNDLE_VERSION} (this sandbox reads bundle version ${BUNDLE_VERSION}; got ${JSON.stringify(version ?? null).slice(0, 40)})`,
+          message: `must be ${BUNDLE_VERSION} (this sandbox writes bundle version ${BUNDLE_VERSION} and reads versions ${BUNDLE_VERSIONS_READ.join(' and ')}; got ${JSON.stringify(version ?? null).slice(0, 40)})`,
         },
       ]);
     }
   }
-  const parsed = Bundle.safeParse(json);
-  if (!parsed.success) throw validationError(fieldsOf(parsed.error.issues));
-  const b = parsed.data;
+  const b = parseBundle(json);
   const found = problems(s, b);
   if (found.length) throw validationError(found.slice(0, 20));
 
@@ -439,7 +471,8 @@ export function importBundle(s: Sandbox, json: unknown) {
       s.store.idempotency.deleteOf(parent);
       s.store.partners.delete(parent); // its mapping, tokens and accounts cascade
     }
-    s.store.partners.insert(b.partner);
+    const { client_secret_hash, ...partner } = b.partner;
+    s.store.partners.insert({ ...partner, ...secretColumns(client_secret_hash) });
     s.store.partners.replaceMappings(parent, b.vertical_mappings);
     for (const a of b.accounts) {
       const { pages, layouts, variants, controls, last_status_write, ...account } = a;

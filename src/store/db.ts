@@ -9,16 +9,16 @@ import { userInfo } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StartupError } from '../startup-error.js';
-import { migrations } from './migrations.js';
+import { type MigrationHooks, migrations } from './migrations.js';
 
 export type Db = Database.Database;
 
-export function openDb(path: string): Db {
+export function openDb(path: string, hooks: MigrationHooks): Db {
   let db: Db | undefined;
   try {
     db = new Database(path);
     applyPragmas(db, path);
-    migrate(db);
+    migrate(db, hooks);
     probeWritable(db);
     return db;
   } catch (err) {
@@ -84,13 +84,18 @@ function applyPragmas(db: Db, path: string): void {
   }
 }
 
-export function migrate(db: Db): void {
+export function migrate(db: Db, hooks: MigrationHooks): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   for (let version = current; version < migrations.length; version++) {
     const step = migrations[version]!;
     db.transaction(() => {
-      db.exec(step);
+      if (typeof step === 'string') db.exec(step);
+      else step(db, hooks);
       db.pragma(`user_version = ${version + 1}`);
     })();
   }
+  // Under WAL the old pages stay in the main file until a checkpoint: migrated, it holds
+  // what it migrated away from (a client secret in clear, migration 4) no longer than now.
+  if (current < migrations.length && db.pragma('journal_mode', { simple: true }) === 'wal')
+    db.pragma('wal_checkpoint(TRUNCATE)');
 }

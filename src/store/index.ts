@@ -10,6 +10,7 @@ import { accountStore } from './accounts.js';
 import { controlsStore } from './controls.js';
 import { type Db, openDb } from './db.js';
 import { idempotencyStore } from './idempotency.js';
+import type { MigrationHooks } from './migrations.js';
 import { partnerStore } from './partners.js';
 
 /** Every table, children before parents (the order rows are deleted in). */
@@ -54,11 +55,11 @@ function parts(db: Db) {
   };
 }
 
-export function createStore(path: string) {
+export function createStore(path: string, hooks: MigrationHooks) {
   const memory = path === ':memory:' || path === '';
   const snapshotDir = `${path}.snapshots`;
   const store = {
-    ...parts(openDb(path)),
+    ...parts(openDb(path, hooks)),
     path,
     /** Runs fn in one synchronous transaction (no await inside: that is what makes check-then-write atomic). */
     tx<T>(fn: () => T): T {

@@ -1,5 +1,17 @@
 /** Numbered migrations: index i brings the schema from user_version i to i + 1. Append only. */
-export const migrations: readonly string[] = [
+import type { SecretHash } from '../domain/secrets.js';
+import type { Db } from './db.js';
+
+/** What a migration that rewrites data needs of the rules above the store. */
+export interface MigrationHooks {
+  /** A client secret as the store keeps it (domain/secrets.ts). */
+  hashSecret(secret: string): SecretHash;
+}
+
+/** SQL, or a step that reads and rewrites rows (run in the migration's transaction). */
+export type Migration = string | ((db: Db, hooks: MigrationHooks) => void);
+
+export const migrations: readonly Migration[] = [
   `
   CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
@@ -109,4 +121,26 @@ export const migrations: readonly string[] = [
   // in-progress reservation records when (real time) it was made, so it cannot stay stuck
   `ALTER TABLE idempotency_keys ADD COLUMN operation TEXT NOT NULL DEFAULT '';
    ALTER TABLE idempotency_keys ADD COLUMN reserved_at INTEGER NOT NULL DEFAULT 0;`,
+  // 4: no client secret in clear (SANDBOX.md §10): each partner's secret becomes a salted
+  // scrypt hash (domain/secrets.ts), and the clear column goes, overwritten on disk too
+  // (secure_delete: without it the old rows stay readable in the file's free pages)
+  (db, hooks) => {
+    const secureDelete = db.pragma('secure_delete', { simple: true });
+    db.pragma('secure_delete = ON');
+    db.exec(`ALTER TABLE partners ADD COLUMN secret_algorithm TEXT NOT NULL DEFAULT '';
+             ALTER TABLE partners ADD COLUMN secret_salt TEXT NOT NULL DEFAULT '';
+             ALTER TABLE partners ADD COLUMN secret_hash TEXT NOT NULL DEFAULT '';`);
+    const rows = db
+      .prepare<[], { parent_account_id: string; client_secret: string }>('SELECT * FROM partners')
+      .all();
+    const update = db.prepare<[string, string, string, string]>(
+      'UPDATE partners SET secret_algorithm = ?, secret_salt = ?, secret_hash = ? WHERE parent_account_id = ?',
+    );
+    for (const row of rows) {
+      const { algorithm, salt, hash } = hooks.hashSecret(row.client_secret);
+      update.run(algorithm, salt, hash, row.parent_account_id);
+    }
+    db.exec('ALTER TABLE partners DROP COLUMN client_secret');
+    db.pragma(`secure_delete = ${Number(secureDelete)}`);
+  },
 ];

@@ -1,13 +1,31 @@
 /** Partners (parent accounts with client credentials), their vertical mappings, and tokens. */
+import type { SecretHash } from '../domain/secrets.js';
 import type { Db } from './db.js';
 
+/** A partner; its client secret only as a salted hash (domain/secrets.ts), never in clear. */
 export interface PartnerRow {
   parent_account_id: string;
   client_id: string;
-  client_secret: string;
+  secret_algorithm: SecretHash['algorithm'];
+  secret_salt: string;
+  secret_hash: string;
   name: string;
   created_at: string;
 }
+
+/** The stored hash of a partner's secret, as domain/secrets.ts reads it. */
+export const secretOf = (p: PartnerRow): SecretHash => ({
+  algorithm: p.secret_algorithm,
+  salt: p.secret_salt,
+  hash: p.secret_hash,
+});
+
+/** A stored hash as the partner row's columns. */
+export const secretColumns = (h: SecretHash) => ({
+  secret_algorithm: h.algorithm,
+  secret_salt: h.salt,
+  secret_hash: h.hash,
+});
 
 export interface MappingRow {
   partner_vertical_id: number;
@@ -27,8 +45,8 @@ export interface TokenRow {
 export function partnerStore(db: Db) {
   const s = {
     insert: db.prepare<PartnerRow>(
-      `INSERT INTO partners (parent_account_id, client_id, client_secret, name, created_at)
-       VALUES (@parent_account_id, @client_id, @client_secret, @name, @created_at)`,
+      `INSERT INTO partners (parent_account_id, client_id, secret_algorithm, secret_salt, secret_hash, name, created_at)
+       VALUES (@parent_account_id, @client_id, @secret_algorithm, @secret_salt, @secret_hash, @name, @created_at)`,
     ),
     byParent: db.prepare<[string], PartnerRow>('SELECT * FROM partners WHERE parent_account_id = ?'),
     byClient: db.prepare<[string], PartnerRow>('SELECT * FROM partners WHERE client_id = ?'),
