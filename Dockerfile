@@ -1,6 +1,6 @@
 # The image partners run: `docker run -p 4010:4010 IMAGE` serves on 0.0.0.0:4010 as the
 # non-root user `node`; `-v sandbox-data:/data -e SANDBOX_DB=/data/sandbox.db` makes it
-# durable (SANDBOX.md section 9). Built with any engine, classic builder or BuildKit.
+# durable (docs/in-your-ci.md). Built with any engine, classic builder or BuildKit.
 # CI builds and runs it on every run: `npm run test:image` (test/image/image.test.ts).
 #
 # The same steps CI runs (.ci/run) and `npm start` uses: npm ci from the lockfile,

@@ -143,7 +143,7 @@ const workloads = [
     },
   },
   {
-    // Chaos on (SANDBOX.md §11) that never fails: what the draw costs every call.
+    // Chaos on (docs/chaos.md) that never fails: what the draw costs every call.
     name: 'controls GET + chaos profile rate=0',
     kind: 'read',
     target: 'chaosRate0',

@@ -1,5 +1,5 @@
 /**
- * What the command line prints once it listens (SANDBOX.md §9). The first line carries the
+ * What the command line prints once it listens (docs/in-your-ci.md). The first line carries the
  * base URL first (partners' scripts parse it); the next ones say where the API docs, the
  * dashboard and the default credentials are, for a partner who started the sandbox with npx
  * or Docker and has no README beside it.

@@ -1,6 +1,6 @@
 /**
  * The sandbox clock: real time plus an offset that the control plane can advance, and on
- * top of it one offset per partner (SANDBOX.md §10). Token expiry, the idempotency window,
+ * top of it one offset per partner (docs/parallel-tests.md). Token expiry, the idempotency window,
  * auth propagation and the timestamps the sandbox writes for a partner's call all read the
  * partner's time: `Clock.now(parent)`. Both offsets are never negative, so a partner's time
  * is never behind the global time.

@@ -1,5 +1,5 @@
 /**
- * Configuration: SANDBOX.md §2 env vars and flags, parsed once with zod. A bad value
+ * Configuration: docs/configuration.md env vars and flags, parsed once with zod. A bad value
  * stops start-up with a message naming the variable or flag.
  */
 import { readFileSync } from 'node:fs';
@@ -89,9 +89,9 @@ export const ConfigSchema = z.object({
   /** How long a request (headers and body) may take to arrive; then 408 and the connection closes. */
   requestTimeoutSeconds: int(1, 3600).default(30),
   log: z.enum(['info', 'silent']).default('info'),
-  /** A bundle file (SANDBOX.md §10) loaded at start-up. */
+  /** A bundle file (docs/parallel-tests.md) loaded at start-up. */
   seed: z.string().min(1).optional(),
-  /** A chaos profile for every partner (SANDBOX.md §11). */
+  /** A chaos profile for every partner (docs/chaos.md). */
   chaos: ChaosSpecSchema.optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
@@ -123,13 +123,13 @@ export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PAT
   --db PATH        SQLite store (env SANDBOX_DB; default :memory:; a path makes it durable)
   --fixtures DIR   partners, taxonomy, preset and pages (env SANDBOX_FIXTURES; default: the package's fixtures/)
   --scenarios DIR  extra scenario presets (env SANDBOX_SCENARIOS)
-  --seed FILE      a bundle to load at start-up (env SANDBOX_SEED; see README "Parallel tests on one sandbox")
+  --seed FILE      a bundle to load at start-up (env SANDBOX_SEED; see docs/parallel-tests.md)
   --chaos SPEC     fail a share of every partner's calls: rate=0.1,seed=42[,scenarios=server-error+rate-limited]
                    (env SANDBOX_CHAOS; see docs/chaos.md)
 The first line on stdout carries the URL served. SIGINT and SIGTERM drain and exit 0.
 Environment: ${Object.values(sources)
   .map((s) => s.env)
-  .join(', ')} (see README "Configuration").`;
+  .join(', ')} (see docs/configuration.md).`;
 
 /**
  * What the command line asks for: help, the version, or a sandbox with this configuration

@@ -1,5 +1,5 @@
 /**
- * Fixtures (SANDBOX.md §7): what the operator would set up. Validated with zod at load;
+ * Fixtures (docs/configuration.md#fixtures): what the operator would set up. Validated with zod at load;
  * a broken file stops start-up naming the file and the field.
  */
 import { readFileSync } from 'node:fs';

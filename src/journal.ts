@@ -22,7 +22,7 @@ export interface JournalFilter {
   limit?: number;
 }
 
-/** The journal's filters plus what `POST /__sandbox/requests/count` matches on (SANDBOX.md §10). */
+/** The journal's filters plus what `POST /__sandbox/requests/count` matches on (docs/parallel-tests.md). */
 export interface CountFilter extends Omit<JournalFilter, 'limit'> {
   /**
    * A request header by name (any case); with `value`, its value exactly as sent (repeated
@@ -199,7 +199,7 @@ interface Kept {
  */
 export interface JournalRecord {
   at: number;
-  /** The partner's clock at that moment (SANDBOX.md §10), when the partner is known. */
+  /** The partner's clock at that moment (docs/parallel-tests.md), when the partner is known. */
   partnerAt: number | null;
   method: string;
   url: string;
@@ -214,7 +214,7 @@ export interface JournalRecord {
   parent_account_id: string | null;
   account_id: string | null;
   scenarios_applied: string[];
-  /** The chaos failure this call met (SANDBOX.md §11), or null. */
+  /** The chaos failure this call met (docs/chaos.md), or null. */
   chaos: JournalEntry['chaos'];
   warnings: string[];
   duration_ms: number;

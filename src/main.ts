@@ -17,7 +17,7 @@ async function main() {
   if (command.kind === 'version') return void console.log(packageVersion());
   const { config, warnings } = command;
   // The handlers come first: a signal at any moment, while starting or right after the URL
-  // line, drains and exits 0 (SANDBOX.md §9). Without a handler the signal's default
+  // line, drains and exits 0 (docs/in-your-ci.md). Without a handler the signal's default
   // action kills the process, and a partner's CI sees exit 143.
   let stopping: NodeJS.Signals | undefined;
   let running: Running | undefined;
@@ -30,7 +30,7 @@ async function main() {
   process.on('SIGINT', shutdown);
   running = await startServer(config);
   if (stopping) return stop(running, stopping);
-  // The first line on stdout carries the URL first (SANDBOX.md §9), whatever the log setting;
+  // The first line on stdout carries the URL first (docs/in-your-ci.md), whatever the log setting;
   // the next ones say where the docs, the dashboard and the default credentials are.
   const where = await landmarks(running.sandbox, running.url);
   process.stdout.write(`${bannerLines(where, Boolean(config.adminToken)).join('\n')}\n`);

@@ -17,7 +17,7 @@ export interface Check {
   evidence: string[];
 }
 
-/** How the client met what chaos injected (SANDBOX.md §11), for one scenario. */
+/** How the client met what chaos injected (docs/chaos.md), for one scenario. */
 export interface Resilience {
   scenario: string;
   injected: number;
@@ -105,7 +105,7 @@ function registeredIdempotently(log: Parsed[]): Check {
 function propagationRetries(log: Parsed[]): Check {
   const passes: string[] = [];
   const failures: string[] = [];
-  // A chaos 401/403 is one call's failure, not the window (SANDBOX.md §11): the resilience part grades it.
+  // A chaos 401/403 is one call's failure, not the window (docs/chaos.md): the resilience part grades it.
   const accounts = new Set(
     log.filter((e) => code(e) === 'auth_propagation_pending' && !e.chaos).map((e) => e.account_id),
   );

@@ -32,7 +32,7 @@ export interface Sandbox {
   fixtures: Fixtures;
   presets: Map<string, Preset>;
   armed: ArmedRegistry;
-  /** Chaos profiles and each partner's place in their sequence (SANDBOX.md §11). */
+  /** Chaos profiles and each partner's place in their sequence (docs/chaos.md). */
   chaos: ChaosRegistry;
   journal: Journal;
   log: Logger;
@@ -40,12 +40,12 @@ export interface Sandbox {
   diagnostics: Diagnostics;
   /** Whether the store takes writes (a full disk answers 503 store_not_writable; health shows it). */
   storeHealth: StoreHealth;
-  /** Saved states of the whole sandbox, by name (SANDBOX.md §10). */
+  /** Saved states of the whole sandbox, by name (docs/parallel-tests.md). */
   snapshots: Snapshots;
   /**
    * Bumped by every reset, partner reset, restore and bundle import. A request that awaited
    * across one asks `wipedSince` whether its own state went; if so it starts over against
-   * the new state, so it never mixes the two (SANDBOX.md §10).
+   * the new state, so it never mixes the two (docs/parallel-tests.md).
    */
   epoch: number;
   /** Whether, since `epoch`, the whole state or this partner's state was replaced. */
@@ -53,7 +53,7 @@ export interface Sandbox {
   /** Marks that the whole state (no parent) or one partner's state is being replaced now. */
   markWiped(parent?: string): void;
   reset(): void;
-  /** Wipes one partner (SANDBOX.md §10): its credentials, mapping and tokens stay. */
+  /** Wipes one partner (docs/parallel-tests.md): its credentials, mapping and tokens stay. */
   resetPartner(parent: string): void;
   /** Reads the clocks again from the store (after a restore). */
   loadClock(): void;

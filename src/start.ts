@@ -1,5 +1,5 @@
 /**
- * startSandbox() (SANDBOX.md §9): a sandbox in this process, for a test runner's global
+ * startSandbox() (docs/in-your-ci.md): a sandbox in this process, for a test runner's global
  * setup. Port 0 (a free one) and an in-memory store by default, so several can run in one
  * process, each with its own state. Options are validated; a bad one rejects naming it.
  */
@@ -44,7 +44,7 @@ export interface SandboxOptions {
   /** 422 instead of a replay when a stored Idempotency-Key comes with another payload. */
   strictIdempotency?: boolean;
   /**
-   * A chaos profile for every partner (SANDBOX.md §11), as SANDBOX_CHAOS spells it:
+   * A chaos profile for every partner (docs/chaos.md), as SANDBOX_CHAOS spells it:
    * `rate=0.1,seed=42`, optionally `,scenarios=server-error+rate-limited`.
    */
   chaos?: string;

@@ -1,5 +1,5 @@
 /**
- * The control plane (SANDBOX.md §6): plain JSON, errors in the envelope; health, reset,
+ * The control plane (docs/control-plane.md): plain JSON, errors in the envelope; health, reset,
  * partners, vertical mappings, the account view, variants, clock, journal, scenarios,
  * and the admin token.
  */

@@ -1,5 +1,5 @@
 /**
- * SANDBOX.md §3 (authentication) and spec §5: the token endpoint, bearer checks on
+ * docs/api.md#authentication (authentication) and spec §5: the token endpoint, bearer checks on
  * partnership calls, token expiry on the sandbox clock, the parent-account header, and
  * tenant isolation between parent accounts.
  */

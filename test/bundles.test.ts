@@ -1,5 +1,5 @@
 /**
- * Bundles (SANDBOX.md §10, issue 15 item 5): one partner out as one JSON file, into
+ * Bundles (docs/parallel-tests.md, issue 15 item 5): one partner out as one JSON file, into
  * another sandbox; a round trip is equal apart from the export time and the clock, its
  * deadlines the same distance from the partner's clock whenever and wherever it is loaded;
  * a broken, hostile or foreign file is a 400 (or 413) naming the field, and nothing is
@@ -227,7 +227,7 @@ describe('bundle round trip', () => {
   });
 });
 
-describe('the client secret travels only as a salted hash (SANDBOX.md §10)', () => {
+describe('the client secret travels only as a salted hash (docs/parallel-tests.md)', () => {
   /** A secret a person chose, with characters that HTTP Basic must form-encode (RFC 6749 §2.3.1). */
   const SECRET = 'CI job secret: p@ss+w%rd/42';
   const form = (v: string) => encodeURIComponent(v).replace(/%20/g, '+');

@@ -1,5 +1,5 @@
 /**
- * Chaos is convergent (SANDBOX.md §11): with every call failing (rate 1), a client that
+ * Chaos is convergent (docs/chaos.md): with every call failing (rate 1), a client that
  * follows the spec's advice and retries each failed call once (after Retry-After, on a new
  * connection after a reset) completes the whole partner flow, for ten seeds. Over a real
  * listening server: the reset drill needs a socket.

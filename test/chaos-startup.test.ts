@@ -1,5 +1,5 @@
 /**
- * SANDBOX_CHAOS / --chaos / startSandbox({chaos}) (SANDBOX.md §11): a profile for every
+ * SANDBOX_CHAOS / --chaos / startSandbox({chaos}) (docs/chaos.md): a profile for every
  * partner at start-up; a bad one stops start-up with exit 2 and one line naming the setting.
  * The built command line is started as a real process, as test/cli.test.ts does.
  */

@@ -1,5 +1,5 @@
 /**
- * Chaos profiles (SANDBOX.md §11, issue 22), in process: the control plane's PUT/GET/DELETE
+ * Chaos profiles (docs/chaos.md, issue 22), in process: the control plane's PUT/GET/DELETE
  * and each 400, reproducibility (the same seed and calls fail the same way, whatever the
  * partner's name or another partner's traffic), only where a scenario applies, never with a
  * header or armed scenario, never the control plane, the evidence (headers, journal,

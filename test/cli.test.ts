@@ -2,7 +2,7 @@
  * The built command line (`node dist/main.js`, the package's bin) as a process:
  * - start-up failures a user can fix stop it with one line on stderr naming the setting
  *   and the cause, exit code 2, no stack trace (a store path that cannot be opened also
- *   names SANDBOX_DB, the path and the user: SANDBOX.md §9);
+ *   names SANDBOX_DB, the path and the user: docs/in-your-ci.md);
  * - SIGTERM with stalled clients: idle and stalled sockets are closed, the request in
  *   flight finishes with 200, the store is closed cleanly, exit 0, well before 10 s.
  */

@@ -1,5 +1,5 @@
 /**
- * The control-plane client (SANDBOX.md §9) against a listening sandbox (startSandbox, port
+ * The control-plane client (docs/in-your-ci.md) against a listening sandbox (startSandbox, port
  * 0): every method once, with the answer checked against what the control plane did,
  * and its failures (404, 400, 401 with an admin token) as ControlPlaneError carrying the
  * status and the parsed body.
@@ -152,7 +152,7 @@ describe('control-plane client: every method', () => {
     const { control } = sandbox;
     const catalogue = await control.scenarios.list();
     expect(catalogue.built_ins.map((b) => b.name)).toContain('server-error');
-    // The token first: a drill armed for the parent applies to its token grants too (SANDBOX.md §5).
+    // The token first: a drill armed for the parent applies to its token grants too (docs/fault-injection.md).
     const bearer = await token(sandbox.url, DEMO.clientId, DEMO.clientSecret);
     const { armed } = await control.scenarios.arm({
       scenario: 'server-error',

@@ -1,5 +1,5 @@
 /**
- * Marketplace controls (spec §2.4, §2.5, §4 rules 2-5, §7; SANDBOX.md §4, §8), through HTTP.
+ * Marketplace controls (spec §2.4, §2.5, §4 rules 2-5, §7; docs/api.md#idempotency, docs/where-the-spec-is-silent.md), through HTTP.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -340,7 +340,7 @@ describe('controls PUT: taxonomy translation (spec §4 rule 2, §7)', () => {
   });
 });
 
-describe('controls PUT: contentHash (spec §4 rule 3, SANDBOX.md §8)', () => {
+describe('controls PUT: contentHash (spec §4 rule 3, docs/where-the-spec-is-silent.md)', () => {
   it('contentHash: null is accepted on the first write to a fresh account', async () => {
     const { read, put } = await setup();
     const data = expectOk(await put({ blockedVerticals: [pair(10, 1001)], domains: [], contentHash: null }));

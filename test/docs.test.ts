@@ -83,6 +83,24 @@ describe('links in README.md and docs/', () => {
     expect(problems).toEqual([]);
   });
 
+  it('no source file under src/ cites a file outside the repository or an issue number (comments cite docs/ pages)', () => {
+    const problems: string[] = [];
+    const walk = (dir: string): string[] =>
+      readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? walk(`${dir}/${e.name}`) : /\.tsx?$/.test(e.name) ? [`${dir}/${e.name}`] : [],
+      );
+    for (const file of walk('src')) {
+      read(file)
+        .split('\n')
+        .forEach((text, i) => {
+          if (/SANDBOX\.md|shared\/spec|partnership-accounts-api\.md|\bissues? \d+|README "/i.test(text)) {
+            problems.push(`${file}:${i + 1}: ${text.trim()}`);
+          }
+        });
+    }
+    expect(problems).toEqual([]);
+  });
+
   it("the README shows the example's global setup as it is (also checked on the packed README)", () => {
     const example = read('examples/node-vitest/global-setup.ts').trimEnd();
     expect(read('README.md')).toContain(example);

@@ -124,7 +124,7 @@ describe('envelope: request body errors', () => {
     expect(await demoAccounts(h)).toEqual([]);
   });
 
-  it('envelope: application/*+json and parameters are JSON too (README "JSON media types on writes")', async () => {
+  it('envelope: application/*+json and parameters are JSON too (docs/where-the-spec-is-silent.md)', async () => {
     const h = createHarness();
     const partner = await h.client();
     for (const type of ['application/json; charset=utf-8', 'application/vnd.partner.v2+json']) {
@@ -137,7 +137,7 @@ describe('envelope: request body errors', () => {
     expect(await demoAccounts(h)).toHaveLength(2);
   });
 
-  it('envelope: the body limit is checked after authentication and the media type (README "Order of checks")', async () => {
+  it('envelope: the body limit is checked after authentication and the media type (docs/where-the-spec-is-silent.md)', async () => {
     const h = createHarness();
     const partner = await h.client();
     const raw = JSON.stringify(registerBody({ brand: 'x'.repeat(256 * 1024 + 1) }));

@@ -122,7 +122,7 @@ describe('examples/python', () => {
 });
 
 describe('connection-reset is a TCP reset', () => {
-  it('a plain Node client sees ECONNRESET, not a clean close (SANDBOX.md §5)', async () => {
+  it('a plain Node client sees ECONNRESET, not a clean close (docs/fault-injection.md)', async () => {
     const grant = await fetch(`${server.url}/oauth/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },

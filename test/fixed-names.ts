@@ -1,5 +1,6 @@
 /**
- * Names fixed by shared/SANDBOX.md, written out here from the document (not imported from
+ * Names fixed for partners (docs/control-plane.md, docs/fault-injection.md,
+ * docs/configuration.md), written out here from the documents (not imported from
  * src/) so that a catalogue drifting from the contract fails the tests.
  */
 export const BUILT_IN_NAMES = [

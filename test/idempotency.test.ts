@@ -1,6 +1,6 @@
 /**
  * Idempotency keys on controls PUT, status PUT and layout PATCH (spec §4 rule 4, §8;
- * SANDBOX.md §4, §8), through HTTP.
+ * docs/api.md#idempotency, docs/where-the-spec-is-silent.md), through HTTP.
  */
 import { describe, expect, it, vi } from 'vitest';
 import {
@@ -71,7 +71,7 @@ async function setup(overrides: Parameters<typeof createHarness>[0] = {}) {
   return { h, partner, accountId, read, detail };
 }
 
-describe('idempotency: replay (spec §4 rule 4, SANDBOX.md §4)', () => {
+describe('idempotency: replay (spec §4 rule 4, docs/api.md#idempotency)', () => {
   it('same key, same payload: executes once; the retry replays the identical body (request_id included) with Idempotent-Replayed: true', async () => {
     const { partner, accountId, read, detail } = await setup();
     const k = freshKey();
@@ -127,7 +127,7 @@ describe('idempotency: replay (spec §4 rule 4, SANDBOX.md §4)', () => {
   });
 });
 
-describe('idempotency: what is not stored (SANDBOX.md §4)', () => {
+describe('idempotency: what is not stored (docs/api.md#idempotency)', () => {
   it('key reuse after a 409 stale-hash rejection: the same key with the new payload executes (200, not replayed)', async () => {
     const { partner, accountId, read } = await setup();
     expectExecuted(await partner.put(CONTROLS(accountId), BODY_A));
@@ -191,7 +191,7 @@ describe('idempotency: a key that is not one key', () => {
   });
 });
 
-describe('idempotency: window and scope (spec §8, SANDBOX.md §4)', () => {
+describe('idempotency: window and scope (spec §8, docs/api.md#idempotency)', () => {
   it('key expiry: after the clock advances 24 h (86400 s) the same key executes again', async () => {
     const { h, partner, accountId } = await setup();
     const k = freshKey();
@@ -251,7 +251,7 @@ describe('idempotency: window and scope (spec §8, SANDBOX.md §4)', () => {
   });
 });
 
-describe('idempotency: a key belongs to its operation (SANDBOX.md §4)', () => {
+describe('idempotency: a key belongs to its operation (docs/api.md#idempotency)', () => {
   for (const strictIdempotency of [false, true]) {
     it(`${strictIdempotency ? 'strict' : 'default'} mode: a key used on a status PUT, reused on a controls PUT or on another account's status PUT, is 422 naming where it was first used, and nothing executes`, async () => {
       const { partner, accountId, read } = await setup({ strictIdempotency });
@@ -332,7 +332,7 @@ describe('idempotency: a key belongs to its operation (SANDBOX.md §4)', () => {
   });
 });
 
-describe('idempotency: strict mode (SANDBOX.md §4)', () => {
+describe('idempotency: strict mode (docs/api.md#idempotency)', () => {
   it('strict mode compares canonical JSON: the same body with its keys in another order replays', async () => {
     const { partner, accountId } = await setup({ strictIdempotency: true });
     const k = freshKey();

@@ -1,5 +1,5 @@
 /**
- * The control-plane client's methods for SANDBOX.md §10 against a listening sandbox
+ * The control-plane client's methods for docs/parallel-tests.md against a listening sandbox
  * (startSandbox, port 0): partners.reset, partners.clock, snapshots, requests.count and
  * bundles, each checked against what the sandbox did; failures as ControlPlaneError.
  */

@@ -1,5 +1,5 @@
 /**
- * README "Parallel tests on one sandbox": the two example test files
+ * docs/parallel-tests.md: the two example test files
  * (examples/parallel-tests) run at once, in their own vitest, against one live sandbox.
  * One advances its partner clock by 25 h and resets its partner; the other, polling
  * meanwhile, sees its account, token and clock unaffected.

@@ -1,5 +1,5 @@
 /**
- * Test isolation (SANDBOX.md §10, issue 15): a partner is a full tenant. Its reset and its
+ * Test isolation (docs/parallel-tests.md, issue 15): a partner is a full tenant. Its reset and its
  * clock leave every other partner's accounts, keys, tokens, journal and clock intact; its
  * own credentials, mapping and tokens survive its reset; its clock is honoured wherever a
  * call of its reads time; "this call was made N times" is the journal's filtered length.

@@ -1,5 +1,5 @@
 /**
- * The request journal (SANDBOX.md §6 GET/DELETE /__sandbox/requests) and the coaching
+ * The request journal (docs/control-plane.md GET/DELETE /__sandbox/requests) and the coaching
  * warnings (X-Sandbox-Warning, also kept in the journal entry): what is journaled, what
  * is redacted, the filters, the bound, and each warning.
  */

@@ -1,5 +1,5 @@
 /**
- * The documented limits (README "Limits"), each answered cleanly: body size 413 in the
+ * The documented limits (docs/guarantees-and-limits.md#limits), each answered cleanly: body size 413 in the
  * envelope, list caps 400 naming the field, header size 431 from Node's parser; the
  * process keeps serving.
  */

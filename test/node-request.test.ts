@@ -217,7 +217,7 @@ describe('connection-reset over a socket', () => {
   });
 });
 
-describe('connection-reset is a TCP reset (RST), not a clean close (SANDBOX.md §5)', () => {
+describe('connection-reset is a TCP reset (RST), not a clean close (docs/fault-injection.md)', () => {
   it('a raw socket sees ECONNRESET, on a partnership call and on the token endpoint', async () => {
     const url = new URL(running.url);
     const raw = (request: string) =>

@@ -372,7 +372,7 @@ describe('generator friction (issue 14 A7)', () => {
 });
 
 describe('GET /__sandbox/openapi.json', () => {
-  it('is a valid OpenAPI 3.1 document of the control plane routes of SANDBOX.md §6 and §10', async () => {
+  it('is a valid OpenAPI 3.1 document of the control plane routes of docs/control-plane.md and docs/parallel-tests.md', async () => {
     const { control } = await documents();
     const result = await new Validator().validate(control);
     expect(result.errors ?? []).toEqual([]);

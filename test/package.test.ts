@@ -1,5 +1,5 @@
 /**
- * The npm package `partnership-sandbox` (SANDBOX.md §9) as a partner gets it: `npm pack`,
+ * The npm package `partnership-sandbox` (docs/in-your-ci.md) as a partner gets it: `npm pack`,
  * installed from the tarball into a fresh project, then used there: the bin through npx,
  * the types in a strict TypeScript project, a vitest project whose globalSetup calls
  * startSandbox() (examples/node-vitest, the README's example), and two sandboxes in one

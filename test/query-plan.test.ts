@@ -236,7 +236,7 @@ const cold: Record<string, (s: Store) => unknown> = {
   'idempotency count': (s) => s.idempotency.count(),
   'meta get': (s) => s.meta.get('seeded'),
   'meta set': (s) => s.meta.set('bench', '1'),
-  // Test isolation (SANDBOX.md §10): partner reset, partner clocks, bundles
+  // Test isolation (docs/parallel-tests.md): partner reset, partner clocks, bundles
   'meta delete': (s) => s.meta.delete('bench'),
   'meta by prefix (partner clocks)': (s) => s.meta.prefixed('clock_offset_ms:'),
   'partner delete (bundle import)': (s) => s.partners.delete('pa_none'),

@@ -149,7 +149,7 @@ describe('endpoint 2: register response and pages', () => {
     }
     const ids = data.pages.flatMap((p: { page_id: string; layout_id: string }) => [p.page_id, p.layout_id]);
     expect(new Set(ids).size).toBe(ids.length);
-    // Time-ordered (README "Where the spec is silent"): RFC 9562 version 7, variant 10,
+    // Time-ordered (docs/where-the-spec-is-silent.md): RFC 9562 version 7, variant 10,
     // the first 48 bits the creation time in Unix ms.
     for (const id of ids) {
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

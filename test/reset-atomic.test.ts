@@ -1,5 +1,5 @@
 /**
- * A reset is atomic with respect to requests (SANDBOX.md §10, issue 14 B6): a request in
+ * A reset is atomic with respect to requests (docs/parallel-tests.md, issue 14 B6): a request in
  * flight when the control plane resets sees the state before the reset or after it,
  * never a mix, and never answers 500. Requests are held in flight by the latency
  * scenario (they await inside the pipeline, which is where a reset can fall).

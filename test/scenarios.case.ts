@@ -2,7 +2,7 @@
  * A shared per-endpoint scenario suite (in the manner of Hono's common.case.test.ts):
  * `scenarioCases(name, options)` registers one `it` per partnership endpoint, each
  * sending one valid request for that endpoint with `X-Sandbox-Scenario`, and checks
- * either the scenario's effect (endpoints where SANDBOX.md §5 says it applies) or a
+ * either the scenario's effect (endpoints where docs/fault-injection.md says it applies) or a
  * normal success without `X-Sandbox-Scenario-Applied` (everywhere else).
  *
  * Every request goes through HTTP: through `app.request()` of a fresh harness, or
@@ -28,7 +28,7 @@ import {
 export const SCENARIO = 'X-Sandbox-Scenario';
 export const APPLIED = 'x-sandbox-scenario-applied';
 
-/** The seven partnership endpoints, named as in SANDBOX.md §5's "applies to". */
+/** The seven partnership endpoints, named as in docs/fault-injection.md's "applies to". */
 export const ENDPOINT_NAMES = [
   'mappings.get',
   'register',
@@ -270,7 +270,7 @@ export type EffectCheck = (o: Outcome) => void | Promise<void>;
 export interface ScenarioCaseOptions {
   /** The `X-Sandbox-Scenario` value, e.g. `server-error=502` (default: the scenario name). */
   header?: string;
-  /** The endpoints the scenario applies to (SANDBOX.md §5), each with its effect check. */
+  /** The endpoints the scenario applies to (docs/fault-injection.md), each with its effect check. */
   applies: Partial<Record<EndpointName, EffectCheck>>;
   /** `server` sends through a real socket (startServer on port 0); default `app.request()`. */
   transport?: 'app' | 'server';

@@ -1,5 +1,5 @@
 /**
- * Fault injection (SANDBOX.md §5): every built-in scenario on every endpoint (through the
+ * Fault injection (docs/fault-injection.md): every built-in scenario on every endpoint (through the
  * shared suite in scenarios.case.ts), the auth-propagation window as a real client meets
  * it, stale-content-hash recovery, unseeded mappings, bad names and values, precedence of
  * header over armed and account over parent, `times` counting, and presets.
@@ -39,7 +39,7 @@ import {
 
 type Partner = Awaited<ReturnType<Harness['client']>>;
 
-/** SANDBOX.md §5: the fixed built-in names. */
+/** docs/fault-injection.md: the fixed built-in names. */
 const PRESET_NAMES = ['flaky-network', 'slow-onboarding', 'support-ticket-day', 'throttled'];
 
 const CONTROLS_BODY = (contentHash: string | null, domain = 'shop.example.com') => ({
@@ -534,7 +534,7 @@ describe('scenario names and values', () => {
     expect(body.error.details.fields).toEqual([
       { field: 'value', message: expect.stringContaining('one of 500, 502, 503') },
     ]);
-    // "a string of digits is accepted too" (SANDBOX.md §6): digits only, no blank around them.
+    // "a string of digits is accepted too" (docs/control-plane.md): digits only, no blank around them.
     for (const value of [' 1', '1 ', '', '1.5', '-1']) {
       const armed = await h.request('PUT', '/__sandbox/scenarios', {
         body: { scenario: 'rate-limited', value, parent_account_id: DEMO.parent },
@@ -769,7 +769,7 @@ describe('presets', () => {
     expect(byName['auth-propagation']!.value).toContain('default 90');
     expect(byName.latency!.value).toContain('milliseconds');
     expect(byName['server-error']!.value).toContain('500, 502, 503');
-    // SANDBOX.md §5: latency, server-error, rate-limited and connection-reset apply to the
+    // docs/fault-injection.md: latency, server-error, rate-limited and connection-reset apply to the
     // token endpoint too; token-expired does not.
     for (const name of ['latency', 'server-error', 'rate-limited', 'connection-reset']) {
       expect(byName[name]!.applies_to, name).toHaveLength(8);

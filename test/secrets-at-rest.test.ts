@@ -1,5 +1,5 @@
 /**
- * Client secrets at rest (SANDBOX.md §10, issue 25 item 1): a durable store made by an
+ * Client secrets at rest (docs/parallel-tests.md, issue 25 item 1): a durable store made by an
  * earlier version (user_version 3, the secret in clear) is migrated on start-up. Its
  * partners, the fixtures' documented ones included, keep their credentials through HTTP,
  * and the store file holds no secret in clear afterwards.

@@ -1,5 +1,5 @@
 /**
- * Snapshots (SANDBOX.md §10, issue 15 item 3): save, list, restore, delete through HTTP;
+ * Snapshots (docs/parallel-tests.md, issue 15 item 3): save, list, restore, delete through HTTP;
  * a restore puts back the store, the clocks, the armed scenarios and the journal, and is
  * atomic with respect to requests: a request in flight sees the state before it or after
  * it, and nothing acknowledged after the restore is lost.

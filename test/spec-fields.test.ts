@@ -1,5 +1,5 @@
 /**
- * SANDBOX.md §8: the partnership API's answers carry exactly the fields of the spec's
+ * docs/where-the-spec-is-silent.md: the partnership API's answers carry exactly the fields of the spec's
  * tables (spec §1 envelope, §2.1-2.6), plus the envelope's `dry_run` (only when
  * dry_run=true was sent) and the error object the spec leaves open ({code, details?}).
  * A client decoding strictly from the spec (a Go decoder with DisallowUnknownFields)
@@ -80,7 +80,7 @@ const StatusData = obj({ account_id: S, status: S, variants: [obj({ page_id: S, 
 const LayoutData = obj({ layout_id: S, page_id: S, surface: S, layout_type: S });
 /** The error object the spec leaves open: {code, details?}. */
 const ErrorObject = obj({ code: S }, { details: 'any' });
-/** SANDBOX.md §3: the token answer and RFC 6749 §5.2 errors. */
+/** docs/api.md#authentication: the token answer and RFC 6749 §5.2 errors. */
 const TokenAnswer = obj({ access_token: S, token_type: S, expires_in: S, scope: S });
 const OAuthError = obj({ error: S, error_description: S });
 
@@ -116,7 +116,7 @@ const controlsBody = (contentHash: string | null) => ({
   contentHash,
 });
 
-describe('answers carry the spec fields only (SANDBOX.md §8)', () => {
+describe('answers carry the spec fields only (docs/where-the-spec-is-silent.md)', () => {
   it('endpoints 1-7 and the token endpoint, on success', async () => {
     const { h, partner, registered, accountId, layoutId, controls, hash } = await setup();
     expectSpecFields('register', registered, success(RegisterData), 200);

@@ -46,7 +46,7 @@ describe('configuration', () => {
     expect(config.adminToken).toBeUndefined();
   });
 
-  it('reads the env vars of SANDBOX.md §2', () => {
+  it('reads the env vars of docs/configuration.md', () => {
     const config = loadConfig([], {
       PORT: '5000',
       HOST: '0.0.0.0',

@@ -1,5 +1,5 @@
 /**
- * Partnership status (spec §2.6, §3, §4 rules 6-7; SANDBOX.md §5 status-partial-failure, §8):
+ * Partnership status (spec §2.6, §3, §4 rules 6-7; docs/fault-injection.md status-partial-failure, docs/where-the-spec-is-silent.md):
  * the aggregate derived from non-archived variants, the cascading PUT, dry runs,
  * idempotency, the partial-failure drill and the 405 on PATCH.
  */
@@ -372,7 +372,7 @@ describe('status PUT (endpoint 5, rule 6)', () => {
   });
 });
 
-describe('status-partial-failure scenario (SANDBOX.md §5)', () => {
+describe('status-partial-failure scenario (docs/fault-injection.md)', () => {
   /** The spec fields of a variant (spec §2.6), for comparing answers with the control plane. */
   const specView = (v: { page_id: string; name: string; status?: string; enabled?: boolean }) => ({
     page_id: v.page_id,

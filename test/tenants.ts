@@ -1,5 +1,5 @@
 /**
- * Test tenants (SANDBOX.md §10): a partner of its own, created and seeded through the
+ * Test tenants (docs/parallel-tests.md): a partner of its own, created and seeded through the
  * control plane, with a client bound to a token of its own.
  */
 import type { Harness } from './harness.js';

@@ -1,6 +1,6 @@
 /**
  * The token endpoint beyond the happy grant (issue 14 A4, A9, A10, B13, B15; issue 18
- * item 5): scenarios apply there with RFC 6749 bodies (SANDBOX.md §5), the Basic
+ * item 5): scenarios apply there with RFC 6749 bodies (docs/fault-injection.md), the Basic
  * challenge only for Basic, duplicate parameters, oversized bodies, Basic credentials sent
  * without the form-encoding, and the RFC 8414 metadata OAuth libraries discover it by.
  */
@@ -36,7 +36,7 @@ async function arm(h: Harness, body: Record<string, unknown>) {
   expect(res.status, res.text).toBe(200);
 }
 
-describe('scenarios on POST /oauth/token (SANDBOX.md §5)', () => {
+describe('scenarios on POST /oauth/token (docs/fault-injection.md)', () => {
   const cases: [string, number, string][] = [
     ['server-error=500', 500, 'server_error'],
     ['server-error=502', 502, 'server_error'],

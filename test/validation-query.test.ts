@@ -1,5 +1,5 @@
 /**
- * Query parameters (README "Where the spec is silent"): every partnership endpoint
+ * Query parameters (docs/where-the-spec-is-silent.md): every partnership endpoint
  * rejects a parameter it does not document with a 400 naming it, as it does unknown body
  * fields, with a hint for a near miss of one it documents. Ignoring `?dryRun=true` made
  * a "dry run" write for real and clear a merchant's blocks. `dry_run` itself takes only

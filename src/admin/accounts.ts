@@ -1,4 +1,4 @@
-/** Accounts and variants on the control plane (SANDBOX.md §6): the internal view, variant edits. */
+/** Accounts and variants on the control plane (docs/control-plane.md): the internal view, variant edits. */
 
 import type { z } from '@hono/zod-openapi';
 import { Hono } from 'hono';

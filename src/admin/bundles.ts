@@ -1,4 +1,4 @@
-/** Bundles on the control plane (SANDBOX.md §10): one partner out, one partner in. */
+/** Bundles on the control plane (docs/parallel-tests.md): one partner out, one partner in. */
 import { Hono } from 'hono';
 import { BUNDLE_LIMIT_BYTES } from '../contract/admin.js';
 import type { AppEnv } from '../http/env.js';

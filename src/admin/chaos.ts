@@ -1,4 +1,4 @@
-/** Chaos profiles on the control plane (SANDBOX.md §11): set, read, end. */
+/** Chaos profiles on the control plane (docs/chaos.md): set, read, end. */
 import { Hono } from 'hono';
 import type { z } from 'zod';
 import { ChaosEndQuery, type ChaosProfileView, ChaosRequest } from '../contract/admin.js';

@@ -1,5 +1,5 @@
 /**
- * The clocks on the control plane: the global sandbox clock (SANDBOX.md §6), which moves
+ * The clocks on the control plane: the global sandbox clock (docs/control-plane.md), which moves
  * every partner, and one partner's own offset on top of it (§10).
  */
 import { Hono } from 'hono';

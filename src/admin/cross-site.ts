@@ -1,5 +1,6 @@
 /**
- * The control plane refuses browser requests from any other origin (issue 14 B14). With no
+ * The control plane refuses browser requests from any other origin (docs/where-the-spec-is-silent.md,
+ * "Browser requests to the control plane"). With no
  * admin token, a web page a developer visits could otherwise `POST /__sandbox/reset` (a
  * `text/plain` form or fetch needs no preflight) or read the journal; a page served from
  * another port of localhost is another origin too (the same site), and must not either.

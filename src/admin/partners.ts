@@ -1,4 +1,4 @@
-/** Partners on the control plane (SANDBOX.md §6, §10): list, create, mappings, partner reset. */
+/** Partners on the control plane (docs/control-plane.md, docs/parallel-tests.md): list, create, mappings, partner reset. */
 import { Hono } from 'hono';
 import { MappingSeed, PartnerCreate } from '../contract/admin.js';
 import { validationError } from '../contract/errors.js';
@@ -48,7 +48,7 @@ export function partnerRoutes(s: Sandbox) {
       }
     };
     refuseTaken();
-    // Kept only as a salted hash (SANDBOX.md §10): this answer is the one place it is shown.
+    // Kept only as a salted hash (docs/parallel-tests.md): this answer is the one place it is shown.
     const secret = await hashSecret(client_secret);
     refuseTaken(); // again: another create may have come while it was hashed
     const partner = {
@@ -88,7 +88,7 @@ export function partnerRoutes(s: Sandbox) {
     return c.json({ vertical_mappings: [] });
   });
 
-  // SANDBOX.md §10: everything of this partner goes but its credentials, mapping and tokens.
+  // docs/parallel-tests.md: everything of this partner goes but its credentials, mapping and tokens.
   api.post('/__sandbox/partners/:parent/reset', (c) => {
     const parent = c.req.param('parent');
     partnerOr404(s, parent);

@@ -1,4 +1,4 @@
-/** The request journal on the control plane (SANDBOX.md §6, §10): list, clear, count. */
+/** The request journal on the control plane (docs/control-plane.md, docs/parallel-tests.md): list, clear, count. */
 import { Hono } from 'hono';
 import { CountRequest, JournalQuery } from '../contract/admin.js';
 import { validationError } from '../contract/errors.js';

@@ -1,5 +1,5 @@
 /**
- * The control plane (SANDBOX.md §6, §10): plain JSON in and out. Protected by
+ * The control plane (docs/control-plane.md, docs/parallel-tests.md): plain JSON in and out. Protected by
  * `Authorization: Bearer $SANDBOX_ADMIN_TOKEN` when that is set (health stays open).
  * Errors use the same error envelope as the partnership API. This file holds the guard,
  * health, the global reset and the report, and mounts one module per resource.

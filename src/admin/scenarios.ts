@@ -1,4 +1,4 @@
-/** The scenario catalogue and arming on the control plane (SANDBOX.md §5, §6). */
+/** The scenario catalogue and arming on the control plane (docs/fault-injection.md, docs/control-plane.md). */
 import { Hono } from 'hono';
 import { ArmRequest } from '../contract/admin.js';
 import { ApiError, validationError } from '../contract/errors.js';

@@ -1,4 +1,4 @@
-/** Snapshots on the control plane (SANDBOX.md §10): save, list, restore, delete. */
+/** Snapshots on the control plane (docs/parallel-tests.md): save, list, restore, delete. */
 import { Hono } from 'hono';
 import { SnapshotSave } from '../contract/admin.js';
 import type { AppEnv } from '../http/env.js';

@@ -1,7 +1,7 @@
 /**
  * POST /oauth/token: the client-credentials grant (RFC 6749 §4.4). Form-encoded or JSON
  * body, or HTTP Basic client authentication; errors in RFC 6749 §5.2 bodies, because
- * OAuth client libraries parse those, injected faults included (SANDBOX.md §5). Also the
+ * OAuth client libraries parse those, injected faults included (docs/fault-injection.md). Also the
  * authorization-server metadata (RFC 8414) that OAuth libraries discover it by.
  *
  * Order: scenario header (400) → body (413) → parameters (400) → client authentication

@@ -1,5 +1,5 @@
 /**
- * The control-plane client (SANDBOX.md §9): typed methods over the `/__sandbox` routes
+ * The control-plane client (docs/in-your-ci.md): typed methods over the `/__sandbox` routes
  * of §6, for any running sandbox (startSandbox(), `npx partnership-sandbox`, the image).
  * Request and answer types come from the zod schemas that validate the control plane
  * (contract/admin.ts): z.input for what is sent, z.output for what comes back. Global
@@ -52,7 +52,7 @@ export type VerticalMappingInput = z.input<typeof MappingSeed>['vertical_mapping
 export type VariantCreateInput = z.input<typeof VariantCreate>;
 export type VariantPatchInput = z.input<typeof VariantPatch>;
 export type ArmInput = z.input<typeof ArmRequest>;
-/** A chaos profile to set: `{rate, seed, scenarios?, parent_account_id?}` (SANDBOX.md §11). */
+/** A chaos profile to set: `{rate, seed, scenarios?, parent_account_id?}` (docs/chaos.md). */
 export type ChaosProfileInput = z.input<typeof ChaosRequest>;
 export type JournalFiltersInput = z.input<typeof JournalFilters>;
 export type CountFilterInput = z.input<typeof CountRequest>;

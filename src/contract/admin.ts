@@ -1,5 +1,5 @@
 /**
- * The control plane (SANDBOX.md §6) as data: request bodies validated by the admin
+ * The control plane (docs/control-plane.md) as data: request bodies validated by the admin
  * routes and the shapes of their answers, for the control-plane OpenAPI document.
  */
 import { z } from '@hono/zod-openapi';
@@ -87,7 +87,7 @@ export const ClockAdvance = z.strictObject({
 });
 
 /**
- * Arming a scenario (SANDBOX.md §6): for one parent, one account, or (neither) every
+ * Arming a scenario (docs/control-plane.md): for one parent, one account, or (neither) every
  * partner. `null` is read as absent, as Python's None and Go's nil serialise an unset field.
  */
 export const ArmRequest = z
@@ -104,7 +104,7 @@ export const ArmRequest = z
   });
 
 /**
- * A chaos profile (SANDBOX.md §11): for one parent or (none) every partner. Which scenario
+ * A chaos profile (docs/chaos.md): for one parent or (none) every partner. Which scenario
  * names a profile may draw is checked after this (src/scenarios/chaos.ts), naming the entry.
  */
 export const ChaosRequest = z.strictObject({
@@ -123,7 +123,7 @@ export const ChaosRequest = z.strictObject({
 
 /** The journal's filters (GET /__sandbox/requests query), as a client sends them. */
 /**
- * The journal's filters (SANDBOX.md §6), one set for GET /__sandbox/requests and the count
+ * The journal's filters (docs/control-plane.md), one set for GET /__sandbox/requests and the count
  * of §10. A filter that cannot match anything by its form (a method that is no HTTP method, a
  * time that is no time, a status outside 0-599) is a 400, never a silent "nothing matched":
  * "this call was never made" must not pass because of a typo.
@@ -347,7 +347,7 @@ export const JournalEntry = z
     scenarios_applied: z.array(z.string()),
     chaos: ChaosEvidence.nullable().openapi({
       description:
-        "The chaos failure this call met (SANDBOX.md §11): the profile seed, the call position n in its partner's sequence, and the scenario drawn (a reset connection included); null for none.",
+        "The chaos failure this call met (docs/chaos.md): the profile seed, the call position n in its partner's sequence, and the scenario drawn (a reset connection included); null for none.",
     }),
     warnings: z.array(z.string()),
     duration_ms: z.number(),
@@ -435,7 +435,7 @@ export const ReportAnswer = z
       )
       .openapi({
         description:
-          'Per scenario chaos injected (SANDBOX.md §11): how many times, and how many the client recovered from (its next call of the same method and path succeeded, after Retry-After where one was sent); evidence with request_ids.',
+          'Per scenario chaos injected (docs/chaos.md): how many times, and how many the client recovered from (its next call of the same method and path succeeded, after Retry-After where one was sent); evidence with request_ids.',
       }),
   })
   .openapi('IntegrationReport');
@@ -460,7 +460,7 @@ export const PartnerList = z
   })
   .openapi('PartnerList');
 
-// ---- Test isolation (SANDBOX.md §10) ----
+// ---- Test isolation (docs/parallel-tests.md) ----
 
 const MAX_OFFSET_SECONDS = 100 * 365 * 86_400;
 
@@ -758,7 +758,7 @@ export const Bundle = z
           .openapi({ description: "The partner's call position at the export: its calls seen." }),
         owed: z.array(text(2200)).max(1000).openapi({
           description:
-            'Operations (`METHOD path`) chaos failed last, whose next call gets through (SANDBOX.md §11, convergent).',
+            'Operations (`METHOD path`) chaos failed last, whose next call gets through (docs/chaos.md, convergent).',
         }),
       })
       .nullable()

@@ -86,7 +86,7 @@ export const problemCheck =
     if (message) ctx.addIssue({ code: 'custom', message });
   };
 
-// ---- limits (README "Limits") -----------------------------------------------------
+// ---- limits (docs/guarantees-and-limits.md#limits) ---------------------------------
 
 export const limits = {
   storeIdentifierMin: 3,
@@ -154,7 +154,7 @@ export function storeIdentifierProblem(value: string): string | undefined {
   return undefined;
 }
 
-/** Spec §2.5 domains: bare host names; the rules below are the sandbox's choice (README). */
+/** Spec §2.5 domains: bare host names; the rules below are the sandbox's choice (docs/where-the-spec-is-silent.md). */
 export function domainProblem(value: string): string | undefined {
   if (value.length === 0) return EMPTY_MESSAGE;
   const bad = characterProblem(value) ?? whitespaceProblem(value);

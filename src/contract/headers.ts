@@ -69,7 +69,7 @@ export const headerComponents = {
   },
   XSandboxChaos: {
     description:
-      "Sandbox only: a chaos profile failed this call (SANDBOX.md §11): its seed and the call's position n in its partner's sequence.",
+      "Sandbox only: a chaos profile failed this call (docs/chaos.md): its seed and the call's position n in its partner's sequence.",
     schema: { type: 'string', pattern: '^seed=-?\\d+; call=\\d+$' },
     example: 'seed=42; call=7',
   },

@@ -77,7 +77,7 @@ export const partialFailureWarning = (failed: { variant_id: string; page_id: str
     .map((v) => `${v.variant_id} (page ${v.page_id}, ${JSON.stringify(v.name)})`)
     .join('; ')}; GET /__sandbox/accounts/{account_id} shows last_status_write`;
 
-/** X-Sandbox-Warning on an idempotent replay (SANDBOX.md §4). */
+/** X-Sandbox-Warning on an idempotent replay (docs/api.md#idempotency). */
 export const DRY_RUN_KEY_WARNING =
   'Idempotency-Key was used by a dry run: its stored dry-run response was replayed and nothing was written. Use a fresh key for the real write.';
 export const DIFFERENT_PAYLOAD_WARNING =
@@ -177,7 +177,7 @@ export const storeIdentifierSlashesMessage = (scheme: string) =>
 export const STORE_IDENTIFIER_INVALID_MESSAGE = 'is not a valid URL';
 export const STORE_IDENTIFIER_HOST_MESSAGE = 'must include a host';
 
-// domains[].domain (a bare host name; README "Where the spec is silent")
+// domains[].domain (a bare host name; docs/where-the-spec-is-silent.md)
 export const domainSchemeMessage = (suggestion: string) =>
   `must be a bare domain without a scheme (e.g. "${suggestion}")`;
 export const domainEmailMessage = (suggestion: string) =>

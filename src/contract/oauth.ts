@@ -1,4 +1,4 @@
-/** The token endpoint's shapes (SANDBOX.md §3; RFC 6749 §4.4 and §5.2), for the OpenAPI document. */
+/** The token endpoint's shapes (docs/api.md#authentication; RFC 6749 §4.4 and §5.2), for the OpenAPI document. */
 import { z } from '@hono/zod-openapi';
 
 export const TokenRequest = z

@@ -480,7 +480,7 @@ export function controlPlaneDocument(origin: string) {
       description: 'Disarms every armed scenario.',
       responses: { 200: ok('Disarmed.', DisarmAnswer) },
     },
-    // Chaos (SANDBOX.md §11)
+    // Chaos (docs/chaos.md)
     {
       method: 'put',
       path: '/__sandbox/chaos',
@@ -553,7 +553,7 @@ export function controlPlaneDocument(origin: string) {
         404: err('No such partner.'),
       },
     },
-    // Test isolation (SANDBOX.md §10)
+    // Test isolation (docs/parallel-tests.md)
     {
       method: 'post',
       path: '/__sandbox/partners/{parent_account_id}/reset',
@@ -701,12 +701,12 @@ export function controlPlaneDocument(origin: string) {
     info: {
       title: 'Partnership sandbox control plane',
       version: VERSION,
-      description: 'SANDBOX.md §6: plain JSON in and out; errors use the partnership error envelope.',
+      description: 'docs/control-plane.md: plain JSON in and out; errors use the partnership error envelope.',
       contact: CONTACT,
       license: LICENSE,
     },
     servers: servers(origin),
-    tags: [{ name: 'Control plane', description: 'The sandbox control interface (SANDBOX.md §6).' }],
+    tags: [{ name: 'Control plane', description: 'The sandbox control interface (docs/control-plane.md).' }],
   }) as OpenApiDocument;
   return finish(out);
 }

@@ -289,7 +289,7 @@ export const StatusWriteRequest = z
   .strictObject({ status: z.enum(REQUESTED_STATUSES, enumMessage(REQUESTED_STATUSES)) })
   .openapi('StatusWriteRequest');
 
-// ---- endpoint 7: layout edit (the sandbox's assumption; README) ---------------------
+// ---- endpoint 7: layout edit (the sandbox's assumption; docs/where-the-spec-is-silent.md)
 
 export const LayoutPatchRequest = z
   .strictObject({
@@ -304,7 +304,7 @@ export const LayoutPatchRequest = z
 /**
  * Endpoint 7's answer ("request and response: not shown"): only fields the spec names for a
  * layout elsewhere (2.2 and 2.3 pages[]), so a partner comes to depend on nothing more
- * (SANDBOX.md §8). The name and update time live on the control plane.
+ * (docs/where-the-spec-is-silent.md). The name and update time live on the control plane.
  */
 export const LayoutData = z
   .object({

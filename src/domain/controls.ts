@@ -1,6 +1,6 @@
 /**
  * Marketplace controls rules that are not about taxonomy: the content hash and when a
- * sent `contentHash` is current (spec rule 3; SANDBOX.md §8).
+ * sent `contentHash` is current (spec rule 3; docs/where-the-spec-is-silent.md).
  */
 import { createHash } from 'node:crypto';
 
@@ -45,7 +45,7 @@ export function contentHash(
 }
 
 /**
- * SANDBOX.md §8: the first write to a fresh list (version 0) accepts null or the hash a
+ * docs/where-the-spec-is-silent.md: the first write to a fresh list (version 0) accepts null or the hash a
  * GET showed; after any accepted write only the latest hash is current.
  */
 export function isCurrentHash(

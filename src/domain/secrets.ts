@@ -1,5 +1,5 @@
 /**
- * Client secrets at rest (SANDBOX.md §10): the store and bundles keep a partner's secret
+ * Client secrets at rest (docs/parallel-tests.md): the store and bundles keep a partner's secret
  * only as a salted hash, never in clear. A bundle is an artifact many can read, so the hash
  * must not give the secret back to someone who guesses:
  *
@@ -10,7 +10,7 @@
  * - A secret of the form the sandbox generates (`secret_` and 40 random URL-safe characters:
  *   238 bits) cannot be guessed whatever the hash: salted SHA-256, a few microseconds. A
  *   slow hash would add nothing there but 50 ms to every POST /__sandbox/partners, the call
- *   SANDBOX.md §10 has each test make.
+ *   docs/parallel-tests.md has each test make.
  *
  * On request paths scrypt runs on libuv's thread pool (`scrypt`, not `scryptSync`), so it
  * never holds up other requests. A secret that matched once is remembered, in this process

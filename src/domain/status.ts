@@ -31,7 +31,7 @@ export interface CascadePlan<V extends VariantState> {
 /**
  * The cascade of a status PUT over the non-archived variants (rule 6: no merge). With
  * `failing` > 0 (the status-partial-failure scenario) the first `failing` variants in
- * their stable order fail (SANDBOX.md §5): a failed update changes nothing, so a failed
+ * their stable order fail (docs/fault-injection.md): a failed update changes nothing, so a failed
  * variant keeps its old state (it never flips). The aggregate is derived as always, so it
  * is mixed when some failed and some updated (2+ variants started in the other state);
  * when every variant failed, nothing changed. Same input, same outcome.
@@ -50,7 +50,7 @@ export function planCascade<V extends VariantState>(
   });
 }
 
-/** SANDBOX.md §5: how many variants fail by default: half, at least 1. */
+/** docs/fault-injection.md: how many variants fail by default: half, at least 1. */
 export function defaultFailingCount(liveVariants: number): number {
   return Math.max(1, Math.floor(liveVariants / 2));
 }

@@ -1,5 +1,5 @@
 /**
- * Bearer authentication for partnership calls (SANDBOX.md §3), with the token-expired hook.
+ * Bearer authentication for partnership calls (docs/api.md#authentication), with the token-expired hook.
  * Once the partner is known, its chaos profile (if any) draws this call's failure.
  */
 import type { Context } from 'hono';

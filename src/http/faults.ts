@@ -46,7 +46,7 @@ export function injectFaults(c: Context<AppEnv>): Response | Promise<void> | und
     c.set('connectionReset', true);
     const socket = incoming(c)?.socket;
     if (!socket) return Response.error(); // in process (app.request): a network error
-    // A TCP reset (RST), not a clean close (FIN): clients see ECONNRESET (SANDBOX.md §5).
+    // A TCP reset (RST), not a clean close (FIN): clients see ECONNRESET (docs/fault-injection.md).
     socket.resetAndDestroy();
     return RESPONSE_ALREADY_SENT; // tells @hono/node-server there is nothing to write
   }

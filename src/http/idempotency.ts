@@ -1,5 +1,5 @@
 /**
- * The idempotency layer for every write that needs a key (spec rule 4, SANDBOX.md §4):
+ * The idempotency layer for every write that needs a key (spec rule 4, docs/api.md#idempotency):
  * keys scoped to (parent, key) for 24 h of the sandbox clock; a stored key replays the
  * stored response with `Idempotent-Replayed: true`, even for a different payload (with
  * a warning; 422 in strict mode). Only 2xx results are stored: validation errors, 409s

@@ -1,5 +1,5 @@
 /**
- * The built-in fault catalogue (SANDBOX.md §5): names, values and where each applies.
+ * The built-in fault catalogue (docs/fault-injection.md): names, values and where each applies.
  * Names are fixed: partners script against them.
  */
 

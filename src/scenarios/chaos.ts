@@ -1,5 +1,5 @@
 /**
- * Chaos profiles (SANDBOX.md §11): a share of a partner's calls fails with a transient
+ * Chaos profiles (docs/chaos.md): a share of a partner's calls fails with a transient
  * scenario, drawn from (seed, the partner's call position). The draw is one more source of
  * effects in the scenario resolution (context.ts): header, then armed, then chaos. This
  * module holds the profiles, each partner's position and what chaos failed; no HTTP.
@@ -9,7 +9,7 @@ import type { Effect, Preset } from './presets.js';
 
 export const CHAOS_HEADER = 'X-Sandbox-Chaos';
 
-/** What a profile draws from when it names no scenarios (SANDBOX.md §11). */
+/** What a profile draws from when it names no scenarios (docs/chaos.md). */
 export const DEFAULT_CHAOS_SCENARIOS = [
   'auth-propagation',
   'stale-content-hash',

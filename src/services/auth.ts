@@ -1,6 +1,6 @@
 /**
  * OAuth 2.0 client credentials (RFC 6749 §4.4) and bearer-token verification
- * (SANDBOX.md §3). Tokens are stored hashed; client secrets as salted hashes, checked off
+ * (docs/api.md#authentication). Tokens are stored hashed; client secrets as salted hashes, checked off
  * the event loop and compared in constant time (domain/secrets.ts).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Bundles (SANDBOX.md §10): one partner's whole state as one JSON file, what a failed CI
+ * Bundles (docs/parallel-tests.md): one partner's whole state as one JSON file, what a failed CI
  * job uploads, and loading one into another sandbox (the partner is replaced if it
  * exists). A bundle is checked in full before anything is written (schema, version, its
  * own consistency, IDs held by another partner here), then loaded in one transaction: a
@@ -131,7 +131,7 @@ export function exportBundle(s: Sandbox, parent: string): BundleData {
   };
 }
 
-/** The partner's chaos profile and its place in the sequence (SANDBOX.md §11), or null. */
+/** The partner's chaos profile and its place in the sequence (docs/chaos.md), or null. */
 function chaosOf(s: Sandbox, parent: string): BundleData['chaos'] {
   const profile = s.chaos.of(parent);
   if (!profile) return null;

@@ -1,4 +1,4 @@
-/** Layout edit (endpoint 7; the request and response are the sandbox's assumption, README). */
+/** Layout edit (endpoint 7; the request and response are the sandbox's assumption, docs/where-the-spec-is-silent.md). */
 import { ApiError } from '../contract/errors.js';
 import { layoutNotFoundMessage } from '../contract/messages.js';
 import type { Sandbox } from '../sandbox.js';

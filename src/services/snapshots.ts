@@ -1,5 +1,5 @@
 /**
- * Snapshots of the whole sandbox (SANDBOX.md §10): the store as SQLite's own image
+ * Snapshots of the whole sandbox (docs/parallel-tests.md): the store as SQLite's own image
  * (`serialize()` in memory, `VACUUM INTO` a file beside a file store), with the clocks
  * (kept in the store), the armed scenarios, the chaos profiles and the journal. A restore is synchronous, so a
  * request sees the state before it or after it; it marks the whole state wiped, so a
@@ -23,7 +23,7 @@ interface Snapshot {
   info: Info;
   image: StoreImage;
   armed: Armed[];
-  /** Chaos profiles with each partner's call position (SANDBOX.md §11). */
+  /** Chaos profiles with each partner's call position (docs/chaos.md). */
   chaos: ChaosProfile[];
   journal: JournalImage;
 }

@@ -24,7 +24,7 @@ function variantDetail(v: State) {
   };
 }
 
-/** A variant in a partner answer: the fields of spec §2.6 and nothing else (SANDBOX.md §8). */
+/** A variant in a partner answer: the fields of spec §2.6 and nothing else (docs/where-the-spec-is-silent.md). */
 function statusVariant(v: State): StatusData['variants'][number] {
   return { page_id: v.page_id, name: v.name, status: v.enabled ? 'active' : 'paused' };
 }

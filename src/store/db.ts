@@ -2,7 +2,7 @@
  * Opening the database: pragmas in one place, numbered migrations tracked with
  * `user_version`. A path makes the store durable; `:memory:` is the default.
  * A path that cannot be opened stops start-up with one line naming `SANDBOX_DB`, the
- * path, the user and the cause (SANDBOX.md §9), not a stack trace.
+ * path, the user and the cause (docs/in-your-ci.md), not a stack trace.
  */
 import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';

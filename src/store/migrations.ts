@@ -117,11 +117,11 @@ export const migrations: readonly Migration[] = [
   `,
   // 2: the control plane lists a parent's newest accounts (dashboard polling) without a sort of all of them
   `CREATE INDEX accounts_by_parent_created ON accounts (parent_account_id, created_at);`,
-  // 3: a stored key belongs to the operation it was first used on (SANDBOX.md §4); an
+  // 3: a stored key belongs to the operation it was first used on (docs/api.md#idempotency); an
   // in-progress reservation records when (real time) it was made, so it cannot stay stuck
   `ALTER TABLE idempotency_keys ADD COLUMN operation TEXT NOT NULL DEFAULT '';
    ALTER TABLE idempotency_keys ADD COLUMN reserved_at INTEGER NOT NULL DEFAULT 0;`,
-  // 4: no client secret in clear (SANDBOX.md §10): each partner's secret becomes a salted
+  // 4: no client secret in clear (docs/parallel-tests.md): each partner's secret becomes a salted
   // scrypt hash (domain/secrets.ts), and the clear column goes, overwritten on disk too
   // (secure_delete: without it the old rows stay readable in the file's free pages)
   (db, hooks) => {

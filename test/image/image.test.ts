@@ -1,5 +1,5 @@
 /**
- * The Docker image (SANDBOX.md section 9), built from the working tree and run as a
+ * The Docker image (docs/in-your-ci.md), built from the working tree and run as a
  * partner runs it: a published port, Docker's own health status, the durable volume,
  * a store it cannot open, `docker stop`. Black box: only the port, the docker CLI and
  * what the container prints.

@@ -1,5 +1,5 @@
 /**
- * Chaos profiles (PUT / GET / DELETE /__sandbox/chaos, SANDBOX.md §11) on the Scenarios tab:
+ * Chaos profiles (PUT / GET / DELETE /__sandbox/chaos, docs/chaos.md) on the Scenarios tab:
  * set or change one for every partner or one partner, see what each saw and failed, end it.
  */
 import type { ChaosProfileInput, ChaosProfilesView } from '../../../client/control.js';
@@ -8,7 +8,7 @@ import { card, Drawn, fill, h, label, mono, table, time } from '../dom.js';
 import { knownPartners } from '../partners.js';
 import { fail, toast } from '../toast.js';
 
-/** What a profile draws when it names none (SANDBOX.md §11). */
+/** What a profile draws when it names none (docs/chaos.md). */
 const DEFAULT_SCENARIOS =
   'auth-propagation, stale-content-hash, server-error, rate-limited, connection-reset';
 

@@ -1,6 +1,6 @@
 /**
  * Partners and their accounts (GET /__sandbox/partners); a click opens an account. Each
- * partner also has what a person uses to isolate a test (SANDBOX.md §10): its own clock
+ * partner also has what a person uses to isolate a test (docs/parallel-tests.md): its own clock
  * (read and advanced), a reset of that partner alone, and its bundle as a file download.
  */
 import type { PartnerClockState } from '../../../client/control.js';

@@ -11,7 +11,7 @@ const OUTCOME_TONE: Record<ReportView['checks'][number]['outcome'], Tone> = {
   not_exercised: '',
 };
 
-/** The resilience part: per scenario chaos injected, how many the client recovered from (SANDBOX.md §11). */
+/** The resilience part: per scenario chaos injected, how many the client recovered from (docs/chaos.md). */
 function resilience(parts: ReportView['resilience']) {
   if (!parts.length) return null;
   return h(

@@ -1,5 +1,5 @@
 /**
- * Snapshots of the whole sandbox (SANDBOX.md §10: POST / GET /__sandbox/snapshots,
+ * Snapshots of the whole sandbox (docs/parallel-tests.md: POST / GET /__sandbox/snapshots,
  * POST …/{name}/restore, DELETE …/{name}): save one under a name, see the list, put the
  * sandbox back to one, drop one.
  */
