@@ -179,10 +179,11 @@ export class ChaosRegistry {
   }
 
   /**
-   * Counts this partner call and draws its failure. `eligible` false (a header or armed
-   * scenario meets it) counts it without drawing.
+   * Counts this partner call and draws its failure. `eligible()` false (a header or armed
+   * scenario meets it) counts it without drawing; it is asked only when the draw would fail
+   * the call, so a rate-0 profile costs a count and one hash per call.
    */
-  draw(parent: string, call: ChaosCall, eligible: boolean): ChaosDraw | undefined {
+  draw(parent: string, call: ChaosCall, eligible: () => boolean): ChaosDraw | undefined {
     const profile = this.of(parent);
     if (!profile) return undefined;
     profile.positions[parent] ??= { calls: 0, owed: [] };
@@ -194,7 +195,7 @@ export class ChaosRegistry {
       position.owed.splice(owed, 1);
       return undefined;
     }
-    if (!eligible || chaosRandom(profile.seed, n, 0) >= profile.rate) return undefined;
+    if (chaosRandom(profile.seed, n, 0) >= profile.rate || !eligible()) return undefined;
     const candidates = profile.scenarios
       .map((scenario) => ({ scenario, effects: effectsFor(scenario, call, this.#presets) }))
       .filter((c) => c.effects.length);

@@ -103,8 +103,10 @@ export class ScenarioContext {
     if (this.#counted || !this.#chaos || !this.parentId || !this.endpoint) return;
     this.#counted = true;
     const endpoint = this.endpoint;
-    const eligible = this.#header.length === 0 && !this.#armed.meets(endpoint, this.accountId, this.parentId);
-    this.#drawn = this.#chaos.draw(this.parentId, { ...call, endpoint }, eligible);
+    const { accountId, parentId } = this;
+    // asked only when the draw would fail the call (rarely at a low rate, never at rate 0)
+    const eligible = () => this.#header.length === 0 && !this.#armed.meets(endpoint, accountId, parentId);
+    this.#drawn = this.#chaos.draw(parentId, { ...call, endpoint }, eligible);
   }
 
   /** The effect, if one is requested for this request and applies to its endpoint. */
