@@ -7,8 +7,8 @@ import { ClockAdvance } from '../contract/admin.js';
 import { validationError } from '../contract/errors.js';
 import type { AppEnv } from '../http/env.js';
 import { changeClocks, type Sandbox } from '../sandbox.js';
+import { partnerOr404 } from '../services/lookup.js';
 import { adminBody } from './body.js';
-import { partnerOr404 } from './lookup.js';
 
 export function clockView(s: Sandbox) {
   return { now: s.clock.iso(), offset_seconds: s.clock.offsetMs / 1000 };

@@ -34,3 +34,11 @@ export function requestHeader(c: Context, name: string): string | undefined {
 export function requestHeaders(c: Context): RequestHeaders {
   return incoming(c)?.rawHeaders ?? c.req.raw.headers;
 }
+
+/**
+ * The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1: the scheme in any
+ * case, one token, trailing whitespace allowed); undefined when absent or of another form.
+ */
+export function parseBearer(header: string | undefined): string | undefined {
+  return header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+}

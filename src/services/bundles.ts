@@ -17,31 +17,18 @@ import {
   type BundleData,
   BundleV1,
 } from '../contract/admin.js';
-import { ApiError, type FieldIssue, validationError } from '../contract/errors.js';
+import { type FieldIssue, validationError } from '../contract/errors.js';
+import { issuesToFields } from '../contract/issues.js';
 import { routes } from '../contract/routes.js';
+import { canonical } from '../domain/canonical-json.js';
+import { routePattern } from '../domain/route-pattern.js';
 import { hashSecretSync, SECRET_ALGORITHMS, type SecretAlgorithm } from '../domain/secrets.js';
 import { changeClocks, type Sandbox } from '../sandbox.js';
 import { builtIn, parseValue } from '../scenarios/catalogue.js';
 import { chaosScenarioProblem } from '../scenarios/chaos.js';
 import { secretColumns, secretOf } from '../store/partners.js';
+import { partnerNotFound } from './lookup.js';
 import { lastStatusWrite, putLastStatusWrite } from './status.js';
-
-/** Zod's issues as named fields (`accounts[0].pages[1].page_id`), unknown keys one by one. */
-function fieldsOf(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
-  const name = (path: readonly PropertyKey[]) =>
-    path.reduce<string>(
-      (out, part) =>
-        typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part),
-      '',
-    ) || '(body)';
-  return issues
-    .flatMap((issue) =>
-      issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => ({ field: name([...issue.path, key]), message: 'unknown field' }))
-        : [{ field: name(issue.path), message: issue.message.replace(/^Invalid input: /, '') }],
-    )
-    .slice(0, 20);
-}
 
 type BundleAccount = BundleData['accounts'][number];
 type BundlePage = BundleAccount['pages'][number];
@@ -53,9 +40,6 @@ const _sameAlgorithms: [SecretAlgorithm[], (typeof BUNDLE_SECRET_ALGORITHMS)[num
   [...SECRET_ALGORITHMS],
 ];
 void _sameAlgorithms;
-
-export const partnerNotFound = (parent: string) =>
-  new ApiError('not_found', `No partner with parent_account_id ${parent}.`);
 
 /** The bundle of one partner, as `GET /__sandbox/partners/{parent}/bundle` answers it. */
 export function exportBundle(s: Sandbox, parent: string): BundleData {
@@ -154,25 +138,12 @@ const replayable = Object.values(routes)
   .map((r) => ({
     method: r.method.toUpperCase(),
     template: r.path,
-    pattern: new RegExp(
-      `^${r.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`,
-    ),
+    pattern: routePattern(r.path),
     statuses: Object.keys(r.responses)
       .map(Number)
       .filter((n) => n >= 200 && n < 300),
     schema: r.responses[200].content['application/json'].schema as z.ZodType,
   }));
-
-/** A JSON value with every object's keys sorted: two values that serialise alike are equal. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-  );
-}
 
 type StoredKey = BundleData['idempotency_keys'][number];
 
@@ -226,7 +197,7 @@ function storedAnswerProblems(
   }
   const answer = route.schema.safeParse(body);
   if (!answer.success) {
-    return fieldsOf(answer.error.issues).map((f) => ({
+    return issuesToFields(answer.error.issues, '', 'bundle').map((f) => ({
       field: f.field === '(body)' ? `${at}.body` : `${at}.body.${f.field}`,
       message: `${f.message} (not an answer of ${method} ${route.template})`,
     }));
@@ -427,7 +398,7 @@ function clockPlan(s: Sandbox, exportedNow: string, realNow: number) {
 function parseBundle(json: unknown): BundleData {
   const v1 = typeof json === 'object' && json !== null && (json as { version?: unknown }).version === 1;
   const parsed = (v1 ? BundleV1 : Bundle).safeParse(json);
-  if (!parsed.success) throw validationError(fieldsOf(parsed.error.issues));
+  if (!parsed.success) throw validationError(issuesToFields(parsed.error.issues, '', 'bundle'));
   if (!('client_secret' in parsed.data.partner)) return parsed.data as BundleData;
   const { client_secret, ...partner } = parsed.data.partner;
   return {
