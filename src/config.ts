@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { JOURNAL_BODY_MAX_BYTES } from './contract/admin.js';
+import { JOURNAL_BODY_MAX_BYTES } from './contract/bundle.js';
 import { builtIn } from './scenarios/catalogue.js';
 import { chaosScenarioProblem, parseChaosSpec } from './scenarios/chaos.js';
 import { StartupError } from './startup-error.js';

@@ -6,7 +6,7 @@
  */
 
 import type { z } from 'zod';
-import type { JournalEntry as JournalEntrySchema } from './contract/admin.js';
+import type { JournalEntry as JournalEntrySchema } from './contract/admin-journal.js';
 import { tooDeepAt } from './domain/json-depth.js';
 
 /** One journal entry; its shape is the control plane's contract (src/contract/admin.ts). */

@@ -1,6 +1,6 @@
 /** Bundles on the control plane (docs/parallel-tests.md): one partner out, one partner in. */
 import { Hono } from 'hono';
-import { BUNDLE_LIMIT_BYTES } from '../contract/admin.js';
+import { BUNDLE_LIMIT_BYTES } from '../contract/bundle.js';
 import type { AppEnv } from '../http/env.js';
 import type { Sandbox } from '../sandbox.js';
 import { exportBundle, importBundle } from '../services/bundles.js';

@@ -1,7 +1,8 @@
 /** Chaos profiles on the control plane (docs/chaos.md): set, read, end. */
 import { Hono } from 'hono';
 import type { z } from 'zod';
-import { ChaosEndQuery, type ChaosProfileView, ChaosRequest } from '../contract/admin.js';
+import { ChaosEndQuery, ChaosRequest } from '../contract/admin.js';
+import type { ChaosProfileView } from '../contract/admin-journal.js';
 import { validationError } from '../contract/errors.js';
 import { issuesToFields } from '../contract/issues.js';
 import type { AppEnv } from '../http/env.js';

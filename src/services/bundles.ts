@@ -16,7 +16,7 @@ import {
   Bundle,
   type BundleData,
   BundleV1,
-} from '../contract/admin.js';
+} from '../contract/bundle.js';
 import { type FieldIssue, validationError } from '../contract/errors.js';
 import { issuesToFields } from '../contract/issues.js';
 import { routes } from '../contract/routes.js';
