@@ -62,7 +62,7 @@ function stop(running: Running, signal: NodeJS.Signals): void {
       process.exit(1);
     },
   );
-  // The drain is bounded (server.ts DRAIN_MS); this only guards against a bug in it.
+  // The drain is bounded (http/drain.ts DRAIN_MS); this only guards against a bug in it.
   setTimeout(() => process.exit(1), 10_000).unref();
 }
 

@@ -3,7 +3,8 @@ import { Hono } from 'hono';
 import { BUNDLE_LIMIT_BYTES } from '../contract/bundle.js';
 import type { AppEnv } from '../http/env.js';
 import type { Sandbox } from '../sandbox.js';
-import { exportBundle, importBundle } from '../services/bundles.js';
+import { exportBundle } from '../services/bundle-export.js';
+import { importBundle } from '../services/bundles.js';
 import { adminJson } from './body.js';
 
 export function bundleRoutes(s: Sandbox) {
