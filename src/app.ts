@@ -11,13 +11,13 @@ import { oauthApi } from './api/oauth.js';
 import { partnershipApi } from './api/partnership.js';
 import { ApiError, storeNotWritable } from './contract/errors.js';
 import { registerPartnershipExtras } from './contract/openapi.js';
+import type { Sandbox } from './core/sandbox.js';
 import { routePattern } from './domain/route-pattern.js';
 import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/envelope.js';
 import { requestHeader } from './http/headers.js';
 import { answerCutOff, BodyCutOff } from './http/read-body.js';
 import { requestContext } from './http/request-context.js';
-import type { Sandbox } from './sandbox.js';
 import { parseScenarioHeader, SCENARIO_HEADER, ScenarioContext } from './scenarios/context.js';
 
 export function createApp(sandbox: Sandbox) {

@@ -8,8 +8,8 @@
  */
 import { bannerLines, landmarks } from './banner.js';
 import { packageVersion, parseCommandLine, USAGE } from './config.js';
+import { StartupError } from './core/startup-error.js';
 import { type Running, startServer } from './server.js';
-import { StartupError } from './startup-error.js';
 
 async function main() {
   const command = parseCommandLine(process.argv.slice(2), process.env);

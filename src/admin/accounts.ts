@@ -1,8 +1,8 @@
 /** Accounts and variants on the control plane (docs/control-plane.md): the internal view, variant edits. */
 import { Hono } from 'hono';
 import { VariantCreate, VariantPatch } from '../contract/admin.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
-import type { Sandbox } from '../sandbox.js';
 import { accountDetail, addVariant, patchVariant } from '../services/accounts.js';
 import { accountOr404 } from '../services/lookup.js';
 import { adminBody } from './body.js';

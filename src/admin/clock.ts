@@ -5,8 +5,9 @@
 import { Hono } from 'hono';
 import { ClockAdvance } from '../contract/admin.js';
 import { validationError } from '../contract/errors.js';
+import { changeClocks } from '../core/clock-store.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
-import { changeClocks, type Sandbox } from '../sandbox.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { adminBody } from './body.js';
 

@@ -1,8 +1,8 @@
 /** Partners on the control plane (docs/control-plane.md, docs/parallel-tests.md): list, create, mappings, partner reset. */
 import { Hono } from 'hono';
 import { MappingSeed, PartnerCreate } from '../contract/admin.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
-import type { Sandbox } from '../sandbox.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { clearMappings, createPartner, listPartners, seedMappings } from '../services/partners.js';
 import { adminBody } from './body.js';

@@ -6,10 +6,10 @@
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { ApiError, validationError } from '../contract/errors.js';
+import { buildReport, reportToJUnit } from '../core/report.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
 import { parseBearer, requestHeader } from '../http/headers.js';
-import { buildReport, reportToJUnit } from '../report.js';
-import type { Sandbox } from '../sandbox.js';
 import { secretsEqual } from '../services/auth.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { probeWrite } from '../services/store-health.js';

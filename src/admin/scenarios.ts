@@ -2,8 +2,8 @@
 import { Hono } from 'hono';
 import { ArmRequest } from '../contract/admin.js';
 import { validationError } from '../contract/errors.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
-import type { Sandbox } from '../sandbox.js';
 import { BUILT_INS, builtIn, describeValue, parseValue } from '../scenarios/catalogue.js';
 import { scenarioError } from '../scenarios/context.js';
 import type { Effect } from '../scenarios/presets.js';

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import type { RequestHeaders } from '../journal-redact.js';
+import type { RequestHeaders } from '../core/journal-redact.js';
 
 /** Node's request, when the app is served by @hono/node-server. */
 export function incoming(c: Context): IncomingMessage | undefined {

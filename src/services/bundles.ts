@@ -7,7 +7,6 @@
  */
 
 import type { z } from 'zod';
-import { Clock } from '../clock.js';
 import {
   BUNDLE_SECRET_ALGORITHMS,
   BUNDLE_VERSION,
@@ -19,10 +18,12 @@ import {
 import { type FieldIssue, validationError } from '../contract/errors.js';
 import { issuesToFields } from '../contract/issues.js';
 import { routes } from '../contract/routes.js';
+import { Clock } from '../core/clock.js';
+import { changeClocks } from '../core/clock-store.js';
+import type { Sandbox } from '../core/sandbox.js';
 import { canonical } from '../domain/canonical-json.js';
 import { routePattern } from '../domain/route-pattern.js';
 import { hashSecretSync, SECRET_ALGORITHMS, type SecretAlgorithm } from '../domain/secrets.js';
-import { changeClocks, type Sandbox } from '../sandbox.js';
 import { builtIn, parseValue } from '../scenarios/catalogue.js';
 import { chaosScenarioProblem } from '../scenarios/chaos.js';
 import { secretColumns } from '../store/partners.js';

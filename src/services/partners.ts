@@ -2,10 +2,10 @@
 import type { z } from 'zod';
 import type { MappingSeed, PartnerCreate } from '../contract/admin.js';
 import { validationError } from '../contract/errors.js';
+import type { Sandbox } from '../core/sandbox.js';
 import { ids } from '../domain/ids.js';
 import { hashSecret } from '../domain/secrets.js';
 import { mappingProblems } from '../domain/taxonomy.js';
-import type { Sandbox } from '../sandbox.js';
 import { type MappingRow, secretColumns } from '../store/partners.js';
 
 /** Every partner, with whether its mapping is seeded and its accounts (at most 200 each). */

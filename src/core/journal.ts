@@ -7,7 +7,7 @@
  */
 
 import type { z } from 'zod';
-import type { JournalEntry as JournalEntrySchema } from './contract/admin-journal.js';
+import type { JournalEntry as JournalEntrySchema } from '../contract/admin-journal.js';
 import { type RequestHeaders, redactBody, redactHeaders, redactJson, redactQuery } from './journal-redact.js';
 
 /** One journal entry; its shape is the control plane's contract (src/contract/admin-journal.ts). */

@@ -2,7 +2,7 @@
  * The journal's redaction (docs/control-plane.md): secrets are never shown in clear, in
  * headers, query parameters or bodies (JSON, forms or other text), whatever their depth.
  */
-import { tooDeepAt } from './domain/json-depth.js';
+import { tooDeepAt } from '../domain/json-depth.js';
 
 /**
  * Authentication schemes (the IANA registry and common others) kept in front of a redacted
