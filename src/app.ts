@@ -11,12 +11,13 @@ import { oauthApi } from './api/oauth.js';
 import { partnershipApi } from './api/partnership.js';
 import { ApiError, storeNotWritable } from './contract/errors.js';
 import { registerPartnershipExtras } from './contract/openapi.js';
+import type { Sandbox } from './core/sandbox.js';
+import { routePattern } from './domain/route-pattern.js';
 import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/envelope.js';
 import { requestHeader } from './http/headers.js';
 import { answerCutOff, BodyCutOff } from './http/read-body.js';
 import { requestContext } from './http/request-context.js';
-import type { Sandbox } from './sandbox.js';
 import { parseScenarioHeader, SCENARIO_HEADER, ScenarioContext } from './scenarios/context.js';
 
 export function createApp(sandbox: Sandbox) {
@@ -94,24 +95,8 @@ function allowedMethods(app: Hono<AppEnv>, path: string): string[] {
   const methods = new Set<string>();
   for (const route of app.routes) {
     if (route.method === 'ALL') continue;
-    if (routeRegex(route.path).test(path)) methods.add(route.method);
+    if (routePattern(route.path).test(path)) methods.add(route.method);
   }
   if (methods.has('GET')) methods.add('HEAD');
   return [...methods].sort();
-}
-
-const regexCache = new Map<string, RegExp>();
-function routeRegex(pattern: string): RegExp {
-  let re = regexCache.get(pattern);
-  if (!re) {
-    const source = pattern
-      .split('/')
-      .map((part) =>
-        part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-      )
-      .join('/');
-    re = new RegExp(`^${source}$`);
-    regexCache.set(pattern, re);
-  }
-  return re;
 }

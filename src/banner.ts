@@ -13,8 +13,8 @@
  */
 import { join, resolve } from 'node:path';
 import { defaultFixturesDir } from './config.js';
+import type { Sandbox } from './core/sandbox.js';
 import { secretMatches } from './domain/secrets.js';
-import type { Sandbox } from './sandbox.js';
 import { secretOf } from './store/partners.js';
 import { UI_PATH } from './ui/index.js';
 

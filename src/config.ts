@@ -6,10 +6,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { JOURNAL_BODY_MAX_BYTES } from './contract/admin.js';
+import { JOURNAL_BODY_MAX_BYTES } from './contract/bundle.js';
+import { StartupError } from './core/startup-error.js';
 import { builtIn } from './scenarios/catalogue.js';
 import { chaosScenarioProblem, parseChaosSpec } from './scenarios/chaos.js';
-import { StartupError } from './startup-error.js';
 
 export const packageDir = fileURLToPath(new URL('..', import.meta.url));
 export const defaultFixturesDir = fileURLToPath(new URL('../fixtures', import.meta.url));

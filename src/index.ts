@@ -1,4 +1,4 @@
 /** The package's API (`import { … } from 'partnership-sandbox'`): re-exports only. */
 export * from './client/control.js';
+export { StartupError } from './core/startup-error.js';
 export { type RunningSandbox, type SandboxLogger, type SandboxOptions, startSandbox } from './start.js';
-export { StartupError } from './startup-error.js';

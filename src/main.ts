@@ -8,8 +8,8 @@
  */
 import { bannerLines, landmarks } from './banner.js';
 import { packageVersion, parseCommandLine, USAGE } from './config.js';
+import { StartupError } from './core/startup-error.js';
 import { type Running, startServer } from './server.js';
-import { StartupError } from './startup-error.js';
 
 async function main() {
   const command = parseCommandLine(process.argv.slice(2), process.env);
@@ -62,7 +62,7 @@ function stop(running: Running, signal: NodeJS.Signals): void {
       process.exit(1);
     },
   );
-  // The drain is bounded (server.ts DRAIN_MS); this only guards against a bug in it.
+  // The drain is bounded (http/drain.ts DRAIN_MS); this only guards against a bug in it.
   setTimeout(() => process.exit(1), 10_000).unref();
 }
 

@@ -13,9 +13,9 @@ import {
   SECRET_SETTINGS,
   sources,
 } from './config.js';
-import { jsonLogger } from './sandbox.js';
+import { jsonLogger } from './core/sandbox.js';
+import { StartupError } from './core/startup-error.js';
 import { startServer } from './server.js';
-import { StartupError } from './startup-error.js';
 
 /** Where the sandbox's log lines go, when `log` is an object: one call per line. */
 export interface SandboxLogger {

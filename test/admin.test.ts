@@ -6,9 +6,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Clock } from '../src/clock.js';
 import { PATH_SEGMENT_MESSAGE } from '../src/contract/admin.js';
 import { accountNotFoundMessage, mappingNotSeededMessage } from '../src/contract/messages.js';
+import { Clock } from '../src/core/clock.js';
 import { BUILT_IN_NAMES } from './fixed-names.js';
 import {
   createHarness,

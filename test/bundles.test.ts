@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 import { PATH_SEGMENT_MESSAGE } from '../src/contract/admin.js';
-import { createSandbox } from '../src/sandbox.js';
-import { StartupError } from '../src/startup-error.js';
+import { createSandbox } from '../src/core/sandbox.js';
+import { StartupError } from '../src/core/startup-error.js';
 import {
   CONTROLS,
   createHarness,

@@ -7,8 +7,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, packageDir } from '../src/config.js';
+import { StartupError } from '../src/core/startup-error.js';
 import { startSandbox } from '../src/start.js';
-import { StartupError } from '../src/startup-error.js';
 import { DEMO } from './harness.js';
 
 const MAIN = join(packageDir, 'dist', 'main.js');

@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
-import { REDACTED } from '../src/journal.js';
-import { StartupError } from '../src/startup-error.js';
+import { REDACTED } from '../src/core/journal-redact.js';
+import { StartupError } from '../src/core/startup-error.js';
 import { createHarness, DEMO, type Harness, REGISTER, registerBody } from './harness.js';
 import { count } from './tenants.js';
 

@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DIFFERENT_PAYLOAD_WARNING, DRY_RUN_KEY_WARNING } from '../src/contract/messages.js';
-import { propagationRetryWarning, tokenBurstWarning, UNSEEN_HASH_WARNING } from '../src/diagnostics.js';
-import { isSecretKey, type JournalEntry } from '../src/journal.js';
+import { propagationRetryWarning, tokenBurstWarning, UNSEEN_HASH_WARNING } from '../src/core/diagnostics.js';
+import type { JournalEntry } from '../src/core/journal.js';
+import { isSecretKey } from '../src/core/journal-redact.js';
 import {
   CONTROLS,
   createHarness,

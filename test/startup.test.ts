@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { defaultFixturesDir, loadConfig } from '../src/config.js';
-import { createSandbox } from '../src/sandbox.js';
+import { createSandbox } from '../src/core/sandbox.js';
+import { StartupError } from '../src/core/startup-error.js';
 import { startServer } from '../src/server.js';
 import { type SandboxOptions, startSandbox } from '../src/start.js';
-import { StartupError } from '../src/startup-error.js';
 import { CONTROLS, DEMO, type expectOk, registerBody, testConfig } from './harness.js';
 import { demoAccount, demoToken, expectRawEnvelope, parseReply, raw } from './raw-http.js';
 

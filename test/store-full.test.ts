@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { storeNotWritableMessage, UNSAVED_REPLAY_WARNING } from '../src/contract/messages.js';
-import type { Logger } from '../src/sandbox.js';
+import type { Logger } from '../src/core/sandbox.js';
 import { STORE_LOG_INTERVAL_MS } from '../src/services/store-health.js';
 import {
   CONTROLS,

@@ -2,11 +2,11 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { validationError } from '../contract/errors.js';
+import { issuesToFields } from '../contract/issues.js';
 import type { AppEnv } from '../http/env.js';
 import { requestHeader } from '../http/headers.js';
 import { checkJsonMediaType, parseJson } from '../http/json.js';
 import { readJsonText } from '../http/read-body.js';
-import { issuesToFields } from '../http/validation.js';
 
 /** Reads a control-plane JSON body (an empty one reads as `{}`); `limit` overrides the body limit. */
 export async function adminJson(c: Context<AppEnv>, limit?: number): Promise<unknown> {

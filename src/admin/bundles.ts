@@ -1,9 +1,10 @@
 /** Bundles on the control plane (docs/parallel-tests.md): one partner out, one partner in. */
 import { Hono } from 'hono';
-import { BUNDLE_LIMIT_BYTES } from '../contract/admin.js';
+import { BUNDLE_LIMIT_BYTES } from '../contract/bundle.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
-import type { Sandbox } from '../sandbox.js';
-import { exportBundle, importBundle } from '../services/bundles.js';
+import { exportBundle } from '../services/bundle-export.js';
+import { importBundle } from '../services/bundles.js';
 import { adminJson } from './body.js';
 
 export function bundleRoutes(s: Sandbox) {

@@ -1,14 +1,15 @@
 /** Chaos profiles on the control plane (docs/chaos.md): set, read, end. */
 import { Hono } from 'hono';
 import type { z } from 'zod';
-import { ChaosEndQuery, type ChaosProfileView, ChaosRequest } from '../contract/admin.js';
+import { ChaosEndQuery, ChaosRequest } from '../contract/admin.js';
+import type { ChaosProfileView } from '../contract/admin-journal.js';
 import { validationError } from '../contract/errors.js';
+import { issuesToFields } from '../contract/issues.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
-import { issuesToFields } from '../http/validation.js';
-import type { Sandbox } from '../sandbox.js';
 import { type ChaosProfile, chaosScenarioProblem, DEFAULT_CHAOS_SCENARIOS } from '../scenarios/chaos.js';
+import { partnerOr404 } from '../services/lookup.js';
 import { adminBody } from './body.js';
-import { partnerOr404 } from './lookup.js';
 
 /** A profile as the control plane shows it: its settings, what it saw and what it failed. */
 export function chaosView(p: ChaosProfile): z.infer<typeof ChaosProfileView> {

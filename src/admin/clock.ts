@@ -5,10 +5,11 @@
 import { Hono } from 'hono';
 import { ClockAdvance } from '../contract/admin.js';
 import { validationError } from '../contract/errors.js';
+import { changeClocks } from '../core/clock-store.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
-import { changeClocks, type Sandbox } from '../sandbox.js';
+import { partnerOr404 } from '../services/lookup.js';
 import { adminBody } from './body.js';
-import { partnerOr404 } from './lookup.js';
 
 export function clockView(s: Sandbox) {
   return { now: s.clock.iso(), offset_seconds: s.clock.offsetMs / 1000 };

@@ -2,9 +2,9 @@
 import { Hono } from 'hono';
 import { CountRequest, JournalQuery } from '../contract/admin.js';
 import { validationError } from '../contract/errors.js';
+import { issuesToFields } from '../contract/issues.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
-import { issuesToFields } from '../http/validation.js';
-import type { Sandbox } from '../sandbox.js';
 import { adminBody } from './body.js';
 
 export function requestRoutes(s: Sandbox) {

@@ -6,11 +6,12 @@
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { ApiError, validationError } from '../contract/errors.js';
+import { buildReport, reportToJUnit } from '../core/report.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
-import { requestHeader } from '../http/headers.js';
-import { buildReport, reportToJUnit } from '../report.js';
-import type { Sandbox } from '../sandbox.js';
+import { parseBearer, requestHeader } from '../http/headers.js';
 import { secretsEqual } from '../services/auth.js';
+import { partnerOr404 } from '../services/lookup.js';
 import { probeWrite } from '../services/store-health.js';
 import { isUiShellPath, uiApi } from '../ui/index.js';
 import { accountRoutes } from './accounts.js';
@@ -19,20 +20,19 @@ import { chaosRoutes } from './chaos.js';
 import { clockRoutes, clockView } from './clock.js';
 import { sameSiteOnly } from './cross-site.js';
 import { noDotSegments } from './dot-segments.js';
-import { partnerOr404 } from './lookup.js';
 import { partnerRoutes } from './partners.js';
 import { requestRoutes } from './requests.js';
 import { scenarioRoutes } from './scenarios.js';
 import { snapshotRoutes } from './snapshots.js';
 
-export { accountDetail } from './accounts.js';
+export { accountDetail } from '../services/accounts.js';
 export { clockView } from './clock.js';
 
 function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
   return async function adminAuth(c, next) {
     // The dashboard shell (/__sandbox/ui and its JS and CSS) holds no data: served without the token.
     if (token && c.req.path !== '/__sandbox/health' && !isUiShellPath(c.req.path)) {
-      const sent = /^Bearer[ ]+(\S+)\s*$/i.exec(requestHeader(c, 'authorization') ?? '')?.[1];
+      const sent = parseBearer(requestHeader(c, 'authorization'));
       if (!sent || !secretsEqual(sent, token)) {
         throw new ApiError(
           'unauthorized',

@@ -1,12 +1,13 @@
 /** The scenario catalogue and arming on the control plane (docs/fault-injection.md, docs/control-plane.md). */
 import { Hono } from 'hono';
 import { ArmRequest } from '../contract/admin.js';
-import { ApiError, validationError } from '../contract/errors.js';
+import { validationError } from '../contract/errors.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
-import type { Sandbox } from '../sandbox.js';
 import { BUILT_INS, builtIn, describeValue, parseValue } from '../scenarios/catalogue.js';
 import { scenarioError } from '../scenarios/context.js';
 import type { Effect } from '../scenarios/presets.js';
+import { accountOr404, partnerOr404 } from '../services/lookup.js';
 import { adminBody } from './body.js';
 
 export function catalogue(s: Sandbox) {
@@ -53,21 +54,15 @@ export function scenarioRoutes(s: Sandbox) {
       if (error) throw validationError([{ field: 'value', message: error }]);
       effects = [value === undefined ? { name: def.name } : { name: def.name, value }];
     }
-    if (body.parent_account_id && !s.store.partners.byParent(body.parent_account_id)) {
-      throw new ApiError('not_found', `No partner with parent_account_id ${body.parent_account_id}.`);
-    }
-    if (body.account_id && !s.store.accounts.byId(body.account_id)) {
-      throw new ApiError('account_not_found', `Account ${body.account_id} was not found.`);
-    }
+    if (body.parent_account_id) partnerOr404(s, body.parent_account_id);
+    const account = body.account_id ? accountOr404(s, body.account_id) : undefined;
     const armed = s.armed.arm({
       scenario: body.scenario,
       effects,
       ...(body.parent_account_id ? { parent_account_id: body.parent_account_id } : {}),
       ...(body.account_id ? { account_id: body.account_id } : {}),
       ...(body.times ? { remaining: body.times } : {}),
-      armed_at: s.clock.iso(
-        body.parent_account_id ?? s.store.accounts.byId(body.account_id ?? '')?.parent_account_id,
-      ),
+      armed_at: s.clock.iso(body.parent_account_id ?? account?.parent_account_id),
     });
     return c.json({ armed }, 200);
   });

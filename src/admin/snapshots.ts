@@ -1,8 +1,8 @@
 /** Snapshots on the control plane (docs/parallel-tests.md): save, list, restore, delete. */
 import { Hono } from 'hono';
 import { SnapshotSave } from '../contract/admin.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
-import type { Sandbox } from '../sandbox.js';
 import { MAX_SNAPSHOTS } from '../services/snapshots.js';
 import { adminBody } from './body.js';
 import { clockView } from './clock.js';

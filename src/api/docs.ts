@@ -13,7 +13,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
-import { controlPlaneDocument, partnershipDocuments } from '../contract/openapi.js';
+import { partnershipDocuments } from '../contract/openapi.js';
+import { controlPlaneDocument } from '../contract/openapi-admin.js';
 import type { AppEnv } from '../http/env.js';
 import { buildGuides, type GuidePage, type Guides } from './build-guides.js';
 

@@ -13,21 +13,13 @@
 import type { z } from 'zod';
 import type {
   AccountDetail,
-  ArmAnswer,
   ArmRequest,
-  Bundle,
-  BundleImported,
-  Catalogue,
-  ChaosAnswer,
-  ChaosList,
   ChaosRequest,
   ClearedAnswer,
   ClockView,
   CountAnswer,
   CountRequest,
-  DisarmAnswer,
   Health,
-  JournalAnswer,
   JournalFilters,
   MappingSeed,
   MappingsAnswer,
@@ -36,7 +28,6 @@ import type {
   PartnerCredentials,
   PartnerList,
   PartnerResetAnswer,
-  ReportAnswer,
   ResetAnswer,
   SnapshotInfo,
   SnapshotList,
@@ -46,6 +37,16 @@ import type {
   VariantCreate,
   VariantPatch,
 } from '../contract/admin.js';
+import type {
+  ArmAnswer,
+  Catalogue,
+  ChaosAnswer,
+  ChaosList,
+  DisarmAnswer,
+  JournalAnswer,
+  ReportAnswer,
+} from '../contract/admin-journal.js';
+import type { Bundle, BundleImported } from '../contract/bundle.js';
 
 export type PartnerCreateInput = z.input<typeof PartnerCreate>;
 export type VerticalMappingInput = z.input<typeof MappingSeed>['vertical_mappings'][number];

@@ -8,7 +8,7 @@ import { EXPIRED_TOKEN_MESSAGE, INVALID_TOKEN_MESSAGE, MISSING_TOKEN_MESSAGE } f
 import { verifyToken } from '../services/auth.js';
 import { ownedAccount } from './account.js';
 import type { AppEnv } from './env.js';
-import { requestHeader } from './headers.js';
+import { parseBearer, requestHeader } from './headers.js';
 
 const REALM = 'realm="partnership-sandbox"';
 const expired = () =>
@@ -19,14 +19,13 @@ const expired = () =>
   });
 
 export function authenticate(c: Context<AppEnv>): void {
-  const header = requestHeader(c, 'authorization');
-  const match = header ? /^Bearer[ ]+([^\s]+)\s*$/i.exec(header) : null;
-  if (!match) {
+  const token = parseBearer(requestHeader(c, 'authorization'));
+  if (!token) {
     throw new ApiError('unauthorized', MISSING_TOKEN_MESSAGE, {
       headers: { 'WWW-Authenticate': `Bearer ${REALM}` },
     });
   }
-  const check = verifyToken(c.get('sandbox'), match[1]!);
+  const check = verifyToken(c.get('sandbox'), token);
   if (!check.ok) {
     if (check.reason === 'expired') throw expired();
     throw new ApiError('unauthorized', INVALID_TOKEN_MESSAGE, {

@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import type { RequestHeaders } from '../journal.js';
+import type { RequestHeaders } from '../core/journal-redact.js';
 
 /** Node's request, when the app is served by @hono/node-server. */
 export function incoming(c: Context): IncomingMessage | undefined {
@@ -33,4 +33,12 @@ export function requestHeader(c: Context, name: string): string | undefined {
 /** The request's headers as they arrived, without copying them (the journal normalises on read). */
 export function requestHeaders(c: Context): RequestHeaders {
   return incoming(c)?.rawHeaders ?? c.req.raw.headers;
+}
+
+/**
+ * The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1: the scheme in any
+ * case, one token, trailing whitespace allowed); undefined when absent or of another form.
+ */
+export function parseBearer(header: string | undefined): string | undefined {
+  return header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1] : undefined;
 }

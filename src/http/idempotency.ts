@@ -17,6 +17,7 @@ import {
   MISSING_IDEMPOTENCY_KEY_MESSAGE,
   UNSAVED_REPLAY_WARNING,
 } from '../contract/messages.js';
+import { canonical } from '../domain/canonical-json.js';
 import type { AppEnv } from './env.js';
 import { send } from './envelope.js';
 import { requestHeader } from './headers.js';
@@ -36,15 +37,6 @@ function fingerprint(dryRun: boolean, body: unknown): string {
   // A body is at most MAX_JSON_DEPTH deep (http/json.ts), so re-serialising it cannot overflow.
   const payload = JSON.stringify(canonical(body ?? null));
   return createHash('sha256').update(`dry_run=${dryRun}\n${payload}`).digest('hex');
-}
-
-/** A JSON value with every object's keys in sorted order (arrays keep their order). */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) out[key] = canonical((value as Record<string, unknown>)[key]);
-  return out;
 }
 
 const inProgress = () =>

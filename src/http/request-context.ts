@@ -5,8 +5,8 @@
  * common and outcome headers here, without overriding one its handler chose.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import type { Sandbox } from '../core/sandbox.js';
 import { ids } from '../domain/ids.js';
-import type { Sandbox } from '../sandbox.js';
 import { CHAOS_HEADER } from '../scenarios/chaos.js';
 import { APPLIED_HEADER, ScenarioContext } from '../scenarios/context.js';
 import type { AppEnv } from './env.js';

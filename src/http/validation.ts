@@ -9,74 +9,10 @@ import type { RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ZodObject, ZodType, z } from 'zod';
 import { type FieldIssue, validationError } from '../contract/errors.js';
-import {
-  REQUIRED_MESSAGE,
-  UNKNOWN_FIELD_MESSAGE,
-  UNKNOWN_QUERY_PARAMETER_MESSAGE,
-  unknownFieldHint,
-  unknownQueryParameterHint,
-} from '../contract/messages.js';
-import { knownFieldNames } from '../contract/schemas.js';
+import { issuesToFields, MAX_ISSUES } from '../contract/issues.js';
+import { UNKNOWN_QUERY_PARAMETER_MESSAGE, unknownQueryParameterHint } from '../contract/messages.js';
 import type { AppEnv } from './env.js';
 import { requestHeader } from './headers.js';
-
-const MAX_ISSUES = 20;
-
-const toCamel = (s: string) => s.replace(/_([a-z0-9])/g, (_, ch: string) => ch.toUpperCase());
-const toSnake = (s: string) =>
-  s
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/([a-z])([0-9])/g, '$1_$2')
-    .toLowerCase();
-
-/** The right name for a wrongly cased field, if the contract knows one. */
-export function suggestField(key: string): string | undefined {
-  for (const candidate of [toCamel(key), toSnake(key), toCamel(key).replace(/_/g, '')]) {
-    if (candidate !== key && knownFieldNames.has(candidate)) return candidate;
-  }
-  // position_1_policy -> position1Policy
-  const squashed = toCamel(key.replace(/_(\d)/g, '$1'));
-  if (squashed !== key && knownFieldNames.has(squashed)) return squashed;
-  return undefined;
-}
-
-export function fieldPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out ? `.${String(part)}` : String(part);
-  }
-  return out;
-}
-
-export function issuesToFields(issues: readonly z.core.$ZodIssue[], prefix = ''): FieldIssue[] {
-  const fields: FieldIssue[] = [];
-  const at = (path: readonly PropertyKey[]) => {
-    const p = fieldPath(path);
-    return prefix ? (p ? `${prefix}.${p}` : prefix) : p || '(body)';
-  };
-  // zod 4 still runs length checks on a value of the wrong type (an array has a length):
-  // once a field's type is wrong, that is its one problem.
-  const wrongType = new Set(issues.filter((i) => i.code === 'invalid_type').map((i) => fieldPath(i.path)));
-  for (const issue of issues) {
-    if (issue.code !== 'invalid_type' && wrongType.has(fieldPath(issue.path))) continue;
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) {
-        const hint = suggestField(key);
-        fields.push({
-          field: at([...issue.path, key]),
-          message: hint ? unknownFieldHint(hint) : UNKNOWN_FIELD_MESSAGE,
-        });
-      }
-      continue;
-    }
-    let message = issue.message;
-    if (issue.code === 'invalid_type' && /received undefined/.test(message)) message = REQUIRED_MESSAGE;
-    else if (issue.code === 'invalid_type') message = message.replace(/^Invalid input: /, '');
-    fields.push({ field: at(issue.path), message });
-  }
-  return fields.slice(0, MAX_ISSUES);
-}
 
 type Target = 'query' | 'param' | 'header' | 'json';
 

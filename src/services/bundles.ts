@@ -1,51 +1,33 @@
 /**
  * Bundles (docs/parallel-tests.md): one partner's whole state as one JSON file, what a failed CI
- * job uploads, and loading one into another sandbox (the partner is replaced if it
+ * job uploads (exported by services/bundle-export.ts), and loading one into another sandbox (the partner is replaced if it
  * exists). A bundle is checked in full before anything is written (schema, version, its
  * own consistency, IDs held by another partner here), then loaded in one transaction: a
  * broken or foreign file is a 400 naming the field, and nothing is loaded.
  */
 
 import type { z } from 'zod';
-import { Clock } from '../clock.js';
 import {
-  BUNDLE_KIND,
   BUNDLE_SECRET_ALGORITHMS,
   BUNDLE_VERSION,
   BUNDLE_VERSIONS_READ,
   Bundle,
   type BundleData,
   BundleV1,
-} from '../contract/admin.js';
-import { ApiError, type FieldIssue, validationError } from '../contract/errors.js';
+} from '../contract/bundle.js';
+import { type FieldIssue, validationError } from '../contract/errors.js';
+import { issuesToFields } from '../contract/issues.js';
 import { routes } from '../contract/routes.js';
+import { Clock } from '../core/clock.js';
+import { changeClocks } from '../core/clock-store.js';
+import type { Sandbox } from '../core/sandbox.js';
+import { canonical } from '../domain/canonical-json.js';
+import { routePattern } from '../domain/route-pattern.js';
 import { hashSecretSync, SECRET_ALGORITHMS, type SecretAlgorithm } from '../domain/secrets.js';
-import { changeClocks, type Sandbox } from '../sandbox.js';
 import { builtIn, parseValue } from '../scenarios/catalogue.js';
 import { chaosScenarioProblem } from '../scenarios/chaos.js';
-import { secretColumns, secretOf } from '../store/partners.js';
-import { lastStatusWrite, putLastStatusWrite } from './status.js';
-
-/** Zod's issues as named fields (`accounts[0].pages[1].page_id`), unknown keys one by one. */
-function fieldsOf(issues: readonly z.core.$ZodIssue[]): FieldIssue[] {
-  const name = (path: readonly PropertyKey[]) =>
-    path.reduce<string>(
-      (out, part) =>
-        typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part),
-      '',
-    ) || '(body)';
-  return issues
-    .flatMap((issue) =>
-      issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => ({ field: name([...issue.path, key]), message: 'unknown field' }))
-        : [{ field: name(issue.path), message: issue.message.replace(/^Invalid input: /, '') }],
-    )
-    .slice(0, 20);
-}
-
-type BundleAccount = BundleData['accounts'][number];
-type BundlePage = BundleAccount['pages'][number];
-type BundleLayout = BundleAccount['layouts'][number];
+import { secretColumns } from '../store/partners.js';
+import { putLastStatusWrite } from './status.js';
 
 // The bundle's algorithms are those the store keeps, both ways (a compile-time check).
 const _sameAlgorithms: [SecretAlgorithm[], (typeof BUNDLE_SECRET_ALGORITHMS)[number][]] = [
@@ -53,97 +35,6 @@ const _sameAlgorithms: [SecretAlgorithm[], (typeof BUNDLE_SECRET_ALGORITHMS)[num
   [...SECRET_ALGORITHMS],
 ];
 void _sameAlgorithms;
-
-export const partnerNotFound = (parent: string) =>
-  new ApiError('not_found', `No partner with parent_account_id ${parent}.`);
-
-/** The bundle of one partner, as `GET /__sandbox/partners/{parent}/bundle` answers it. */
-export function exportBundle(s: Sandbox, parent: string): BundleData {
-  const partner = s.store.partners.byParent(parent);
-  if (!partner) throw partnerNotFound(parent);
-  const accounts = s.store.accounts.allOf(parent);
-  const owned = new Set(accounts.map((a) => a.account_id));
-  const strip = <T extends object, K extends keyof T>(row: T, ...keys: K[]): Omit<T, K> => {
-    const out = { ...row };
-    for (const k of keys) delete out[k];
-    return out;
-  };
-  return {
-    kind: BUNDLE_KIND,
-    version: BUNDLE_VERSION,
-    exported_at: s.clock.iso(),
-    partner: {
-      parent_account_id: partner.parent_account_id,
-      client_id: partner.client_id,
-      client_secret_hash: secretOf(partner),
-      name: partner.name,
-      created_at: partner.created_at,
-    },
-    clock: {
-      now: s.clock.iso(parent),
-      offset_seconds: (s.clock.offsetMs + s.clock.partnerOffsetMs(parent)) / 1000,
-    },
-    vertical_mappings: s.store.partners.mappings(parent).map((m) => ({ ...m })),
-    accounts: accounts.map((a) => {
-      const controls = s.store.controls.get(a.account_id)!;
-      return {
-        ...strip(a, 'parent_account_id'),
-        // The store keeps what the API validated: its surfaces and layout types are the enums'.
-        pages: s.store.accounts.pages(a.account_id).map((p) => strip(p, 'account_id') as BundlePage),
-        layouts: s.store.accounts.layouts(a.account_id).map((l) => strip(l, 'account_id') as BundleLayout),
-        variants: s.store.accounts.variants(a.account_id).map((v) => ({
-          ...strip(v, 'account_id'),
-          enabled: v.enabled === 1,
-          archived: v.archived === 1,
-        })),
-        controls: strip(controls, 'account_id'),
-        last_status_write: lastStatusWrite(s, a.account_id),
-      };
-    }),
-    idempotency_keys: s.store.idempotency.doneOf(parent).map((k) => ({
-      key: k.key,
-      operation: k.operation,
-      fingerprint: k.fingerprint,
-      dry_run: k.dry_run === 1,
-      status: k.status ?? 200,
-      body: k.body ?? '',
-      expires_at: k.expires_at,
-    })),
-    armed: s.armed
-      .list()
-      .filter(
-        (a) =>
-          (a.parent_account_id === parent && a.account_id === undefined) ||
-          (a.account_id !== undefined && owned.has(a.account_id)),
-      )
-      .map((a) => ({
-        scenario: a.scenario,
-        effects: a.effects.map((e) => ({ ...e })),
-        ...(a.account_id !== undefined ? { account_id: a.account_id } : {}),
-        ...(a.remaining !== undefined ? { remaining: a.remaining } : {}),
-        armed_at: a.armed_at,
-      })),
-    journal: s.journal
-      .list()
-      .filter((e) => e.parent_account_id === parent || (e.account_id !== null && owned.has(e.account_id)))
-      .map(({ id: _id, ...entry }) => entry),
-    chaos: chaosOf(s, parent),
-  };
-}
-
-/** The partner's chaos profile and its place in the sequence (docs/chaos.md), or null. */
-function chaosOf(s: Sandbox, parent: string): BundleData['chaos'] {
-  const profile = s.chaos.of(parent);
-  if (!profile) return null;
-  const position = profile.positions[parent];
-  return {
-    rate: profile.rate,
-    seed: profile.seed,
-    scenarios: [...profile.scenarios],
-    call: position?.calls ?? 0,
-    owed: [...(position?.owed ?? [])],
-  };
-}
 
 /**
  * The operations a stored answer can replay on: the routes whose 200 documents
@@ -154,25 +45,12 @@ const replayable = Object.values(routes)
   .map((r) => ({
     method: r.method.toUpperCase(),
     template: r.path,
-    pattern: new RegExp(
-      `^${r.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`,
-    ),
+    pattern: routePattern(r.path),
     statuses: Object.keys(r.responses)
       .map(Number)
       .filter((n) => n >= 200 && n < 300),
     schema: r.responses[200].content['application/json'].schema as z.ZodType,
   }));
-
-/** A JSON value with every object's keys sorted: two values that serialise alike are equal. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .sort()
-      .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-  );
-}
 
 type StoredKey = BundleData['idempotency_keys'][number];
 
@@ -226,7 +104,7 @@ function storedAnswerProblems(
   }
   const answer = route.schema.safeParse(body);
   if (!answer.success) {
-    return fieldsOf(answer.error.issues).map((f) => ({
+    return issuesToFields(answer.error.issues, '', 'bundle').map((f) => ({
       field: f.field === '(body)' ? `${at}.body` : `${at}.body.${f.field}`,
       message: `${f.message} (not an answer of ${method} ${route.template})`,
     }));
@@ -427,7 +305,7 @@ function clockPlan(s: Sandbox, exportedNow: string, realNow: number) {
 function parseBundle(json: unknown): BundleData {
   const v1 = typeof json === 'object' && json !== null && (json as { version?: unknown }).version === 1;
   const parsed = (v1 ? BundleV1 : Bundle).safeParse(json);
-  if (!parsed.success) throw validationError(fieldsOf(parsed.error.issues));
+  if (!parsed.success) throw validationError(issuesToFields(parsed.error.issues, '', 'bundle'));
   if (!('client_secret' in parsed.data.partner)) return parsed.data as BundleData;
   const { client_secret, ...partner } = parsed.data.partner;
   return {

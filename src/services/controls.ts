@@ -10,9 +10,9 @@ import {
   unmappedPairsMessage,
 } from '../contract/messages.js';
 import type { ControlsData, ControlsWriteRequest } from '../contract/schemas.js';
+import type { Sandbox } from '../core/sandbox.js';
 import { isCurrentHash, nextList } from '../domain/controls.js';
 import { translateBlocks, translatePairs } from '../domain/taxonomy.js';
-import type { Sandbox } from '../sandbox.js';
 import type { ScenarioContext } from '../scenarios/context.js';
 import type { AccountRow } from '../store/accounts.js';
 import type { ControlsListRow } from '../store/controls.js';

@@ -12,10 +12,10 @@ import {
   registerUnmappedMessage,
 } from '../contract/messages.js';
 import type { RegisterData, RegisterRequest, Surface } from '../contract/schemas.js';
+import type { Sandbox } from '../core/sandbox.js';
 import { contentHash } from '../domain/controls.js';
 import { ids } from '../domain/ids.js';
 import { findPair } from '../domain/taxonomy.js';
-import type { Sandbox } from '../sandbox.js';
 import type { ScenarioContext } from '../scenarios/context.js';
 import type { AccountRow, LayoutRow, NewAccount, PageRow } from '../store/accounts.js';
 import { mappingFor } from './mappings.js';

@@ -8,8 +8,8 @@
 import type { z } from 'zod';
 import type { SnapshotInfo } from '../contract/admin.js';
 import { ApiError, validationError } from '../contract/errors.js';
-import type { JournalImage } from '../journal.js';
-import type { Sandbox } from '../sandbox.js';
+import type { JournalImage } from '../core/journal.js';
+import type { Sandbox } from '../core/sandbox.js';
 import type { Armed } from '../scenarios/armed.js';
 import type { ChaosProfile } from '../scenarios/chaos.js';
 import type { StoreImage } from '../store/index.js';

@@ -1,5 +1,6 @@
 /** Partnership status (endpoints 5 and 6) over the account's page variants. */
 import type { StatusData } from '../contract/schemas.js';
+import type { Sandbox } from '../core/sandbox.js';
 import {
   aggregateStatus,
   defaultFailingCount,
@@ -7,7 +8,6 @@ import {
   type RequestedStatus,
   type VariantOutcome,
 } from '../domain/status.js';
-import type { Sandbox } from '../sandbox.js';
 import type { ScenarioContext } from '../scenarios/context.js';
 import type { AccountRow, VariantRow } from '../store/accounts.js';
 

@@ -2,14 +2,15 @@
  * The request journal: every partnership and token call, newest first, bounded (oldest
  * dropped past `max`), with secrets redacted in everything it shows. Of each body it keeps
  * at most `bodyBytes` (SANDBOX_JOURNAL_BODY_BYTES): redacted first, then cut, so a secret
- * near the cut is never half shown; a cut body says so, with its whole length.
+ * near the cut is never half shown; a cut body says so, with its whole length. The
+ * redaction rules are in journal-redact.ts.
  */
 
 import type { z } from 'zod';
-import type { JournalEntry as JournalEntrySchema } from './contract/admin.js';
-import { tooDeepAt } from './domain/json-depth.js';
+import type { JournalEntry as JournalEntrySchema } from '../contract/admin-journal.js';
+import { type RequestHeaders, redactBody, redactHeaders, redactJson, redactQuery } from './journal-redact.js';
 
-/** One journal entry; its shape is the control plane's contract (src/contract/admin.ts). */
+/** One journal entry; its shape is the control plane's contract (src/contract/admin-journal.ts). */
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;
 
 export interface JournalFilter {
@@ -36,139 +37,6 @@ export interface CountFilter extends Omit<JournalFilter, 'limit'> {
    * searched past the cut.
    */
   body_contains?: string;
-}
-
-/**
- * Authentication schemes (the IANA registry and common others) kept in front of a redacted
- * credential, `Bearer [REDACTED]`, so the journal still shows how a client authenticated.
- * Any other first word could be part of the secret (`Cookie: sid=…`, a key with a space).
- */
-const AUTH_SCHEME =
-  /^(?:basic|bearer|concealed|digest|dpop|gnap|hoba|mutual|negotiate|ntlm|oauth|privatetoken|scram-sha-1|scram-sha-256|vapid|token|apikey|aws4-hmac-sha256)$/i;
-// Text that is neither JSON nor a form: any quoted key or form name that looks secret.
-const SECRET_FIELDS = /("((?:[^"\\]|\\.)*)"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
-const SECRET_FORM_FIELDS = /((?:^|&)([^=&]*)=)[^&]*/g;
-export const REDACTED = '[REDACTED]';
-
-/**
- * A request's headers as the HTTP layer kept them, uncopied: Node's raw name/value list
- * when served over a socket, Fetch Headers in process.
- */
-export type RequestHeaders = readonly string[] | Headers;
-
-/**
- * Lower-case name -> value, repeated names joined with ", ", sorted by name (the view
- * Fetch Headers gives, from either form), secrets redacted.
- */
-export function redactHeaders(headers: RequestHeaders): Record<string, string> {
-  const joined = new Map<string, string>();
-  if (headers instanceof Headers) {
-    for (const [name, value] of headers) joined.set(name, value);
-  } else {
-    for (let i = 0; i + 1 < headers.length; i += 2) {
-      const name = headers[i]!.toLowerCase();
-      const prev = joined.get(name);
-      joined.set(name, prev === undefined ? headers[i + 1]! : `${prev}, ${headers[i + 1]!}`);
-    }
-  }
-  const out: Record<string, string> = {};
-  for (const name of [...joined.keys()].sort()) {
-    const value = joined.get(name)!;
-    out[name] = isSecretKey(name) ? redactCredential(value) : value;
-  }
-  return out;
-}
-
-/** `Bearer abc` -> `Bearer [REDACTED]` (a known scheme is kept); anything else -> `[REDACTED]`. */
-function redactCredential(value: string): string {
-  const match = /^(\S+) +\S/.exec(value);
-  return match && AUTH_SCHEME.test(match[1]!) ? `${match[1]} ${REDACTED}` : REDACTED;
-}
-
-/** Names partners assert on: never redacted, whatever the rule below would say of them. */
-const NEVER_SECRET = new Set([
-  'idempotencykey',
-  'xrequestid',
-  'xplatformparentaccountid',
-  'xsandboxscenario',
-]);
-
-/**
- * Whether a name holds a secret, by what it means, however it is spelt: one rule for body
- * fields, query parameters and request headers. `client_secret`, `Client_Secret`,
- * `clientSecret`, `CLIENT_SECRET`, any password or passphrase, any api key, any
- * authorization, credential, cookie, session, signature or private key, any `…token` or
- * `…auth` (but not `token_type`); `X-Api-Key`, `X-Forwarded-Authorization`, `Set-Cookie`.
- * Misspelt names matter most: a client that sends one gets 401, and its secret must not then
- * sit in the journal in clear. `Idempotency-Key`, `X-Request-Id`,
- * `X-Platform-Parent-Account-Id` and `X-Sandbox-Scenario` are kept.
- */
-export function isSecretKey(key: string): boolean {
-  const k = key.toLowerCase().replace(/[^a-z0-9]/g, '');
-  if (NEVER_SECRET.has(k)) return false;
-  return (
-    /secret|passw(?:or)?d|passphrase|apikey|authori[sz]ation|credential|cookie|session|signature|privatekey/.test(
-      k,
-    ) ||
-    k.endsWith('token') ||
-    k.endsWith('auth')
-  );
-}
-
-/** Redacts secret-named keys at any depth of a parsed JSON value. */
-function redactJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redactJson);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, isSecretKey(k) ? REDACTED : redactJson(v)]),
-    );
-  }
-  return value;
-}
-
-/**
- * Removes secret values from a JSON or form-encoded body. Keys are compared after
- * decoding (as the server reads them), so `client%5Fsecret` or `"client_\u0073ecret"`
- * is redacted too; text that is neither JSON nor a form falls back to the patterns.
- */
-export function redactBody(body: string | null): string | null {
-  if (body === null) return null;
-  let redacted: string;
-  try {
-    // A body nested too deep was refused unparsed: it is not parsed here either.
-    if (tooDeepAt(body) !== -1) throw new Error('nested too deep');
-    redacted = JSON.stringify(redactJson(JSON.parse(body)));
-  } catch {
-    if (/^[^{[\s][^\s]*=/.test(body) || body.includes('&')) {
-      const form = new URLSearchParams(body);
-      for (const key of new Set(form.keys())) if (isSecretKey(key)) form.set(key, REDACTED);
-      redacted = form.toString().replaceAll(encodeURIComponent(REDACTED), REDACTED);
-    } else {
-      redacted = body
-        .replace(SECRET_FIELDS, (all, head: string, key: string) =>
-          isSecretKey(key) ? `${head}"${REDACTED}"` : all,
-        )
-        .replace(SECRET_FORM_FIELDS, (all, head: string, key: string) =>
-          isSecretKey(safeDecode(key)) ? `${head}${REDACTED}` : all,
-        );
-    }
-  }
-  return redacted;
-}
-
-/** Query parameters by the same field rules as bodies: `?access_token=…` is not kept in clear. */
-function redactQuery(params: URLSearchParams): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of params) out[key] = isSecretKey(key) ? REDACTED : value;
-  return out;
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    return text;
-  }
 }
 
 /** `request_body_truncated` / `response_body_truncated` of an entry: null when the body is whole. */

@@ -5,11 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { pathSegment } from './contract/admin.js';
-import { LAYOUT_TYPES, SURFACES } from './contract/schemas.js';
-import { type MappingEntry, mappingProblems } from './domain/taxonomy.js';
+import { pathSegment } from '../contract/admin.js';
+import { LAYOUT_TYPES, SURFACES } from '../contract/schemas.js';
+import { type MappingEntry, mappingProblems } from '../domain/taxonomy.js';
+import type { InternalBlock } from '../store/controls.js';
 import { StartupError } from './startup-error.js';
-import type { InternalBlock } from './store/controls.js';
 
 const PartnersFile = z.strictObject({
   partners: z

@@ -3,22 +3,23 @@
  * scenario presets and armed scenarios, the journal. createApp() serves it.
  */
 import { readFileSync } from 'node:fs';
+import { builtInPresetsDir, type Config } from '../config.js';
+import { ApiError } from '../contract/errors.js';
+import { hashSecretSync, type SecretHash } from '../domain/secrets.js';
+import { ArmedRegistry } from '../scenarios/armed.js';
+import { ChaosRegistry, chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';
+import { loadPresets, type Preset } from '../scenarios/presets.js';
+import { importBundle } from '../services/bundles.js';
+import { type Snapshots, snapshots } from '../services/snapshots.js';
+import { StoreHealth } from '../services/store-health.js';
+import { createStore, type Store } from '../store/index.js';
+import { secretColumns } from '../store/partners.js';
 import { Clock } from './clock.js';
-import { builtInPresetsDir, type Config } from './config.js';
-import { ApiError } from './contract/errors.js';
+import { CLOCK_KEY, changeClocks, PARTNER_CLOCK_PREFIX } from './clock-store.js';
 import { Diagnostics } from './diagnostics.js';
-import { hashSecretSync, type SecretHash } from './domain/secrets.js';
 import { type FixturePartner, type Fixtures, loadFixtures } from './fixtures.js';
 import { Journal } from './journal.js';
-import { ArmedRegistry } from './scenarios/armed.js';
-import { ChaosRegistry, chaosScenarioProblem, parseChaosSpec } from './scenarios/chaos.js';
-import { loadPresets, type Preset } from './scenarios/presets.js';
-import { importBundle } from './services/bundles.js';
-import { type Snapshots, snapshots } from './services/snapshots.js';
-import { StoreHealth } from './services/store-health.js';
 import { StartupError } from './startup-error.js';
-import { createStore, type Store } from './store/index.js';
-import { secretColumns } from './store/partners.js';
 
 export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -59,9 +60,6 @@ export interface Sandbox {
   loadClock(): void;
   close(): void;
 }
-
-const CLOCK_KEY = 'clock_offset_ms';
-const PARTNER_CLOCK_PREFIX = 'clock_offset_ms:';
 
 export function jsonLogger(enabled: boolean): Logger {
   const write = (level: string, msg: string, fields?: Record<string, unknown>) => {
@@ -220,37 +218,4 @@ function seedBundle(s: Sandbox, file: string): void {
     if (e instanceof ApiError) throw new StartupError(`${where}: ${e.message}`);
     throw e;
   }
-}
-
-/**
- * Moves the clocks (`change`) and saves them, in one transaction with `write` (the store
- * work that goes with it). If the store refuses it (a full disk), the clocks are put back
- * as they were, so nothing is half-done: not the rows, not the clocks.
- */
-export function changeClocks<T>(s: Sandbox, change: () => void, write: () => T): T {
-  const offset = s.clock.offsetMs;
-  const partners = new Map(s.clock.partnerOffsets());
-  try {
-    return s.store.tx(() => {
-      const out = write();
-      change();
-      saveClock(s);
-      return out;
-    });
-  } catch (err) {
-    s.clock.reset(offset);
-    for (const [parent, ms] of partners) s.clock.setPartner(parent, ms);
-    throw err;
-  }
-}
-
-/** Writes the clocks to the store (global and per-partner offsets), so they survive a restart. */
-export function saveClock(s: Sandbox): void {
-  s.store.tx(() => {
-    s.store.meta.set(CLOCK_KEY, String(s.clock.offsetMs));
-    for (const row of s.store.meta.prefixed(PARTNER_CLOCK_PREFIX)) s.store.meta.delete(row.key);
-    for (const [parent, ms] of s.clock.partnerOffsets()) {
-      s.store.meta.set(`${PARTNER_CLOCK_PREFIX}${parent}`, String(ms));
-    }
-  });
 }

@@ -1,8 +1,10 @@
-/** Control-plane lookups that answer 404 in the envelope when the partner or account is missing. */
+/** Lookups that answer 404 in the envelope when the partner or account is missing. */
 import { ApiError } from '../contract/errors.js';
 import { accountNotFoundMessage } from '../contract/messages.js';
-import type { Sandbox } from '../sandbox.js';
-import { partnerNotFound } from '../services/bundles.js';
+import type { Sandbox } from '../core/sandbox.js';
+
+export const partnerNotFound = (parent: string) =>
+  new ApiError('not_found', `No partner with parent_account_id ${parent}.`);
 
 export function partnerOr404(s: Sandbox, parent: string) {
   const partner = s.store.partners.byParent(parent);

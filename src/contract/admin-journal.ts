@@ -1,0 +1,142 @@
+/**
+ * The control plane's journal, chaos, scenario and report answers as data (docs/control-plane.md,
+ * docs/chaos.md): the shapes of what those routes answer, for the control-plane OpenAPI
+ * document. The request bodies and the other answers are in contract/admin.ts.
+ */
+import { z } from '@hono/zod-openapi';
+
+export const ChaosEvidence = z
+  .object({ seed: z.int(), call: z.int().min(1), scenario: z.string() })
+  .openapi('ChaosEvidence');
+/** `request_body_truncated` / `response_body_truncated` of a journal entry. */
+const BodyTruncated = z
+  .object({
+    original_bytes: z.int().openapi({
+      description:
+        'The length in bytes (UTF-8) of the whole body as it would be shown (redacted, JSON compact).',
+      example: 204_900,
+    }),
+  })
+  .nullable()
+  .openapi({
+    description:
+      'null when the body is shown whole; else it was cut at SANDBOX_JOURNAL_BODY_BYTES (after redaction) and this is how long it was.',
+  });
+
+export const JournalEntry = z
+  .object({
+    id: z.int(),
+    time: z.string().openapi({ description: 'The sandbox clock (global) when the call was answered.' }),
+    partner_time: z.string().nullable().openapi({
+      description:
+        "The caller's partner clock (global clock plus its own offset) when the call was answered; null when no partner was authenticated.",
+    }),
+    method: z.string(),
+    path: z.string(),
+    query: z.record(z.string(), z.string()),
+    request_headers: z.record(z.string(), z.string()),
+    request_body: z.string().nullable().openapi({
+      description:
+        'Secrets redacted (JSON compact), then cut at SANDBOX_JOURNAL_BODY_BYTES (never inside a character): see request_body_truncated.',
+    }),
+    request_body_truncated: BodyTruncated,
+    status: z.int(),
+    response_body: z.string().nullable().openapi({
+      description: 'Redacted, then cut as request_body is: see response_body_truncated.',
+    }),
+    response_body_truncated: BodyTruncated,
+    request_id: z.string(),
+    parent_account_id: z.string().nullable(),
+    account_id: z.string().nullable(),
+    scenarios_applied: z.array(z.string()),
+    chaos: ChaosEvidence.nullable().openapi({
+      description:
+        "The chaos failure this call met (docs/chaos.md): the profile seed, the call position n in its partner's sequence, and the scenario drawn (a reset connection included); null for none.",
+    }),
+    warnings: z.array(z.string()),
+    duration_ms: z.number(),
+  })
+  .openapi('JournalEntry');
+export const ChaosProfileView = z
+  .object({
+    parent_account_id: z.string().nullable().openapi({ description: 'null: every partner.' }),
+    rate: z.number(),
+    seed: z.int(),
+    scenarios: z.array(z.string()),
+    set_at: z.string(),
+    calls_seen: z.int().openapi({ description: 'Partner calls (partnership and token) since it was set.' }),
+    calls_failed: z.int(),
+    failed_by_scenario: z.record(z.string(), z.int()),
+    positions: z.record(z.string(), z.int()).openapi({
+      description:
+        "Each partner's call position n: its calls seen so far (each partner has its own sequence).",
+    }),
+  })
+  .openapi('ChaosProfile');
+export const ChaosAnswer = z.object({ profile: ChaosProfileView });
+export const ChaosList = z.object({ profiles: z.array(ChaosProfileView) }).openapi('ChaosProfiles');
+export const JournalAnswer = z.object({ requests: z.array(JournalEntry), max: z.int() }).openapi('Journal');
+export const Armed = z
+  .object({
+    id: z.int(),
+    scenario: z.string(),
+    effects: z.array(z.object({ name: z.string(), value: z.number().optional() })),
+    parent_account_id: z.string().optional(),
+    account_id: z.string().optional(),
+    remaining: z.int().optional(),
+    armed_at: z.string(),
+  })
+  .openapi('ArmedScenario');
+export const ArmAnswer = z.object({ armed: Armed });
+export const DisarmAnswer = z.object({ armed: z.array(Armed) });
+export const Catalogue = z
+  .object({
+    built_ins: z.array(
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        value: z.string(),
+        applies_to: z.array(z.string()),
+      }),
+    ),
+    presets: z.array(
+      z.object({
+        name: z.string(),
+        description: z.string(),
+        effects: z.array(z.object({ name: z.string(), value: z.number().optional() })),
+        source: z.string(),
+      }),
+    ),
+    armed: z.array(Armed),
+  })
+  .openapi('ScenarioCatalogue');
+export const ReportAnswer = z
+  .object({
+    parent_account_id: z.string(),
+    generated_at: z.string(),
+    requests_analyzed: z.int(),
+    summary: z.object({ passed: z.int(), failed: z.int(), not_exercised: z.int() }),
+    checks: z.array(
+      z.object({
+        id: z.string(),
+        title: z.string(),
+        outcome: z.enum(['passed', 'failed', 'not_exercised']),
+        evidence: z.array(z.string()),
+      }),
+    ),
+    resilience: z
+      .array(
+        z.object({
+          scenario: z.string(),
+          injected: z.int(),
+          recovered: z.int(),
+          outcome: z.enum(['passed', 'failed']),
+          evidence: z.array(z.string()),
+        }),
+      )
+      .openapi({
+        description:
+          'Per scenario chaos injected (docs/chaos.md): how many times, and how many the client recovered from (its next call of the same method and path succeeded, after Retry-After where one was sent); evidence with request_ids.',
+      }),
+  })
+  .openapi('IntegrationReport');

@@ -1,0 +1,269 @@
+/**
+ * The bundle format (docs/parallel-tests.md): one partner's whole state, its journal, clock
+ * and armed scenarios, as `GET /__sandbox/partners/{parent}/bundle` exports it and
+ * `POST /__sandbox/bundles` reads it, with the checks of its fields. services/bundles.ts
+ * checks the rest (its own consistency, IDs held by another partner).
+ */
+import { z } from '@hono/zod-openapi';
+import { clientSecret, headerName, id, MAX_OFFSET_SECONDS, MappingSeedEntry, pathSegment } from './admin.js';
+import { DomainWrite, LayoutType, RegisterRequest, Surface } from './schemas.js';
+
+export const BUNDLE_KIND = 'partnership-sandbox-bundle';
+/** Version 2: the partner's client secret as a salted hash. Version 1 (a clear client_secret) is still read. */
+export const BUNDLE_VERSION = 2;
+export const BUNDLE_VERSIONS_READ: readonly number[] = [1, 2];
+/** The largest bundle `POST /__sandbox/bundles` reads. */
+export const BUNDLE_LIMIT_BYTES = 32 * 1024 * 1024;
+
+const isoTime = z.iso.datetime({ offset: true });
+const text = (max = 1000) => z.string().max(max);
+const epochMs = z.int().min(0).max(8_640_000_000_000_000);
+
+/** A content_hash as the sandbox makes it (domain/controls.ts contentHash): 40 lower-case hex digits. */
+const CONTENT_HASH = /^[0-9a-f]{40}$/;
+const CONTENT_HASH_FORMAT_MESSAGE = 'must be 40 lower-case hex digits, as the sandbox makes a content_hash';
+
+const BundleEffect = z.strictObject({ name: z.string().min(1).max(100), value: z.number().optional() });
+/** The most SANDBOX_JOURNAL_BODY_BYTES may keep of a body: 1 MiB (a bundle carries bodies up to it). */
+export const JOURNAL_BODY_MAX_BYTES = 1024 * 1024;
+const BundleTruncated = z
+  .strictObject({ original_bytes: z.int().min(0).max(Number.MAX_SAFE_INTEGER) })
+  .nullable()
+  .default(null);
+const BundleJournalEntry = z.strictObject({
+  time: isoTime,
+  partner_time: isoTime.nullable(),
+  method: z.string().min(1).max(16),
+  path: text(2048),
+  query: z.record(text(1000), text(8192)),
+  request_headers: z.record(headerName, text(16_384)),
+  // Bodies as the journal kept them (cut at SANDBOX_JOURNAL_BODY_BYTES, at most 1 MiB); older bundles have no *_truncated.
+  request_body: text(JOURNAL_BODY_MAX_BYTES + 100).nullable(),
+  request_body_truncated: BundleTruncated,
+  status: z.int().min(0).max(599),
+  response_body: text(JOURNAL_BODY_MAX_BYTES + 100).nullable(),
+  response_body_truncated: BundleTruncated,
+  request_id: text(128),
+  parent_account_id: id.nullable(),
+  account_id: id.nullable(),
+  scenarios_applied: z.array(text(200)).max(100),
+  // Optional: bundles written before chaos have none.
+  chaos: z
+    .strictObject({ seed: z.int(), call: z.int().min(1), scenario: z.string().min(1).max(100) })
+    .nullable()
+    .default(null),
+  warnings: z.array(text(4000)).max(100),
+  duration_ms: z.number().min(0),
+});
+
+/** What the latest real status PUT did (StatusWriteRecord), as a bundle carries it: checked strictly. */
+/** A variant as a bundle names it (its own list, and the status record's). */
+const bundleVariant = { variant_id: pathSegment, page_id: pathSegment, name: text(200) };
+
+const BundleStatusWrite = z.strictObject({
+  request_id: text(128),
+  at: isoTime,
+  requested: z.enum(['active', 'paused']),
+  status: z.enum(['active', 'paused', 'mixed']),
+  variants: z
+    .array(
+      z.strictObject({
+        ...bundleVariant,
+        status: z.enum(['active', 'paused']),
+        result: z.enum(['updated', 'unchanged', 'failed']),
+      }),
+    )
+    .max(1000),
+});
+
+/** The algorithms of domain/secrets.ts (services/bundles.ts checks at compile time that they agree). */
+export const BUNDLE_SECRET_ALGORITHMS = ['scrypt-n16384-r8-p1', 'sha256-salted'] as const;
+
+/** A partner's client secret as a bundle carries it (domain/secrets.ts): never in clear. */
+const BundleSecretHash = z
+  .strictObject({
+    algorithm: z.enum(BUNDLE_SECRET_ALGORITHMS),
+    salt: z.string().regex(/^[0-9a-f]{32}$/, 'must be 32 lower-case hex digits (a 16-byte salt)'),
+    hash: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits (a 32-byte key)'),
+  })
+  .openapi({
+    description:
+      'The client secret as a salted hash, which the importing sandbox accepts: scrypt-n16384-r8-p1 (scrypt, N 16384, r 8, p 1, a 32-byte key) for a secret a person chose, sha256-salted (SHA-256 of salt and secret) for one the sandbox generated (238 random bits). The bundle holds no secret in clear.',
+  });
+
+const bundlePartner = {
+  parent_account_id: pathSegment,
+  client_id: pathSegment,
+  name: z.string().min(1).max(200),
+  created_at: isoTime,
+};
+
+export const Bundle = z
+  .strictObject({
+    kind: z.literal(BUNDLE_KIND),
+    version: z.literal(BUNDLE_VERSION),
+    exported_at: isoTime,
+    partner: z.strictObject({ ...bundlePartner, client_secret_hash: BundleSecretHash }),
+    clock: z.strictObject({
+      now: isoTime.openapi({
+        description:
+          "The partner's time at the export. An import sets the partner's own offset so that its time is this again, as far as an offset of 0 or more allows (the target's global clock may be ahead, or real time moved on); every deadline (auth_ready_at, expires_at) is moved by what remains, so the time left until each is what it was at this moment.",
+      }),
+      offset_seconds: z.number().min(0).max(MAX_OFFSET_SECONDS).openapi({
+        description:
+          "The partner's whole offset at the export (global plus its own): information; the import reads `now`.",
+      }),
+    }),
+    vertical_mappings: z.array(MappingSeedEntry.extend({ created_at: isoTime })).max(10_000),
+    accounts: z
+      .array(
+        z.strictObject({
+          account_id: pathSegment,
+          // The values a register would have taken: the API's own field schemas.
+          external_account_id: RegisterRequest.shape.external_account_id,
+          brand: RegisterRequest.shape.brand,
+          vertical_id: RegisterRequest.shape.vertical_id,
+          sub_vertical_id: RegisterRequest.shape.sub_vertical_id,
+          country_code: RegisterRequest.shape.country_code,
+          store_identifier: RegisterRequest.shape.store_identifier,
+          auth_ready_at: epochMs.openapi({
+            description: "Epoch ms of the partner's clock; an import keeps its distance from clock.now.",
+          }),
+          created_at: isoTime,
+          pages: z
+            .array(
+              z.strictObject({
+                page_id: pathSegment,
+                surface: Surface,
+                page_identifier: text(200),
+                created_at: isoTime,
+              }),
+            )
+            .max(100),
+          layouts: z
+            .array(
+              z.strictObject({
+                layout_id: pathSegment,
+                page_id: pathSegment,
+                layout_type: LayoutType,
+                name: text(200),
+                updated_at: isoTime,
+              }),
+            )
+            .max(100),
+          variants: z
+            .array(
+              z.strictObject({
+                ...bundleVariant,
+                enabled: z.boolean(),
+                archived: z.boolean(),
+                created_at: isoTime,
+              }),
+            )
+            .max(1000),
+          controls: z.strictObject({
+            list_id: pathSegment,
+            name: text(200),
+            version: z.int().nonnegative(),
+            content_hash: z.string().regex(CONTENT_HASH, CONTENT_HASH_FORMAT_MESSAGE),
+            blocked: z
+              .array(
+                z.strictObject({
+                  vertical_name: z.string().min(1).max(200),
+                  policy: z.literal('Block'),
+                  position_1_policy: z.literal('Block'),
+                }),
+              )
+              .max(10_000),
+            domains: z
+              .array(z.strictObject({ domain: DomainWrite.shape.domain, policy: z.literal('Block') }))
+              .max(10_000),
+            updated_at: isoTime,
+          }),
+          last_status_write: BundleStatusWrite.nullable().optional().openapi({
+            description:
+              "What the latest real status PUT did to each variant (the account view's last_status_write); absent or null: none. Its variants must be this account's.",
+          }),
+        }),
+      )
+      .max(100_000),
+    idempotency_keys: z
+      .array(
+        z.strictObject({
+          key: z
+            .string()
+            .regex(
+              /^[\x21-\x7e]{1,255}$/,
+              'must be 1 to 255 visible ASCII characters, as an Idempotency-Key',
+            ),
+          operation: text(2100),
+          fingerprint: z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 lower-case hex digits (a SHA-256)'),
+          dry_run: z.boolean(),
+          status: z.int().min(100).max(599),
+          body: text(1_000_000),
+          expires_at: epochMs.openapi({
+            description: "Epoch ms of the partner's clock; an import keeps its distance from clock.now.",
+          }),
+        }),
+      )
+      .max(100_000),
+    armed: z
+      .array(
+        z.strictObject({
+          scenario: z.string().min(1).max(100),
+          effects: z.array(BundleEffect).min(1).max(20),
+          account_id: pathSegment.optional(),
+          remaining: z.int().min(1).max(1_000_000).optional(),
+          armed_at: isoTime,
+        }),
+      )
+      .max(1000),
+    journal: z
+      .array(BundleJournalEntry)
+      .max(100_000)
+      .openapi({ description: 'Newest first, redacted as the journal is.' }),
+    chaos: z
+      .strictObject({
+        rate: z.number().min(0).max(1),
+        seed: z.int(),
+        scenarios: z.array(z.string().min(1).max(100)).min(1).max(20),
+        call: z
+          .int()
+          .min(0)
+          .openapi({ description: "The partner's call position at the export: its calls seen." }),
+        owed: z.array(text(2200)).max(1000).openapi({
+          description:
+            'Operations (`METHOD path`) chaos failed last, whose next call gets through (docs/chaos.md, convergent).',
+        }),
+      })
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "The chaos profile in force for the partner (its own, or the one for every partner) and its place in the sequence: an import sets it as the partner's own profile, so a replay continues the same sequence. Absent or null (bundles written before chaos): none.",
+      }),
+  })
+  .openapi('Bundle', {
+    description:
+      'One partner: credentials, mapping, accounts with everything under them, completed idempotency keys, its clock, armed scenarios and journal. No secret in clear: the client secret only as a salted hash, which the importing sandbox accepts (the replay authenticates with the same client_id and client_secret); no tokens; the journal redacted as the journal is. An import also reads version 1, an earlier export: the same with the client_secret in clear instead of client_secret_hash; only its hash is kept.',
+  });
+export type BundleData = z.infer<typeof Bundle>;
+
+/** Version 1, as earlier versions exported it: the partner's client_secret in clear. */
+export const BundleV1 = Bundle.extend({
+  version: z.literal(1),
+  partner: z.strictObject({ ...bundlePartner, client_secret: clientSecret }),
+});
+
+export const BundleImported = z
+  .object({
+    imported: z.object({
+      parent_account_id: z.string(),
+      replaced: z.boolean(),
+      accounts: z.int(),
+      idempotency_keys: z.int(),
+      armed: z.int(),
+      journal: z.int(),
+    }),
+  })
+  .openapi('BundleImported');

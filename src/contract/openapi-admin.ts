@@ -1,0 +1,91 @@
+/**
+ * The control-plane OpenAPI document (`/__sandbox/openapi.json`, docs/control-plane.md),
+ * generated from the same zod schemas that validate the control plane's requests: its
+ * routes (openapi-admin-paths.ts, openapi-admin-isolation.ts) with the admin token, the
+ * errors every route may answer, and the document's info.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { headerComponents } from './headers.js';
+import { CONTACT, finish, header, LICENSE, type OpenApiDocument, servers, VERSION } from './openapi.js';
+import { isolationPaths } from './openapi-admin-isolation.js';
+import { controlPlanePaths, err } from './openapi-admin-paths.js';
+
+export function controlPlaneDocument(origin: string) {
+  const doc = new OpenAPIHono();
+  const r = doc.openAPIRegistry;
+  r.registerComponent('securitySchemes', 'adminToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'SANDBOX_ADMIN_TOKEN, when set (every route but health then requires it).',
+  });
+  r.registerComponent('headers', 'XRequestId', headerComponents.XRequestId as never);
+  r.registerComponent('headers', 'Allow', headerComponents.Allow as never);
+  const security = [{ adminToken: [] }];
+  const tags = ['Control plane'];
+  r.registerComponent('headers', 'WWWAuthenticate', {
+    description: 'The Bearer challenge of the control plane.',
+    required: true,
+    schema: { type: 'string' },
+    example: 'Bearer realm="sandbox-control-plane"',
+  });
+  const common = {
+    401: {
+      ...err('SANDBOX_ADMIN_TOKEN is set and was not sent.'),
+      headers: { 'X-Request-Id': header('XRequestId'), 'WWW-Authenticate': header('WWWAuthenticate') },
+    },
+    403: {
+      ...err('A cross-site browser request (by its Origin or Sec-Fetch-Site): refused.'),
+      headers: { 'X-Request-Id': header('XRequestId') },
+    },
+    405: {
+      ...err('The path does not serve this method: Allow names the ones it serves.'),
+      headers: { 'X-Request-Id': header('XRequestId'), Allow: header('Allow') },
+    },
+  };
+  const paths = [...controlPlanePaths(), ...isolationPaths()];
+  // Every route that reads a JSON body refuses another media type and an oversized body.
+  const bodyErrors = {
+    413: err('Body larger than the limit (SANDBOX_BODY_LIMIT_BYTES).'),
+    415: err('Not application/json, or a charset other than UTF-8.'),
+  };
+  // Every route that writes to the store may find it unable to take the write (the journal,
+  // armed scenarios and dropping a snapshot live in memory and never do).
+  const inMemoryOnly = new Set(['/__sandbox/requests', '/__sandbox/requests/count', '/__sandbox/scenarios']);
+  const writesStore = (p: { method: string; path: string }) =>
+    p.method !== 'get' &&
+    !inMemoryOnly.has(p.path) &&
+    !(p.method === 'delete' && p.path.startsWith('/__sandbox/snapshots/'));
+  const storeErrors = {
+    503: err(
+      "store_not_writable: the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written.",
+    ),
+  };
+  for (const p of paths) {
+    const isHealth = p.path === '/__sandbox/health';
+    r.registerPath({
+      ...p,
+      tags,
+      // Health is open even when SANDBOX_ADMIN_TOKEN is set: an empty requirement list.
+      security: isHealth ? [] : security,
+      responses: {
+        ...(p.request?.body ? bodyErrors : {}),
+        ...(writesStore(p) ? storeErrors : {}),
+        ...p.responses,
+        ...(isHealth ? { 405: common[405] } : common),
+      },
+    });
+  }
+  const out = doc.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: {
+      title: 'Partnership sandbox control plane',
+      version: VERSION,
+      description: 'docs/control-plane.md: plain JSON in and out; errors use the partnership error envelope.',
+      contact: CONTACT,
+      license: LICENSE,
+    },
+    servers: servers(origin),
+    tags: [{ name: 'Control plane', description: 'The sandbox control interface (docs/control-plane.md).' }],
+  }) as OpenApiDocument;
+  return finish(out);
+}

@@ -1,0 +1,80 @@
+/** Partners as the control plane keeps them (docs/control-plane.md): list, create, seed or clear the mapping. */
+import type { z } from 'zod';
+import type { MappingSeed, PartnerCreate } from '../contract/admin.js';
+import { validationError } from '../contract/errors.js';
+import type { Sandbox } from '../core/sandbox.js';
+import { ids } from '../domain/ids.js';
+import { hashSecret } from '../domain/secrets.js';
+import { mappingProblems } from '../domain/taxonomy.js';
+import { type MappingRow, secretColumns } from '../store/partners.js';
+
+/** Every partner, with whether its mapping is seeded and its accounts (at most 200 each). */
+export function listPartners(s: Sandbox) {
+  return s.store.partners.all().map((p) => ({
+    parent_account_id: p.parent_account_id,
+    name: p.name,
+    client_id: p.client_id,
+    seeded: s.store.partners.mappings(p.parent_account_id).length > 0,
+    accounts: s.store.accounts.byParent(p.parent_account_id, 200).map((a) => ({
+      account_id: a.account_id,
+      external_account_id: a.external_account_id,
+      brand: a.brand,
+      created_at: a.created_at,
+    })),
+  }));
+}
+
+/** Creates a partner (IDs and secret generated where not given); its credentials, the secret shown once. */
+export async function createPartner(s: Sandbox, body: z.output<typeof PartnerCreate>) {
+  const parent_account_id = body.parent_account_id ?? ids.parentAccount();
+  const client_id = body.client_id ?? ids.clientId();
+  const client_secret = body.client_secret ?? ids.clientSecret();
+  const refuseTaken = () => {
+    if (s.store.partners.byParent(parent_account_id) || s.store.partners.byClient(client_id)) {
+      throw validationError([
+        {
+          field: 'parent_account_id',
+          message: 'a partner with this parent_account_id or client_id exists already',
+        },
+      ]);
+    }
+  };
+  refuseTaken();
+  // Kept only as a salted hash (docs/parallel-tests.md): this answer is the one place it is shown.
+  const secret = await hashSecret(client_secret);
+  refuseTaken(); // again: another create may have come while it was hashed
+  const partner = {
+    parent_account_id,
+    client_id,
+    ...secretColumns(secret),
+    name: body.name ?? 'Sandbox partner',
+    created_at: s.clock.iso(),
+  };
+  s.store.partners.insert(partner);
+  return { parent_account_id, client_id, client_secret };
+}
+
+/** Replaces the partner's vertical mapping (checked first); the mapping as stored. */
+export function seedMappings(
+  s: Sandbox,
+  parent: string,
+  mappings: z.output<typeof MappingSeed>['vertical_mappings'],
+): readonly MappingRow[] {
+  const problems = mappingProblems(mappings);
+  if (problems.length) {
+    throw validationError(
+      problems.map((p) => ({ field: p.slice(0, p.indexOf(':')), message: p.slice(p.indexOf(':') + 2) })),
+    );
+  }
+  const at = s.clock.iso(parent);
+  s.store.partners.replaceMappings(
+    parent,
+    mappings.map((m) => ({ ...m, created_at: at })),
+  );
+  return s.store.partners.mappings(parent);
+}
+
+/** Clears the partner's vertical mapping. */
+export function clearMappings(s: Sandbox, parent: string): void {
+  s.store.partners.replaceMappings(parent, []);
+}
