@@ -71,9 +71,12 @@ const WARNING = WARNING_HEADER.toLowerCase();
 
 function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
   const parent = c.get('principal')?.parent_account_id ?? null;
+  // One reading of the clock for both times, so partner_time - time is exactly the
+  // partner's offset (two readings could fall a millisecond apart).
+  const at = sandbox.clock.now();
   sandbox.journal.add({
-    at: sandbox.clock.now(),
-    partnerAt: parent === null ? null : sandbox.clock.now(parent),
+    at,
+    partnerAt: parent === null ? null : at + sandbox.clock.partnerOffsetMs(parent),
     method: c.req.method,
     url: c.req.url,
     headers: requestHeaders(c),
