@@ -10,6 +10,8 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { toOpenApi30 } from '../src/contract/openapi-30.js';
+import type { Operation } from '../src/contract/operation.js';
+import { operations as declared } from '../src/contract/operations.js';
 import { CONTROLS, createHarness, MAPPINGS, pair, type Reply, STATUS } from './harness.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: documents are asserted field by field
@@ -116,7 +118,7 @@ describe('GET /openapi-3.0.json', () => {
     const { openapi: _o, ...rest } = v30;
     ajv.addSchema({ ...(rest as Doc), $id: 'v30' });
     const validators = new Map<string, ValidateFunction>();
-    const check = (res: Reply, path: string, method: string) => {
+    const check = (res: Reply, { route: { path, method } }: Operation) => {
       const pointer = `v30#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}/responses/${res.status}/content/application~1json/schema`;
       let validate = validators.get(pointer);
       if (!validate) {
@@ -129,37 +131,33 @@ describe('GET /openapi-3.0.json', () => {
     };
     const partner = await h.client();
     const accountId = await partner.account();
-    const controlsPath = '/v1/partnership/accounts/{account_id}/marketplacecontrolslists';
-    const statusPath = '/v1/partnership/accounts/{account_id}/status';
-    check(await partner.get(MAPPINGS), '/v1/partnership/vertical-mappings', 'get');
+    check(await partner.get(MAPPINGS), declared.listVerticalMappings);
     const controls = await partner.get(CONTROLS(accountId));
-    check(controls, controlsPath, 'get');
+    check(controls, declared.getControls);
     const body = {
       blockedVerticals: [pair(10, 1001)],
       domains: [],
       contentHash: controls.body.data.marketplace_controls_list.content_hash,
     };
-    check(await partner.put(`${CONTROLS(accountId)}?dry_run=true`, body), controlsPath, 'put');
+    check(await partner.put(`${CONTROLS(accountId)}?dry_run=true`, body), declared.putControls);
     check(
       await partner.put(CONTROLS(accountId), { ...body, contentHash: 'f'.repeat(40) }),
-      controlsPath,
-      'put',
+      declared.putControls,
     );
     check(
       await partner.put(CONTROLS(accountId), { ...body, blockedVerticals: [pair(9, 9)] }),
-      controlsPath,
-      'put',
+      declared.putControls,
     );
-    check(await partner.get(STATUS(accountId)), statusPath, 'get');
-    check(await partner.put(STATUS(accountId), { status: 'paused' }), statusPath, 'put');
+    check(await partner.get(STATUS(accountId)), declared.getStatus);
+    check(await partner.put(STATUS(accountId), { status: 'paused' }), declared.putStatus);
     const partial = await partner.put(
       STATUS(accountId),
       { status: 'active' },
       { 'X-Sandbox-Scenario': 'status-partial-failure' },
     );
     expect(partial.body.error.code).toBe('partial_failure');
-    check(partial, statusPath, 'put');
-    check(await partner.get(STATUS('acct_nosuchaccount0000000')), statusPath, 'get');
+    check(partial, declared.putStatus);
+    check(await partner.get(STATUS('acct_nosuchaccount0000000')), declared.getStatus);
   });
 });
 

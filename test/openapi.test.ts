@@ -7,18 +7,18 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { errorCodes } from '../src/contract/errors.js';
+import { operations as declared } from '../src/contract/operations.js';
 import { createHarness, DEMO, expectErrorEnvelope, MAPPINGS } from './harness.js';
 
-const PARTNERSHIP_PATHS = {
-  '/v1/partnership/vertical-mappings': ['get'],
-  '/v1/accounts/register/partnership': ['post'],
-  '/v1/partnership/accounts/{account_id}/marketplacecontrolslists': ['get', 'put'],
-  '/v1/partnership/accounts/{account_id}/status': ['get', 'put'],
-  '/v1/partnership/accounts/{account_id}/layouts/{layout_id}': ['patch'],
-  '/oauth/token': ['post'],
-};
-const CONTROLS_PATH = '/v1/partnership/accounts/{account_id}/marketplacecontrolslists';
-const STATUS_PATH = '/v1/partnership/accounts/{account_id}/status';
+/** What the documents list: every declared partnership operation (by path, its methods) and the token endpoint. */
+const PARTNERSHIP_PATHS: Record<string, string[]> = { '/oauth/token': ['post'] };
+for (const { route } of Object.values(declared)) {
+  PARTNERSHIP_PATHS[route.path] = [...(PARTNERSHIP_PATHS[route.path] ?? []), route.method].sort();
+}
+const CONTROLS_PATH = declared.putControls.route.path;
+const STATUS_PATH = declared.putStatus.route.path;
+const REGISTER_PATH = declared.registerAccount.route.path;
+const MAPPINGS_PATH = declared.listVerticalMappings.route.path;
 
 // biome-ignore lint/suspicious/noExplicitAny: documents are asserted field by field
 type Doc = any;
@@ -71,6 +71,7 @@ describe('GET /openapi.json (the partner document)', () => {
       );
       expect(listed).toEqual(PARTNERSHIP_PATHS);
     }
+    expect(Object.keys(declared)).toHaveLength(7);
   });
 
   it('documents the headers: parent account (required on writes), Idempotency-Key, dry_run; X-Sandbox-Scenario only in the sandbox document', async () => {
@@ -89,7 +90,7 @@ describe('GET /openapi.json (the partner document)', () => {
       'path:account_id': true,
     });
     expect(params(sandbox, CONTROLS_PATH, 'put')).toEqual({ ...put, 'header:x-sandbox-scenario': false });
-    const register = params(partnership, '/v1/accounts/register/partnership', 'post');
+    const register = params(partnership, REGISTER_PATH, 'post');
     expect(register['header:x-platform-parent-account-id']).toBe(true);
     expect(register['header:idempotency-key']).toBeUndefined();
     const read = params(partnership, STATUS_PATH, 'get');
@@ -137,7 +138,7 @@ describe('GET /openapi.json (the partner document)', () => {
     const { partnership } = await documents();
     const responses = (path: string, method: string) =>
       Object.keys(partnership.paths[path][method].responses);
-    expect(responses('/v1/accounts/register/partnership', 'post')).toEqual(
+    expect(responses(REGISTER_PATH, 'post')).toEqual(
       expect.arrayContaining(['200', '400', '401', '403', '422']),
     );
     expect(responses(CONTROLS_PATH, 'put')).toEqual(
@@ -205,7 +206,7 @@ describe('error codes typed per response (issue 14 A5, A7)', () => {
       'missing_parent_account_header',
     ]);
     expect(codesOf(partnership, put['429'])).toEqual(['rate_limited']);
-    const mappings = partnership.paths['/v1/partnership/vertical-mappings'].get.responses;
+    const mappings = partnership.paths[MAPPINGS_PATH].get.responses;
     expect(codesOf(partnership, mappings['403']).sort()).toEqual(['forbidden', 'parent_account_mismatch']);
     expect(mappings).not.toHaveProperty('409');
   });
@@ -328,7 +329,7 @@ describe('generator friction (issue 14 A7)', () => {
         expect(p.schema.example ?? p.example, `${method} ${path} ${p.name}`).toBeDefined();
       }
     }
-    const get = partnership.paths['/v1/partnership/vertical-mappings'].get.parameters as Doc[];
+    const get = partnership.paths[MAPPINGS_PATH].get.parameters as Doc[];
     const example = (name: string) => get.find((p) => p.name === name)!.schema.example;
     expect(example('x-platform-parent-account-id')).toBe(DEMO.parent);
     // A tool that sends the examples (Dredd, a Postman import) gets a 200, not a 403.

@@ -1,11 +1,12 @@
 /**
- * The seven partnership endpoints: each binds its contract route to its pipeline and a
- * thin handler that calls one service and writes the envelope.
+ * The seven partnership endpoints: each binds its declaration (contract/operations.ts:
+ * route, pipeline needs, scenario endpoint name) to a thin handler that calls one service
+ * and writes the envelope.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { ApiError } from '../contract/errors.js';
 import { partialFailureMessage, partialFailureWarning } from '../contract/messages.js';
-import { routes } from '../contract/routes.js';
+import { operations } from '../contract/operations.js';
 import type { AppEnv } from '../http/env.js';
 import { envelope, json, ok } from '../http/envelope.js';
 import { serve } from '../http/pipeline.js';
@@ -18,7 +19,7 @@ import { readStatus, writeStatus } from '../services/status.js';
 export function partnershipApi() {
   const api = new OpenAPIHono<AppEnv>();
 
-  serve(api, routes.listVerticalMappings, 'mappings.get', {}, (c) => {
+  serve(api, operations.listVerticalMappings, (c) => {
     const parent = c.get('principal')!.parent_account_id;
     const asked = c.req.valid('query').parent_account_id;
     if (asked !== undefined && asked !== parent) {
@@ -33,7 +34,7 @@ export function partnershipApi() {
     return ok(c, { vertical_mappings: [...mappingFor(c.get('sandbox'), c.get('scenarios'), parent)] });
   });
 
-  serve(api, routes.registerAccount, 'register', { write: true }, (c) => {
+  serve(api, operations.registerAccount, (c) => {
     const result = register(
       c.get('sandbox'),
       c.get('scenarios'),
@@ -47,10 +48,7 @@ export function partnershipApi() {
     return ok(c, result.data);
   });
 
-  const accountRead = { account: true, propagation: true };
-  const accountWrite = { write: true, account: true, idempotent: true };
-
-  serve(api, routes.getControls, 'controls.get', accountRead, (c) => {
+  serve(api, operations.getControls, (c) => {
     const data = readControls(c.get('sandbox'), c.get('account')!, c.get('scenarios'));
     c.get('sandbox').diagnostics.hashShown(
       c.get('principal')!.client_id,
@@ -59,7 +57,7 @@ export function partnershipApi() {
     return ok(c, data);
   });
 
-  serve(api, routes.putControls, 'controls.put', { ...accountWrite, propagation: true }, (c) => {
+  serve(api, operations.putControls, (c) => {
     const sandbox = c.get('sandbox');
     const principal = c.get('principal');
     const body = c.req.valid('json');
@@ -71,11 +69,9 @@ export function partnershipApi() {
     return ok(c, data);
   });
 
-  serve(api, routes.getStatus, 'status.get', accountRead, (c) =>
-    ok(c, readStatus(c.get('sandbox'), c.get('account')!)),
-  );
+  serve(api, operations.getStatus, (c) => ok(c, readStatus(c.get('sandbox'), c.get('account')!)));
 
-  serve(api, routes.putStatus, 'status.put', { ...accountWrite, propagation: true }, (c) => {
+  serve(api, operations.putStatus, (c) => {
     const requested = c.req.valid('json').status;
     const result = writeStatus(
       c.get('sandbox'),
@@ -105,7 +101,7 @@ export function partnershipApi() {
     return json(c, body, 200);
   });
 
-  serve(api, routes.patchLayout, 'layout.patch', accountWrite, (c) =>
+  serve(api, operations.patchLayout, (c) =>
     ok(
       c,
       editLayout(

@@ -11,6 +11,7 @@
  */
 import type { OpenAPIHono, RouteConfig, RouteHandler } from '@hono/zod-openapi';
 import type { Context, Handler, MiddlewareHandler } from 'hono';
+import type { Needs, Operation } from '../contract/operation.js';
 import type { Endpoint } from '../scenarios/catalogue.js';
 import { loadAccount, propagation } from './account.js';
 import { authenticate } from './auth.js';
@@ -21,12 +22,8 @@ import { claimKey, settleKey } from './idempotency.js';
 import { parentHeader } from './parent.js';
 import { validateRequest } from './validation.js';
 
-export interface PipelineOptions {
-  write?: boolean;
-  account?: boolean;
-  propagation?: boolean;
-  idempotent?: boolean;
-}
+/** The stages a route runs follow from its declared needs (contract/operation.ts). */
+export type PipelineOptions = Pick<Needs, 'write' | 'account' | 'propagation' | 'idempotent'>;
 
 // biome-ignore lint/suspicious/noConfusingVoidType: a stage that lets the request through returns nothing, and void lets it say so without `return undefined`
 type Stage = (c: Context<AppEnv>) => Response | undefined | void | Promise<Response | undefined | void>;
@@ -108,22 +105,22 @@ export function pipeline(
 }
 
 /**
- * Serves a route contract: documents it (the OpenAPI document is generated from the
- * same zod schemas that validate the request) and binds its pipeline and handler.
+ * Serves a declared operation (contract/operations.ts): documents its route (the OpenAPI
+ * document is generated from the same zod schemas that validate the request) and binds
+ * the pipeline its needs call for, under its scenario endpoint name, and its handler.
  */
-export function serve<R extends RouteConfig>(
+export function serve<O extends Operation & { endpoint: Endpoint }>(
   api: OpenAPIHono<AppEnv>,
-  route: R,
-  endpoint: Endpoint,
-  o: PipelineOptions,
-  handler: RouteHandler<R, AppEnv>,
+  operation: O,
+  handler: RouteHandler<O['route'], AppEnv>,
 ): void {
+  const { route, endpoint, needs } = operation;
   api.openAPIRegistry.registerPath(route);
   const path = route.path.replaceAll(/\/{(.+?)}/g, '/:$1');
   api.on(
     route.method.toUpperCase(),
     path,
-    pipeline(endpoint, route, o),
+    pipeline(endpoint, route, needs),
     handler as unknown as Handler<AppEnv>,
   );
 }

@@ -2,18 +2,13 @@
  * The built-in fault catalogue (docs/fault-injection.md): names, values and where each applies.
  * Names are fixed: partners script against them.
  */
+import { operations } from '../contract/operations.js';
 
-export const ENDPOINTS = [
-  'mappings.get',
-  'register',
-  'controls.get',
-  'controls.put',
-  'status.get',
-  'status.put',
-  'layout.patch',
-  'token',
-] as const;
-export type Endpoint = (typeof ENDPOINTS)[number];
+/** The partnership endpoints by the names their declarations give them (contract/operations.ts). */
+type PartnershipEndpoint = (typeof operations)[keyof typeof operations]['endpoint'];
+export type Endpoint = PartnershipEndpoint | 'token';
+/** Every endpoint a scenario can apply to: the partnership ones in their declarations' order, then the token endpoint. */
+export const ENDPOINTS: readonly Endpoint[] = [...Object.values(operations).map((o) => o.endpoint), 'token'];
 
 const ALL: readonly Endpoint[] = ENDPOINTS;
 /** The partnership endpoints: everything but the token endpoint. */

@@ -17,7 +17,7 @@ import {
 } from '../contract/bundle.js';
 import { type FieldIssue, validationError } from '../contract/errors.js';
 import { issuesToFields } from '../contract/issues.js';
-import { routes } from '../contract/routes.js';
+import { operations } from '../contract/operations.js';
 import { Clock } from '../core/clock.js';
 import { changeClocks } from '../core/clock-store.js';
 import type { Sandbox } from '../core/sandbox.js';
@@ -40,7 +40,8 @@ void _sameAlgorithms;
  * The operations a stored answer can replay on: the routes whose 200 documents
  * Idempotent-Replayed, each with its path as a pattern and its documented 200 body.
  */
-const replayable = Object.values(routes)
+const replayable = Object.values(operations)
+  .map((o) => o.route)
   .filter((r) => 'Idempotent-Replayed' in r.responses[200].headers)
   .map((r) => ({
     method: r.method.toUpperCase(),

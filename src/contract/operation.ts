@@ -1,0 +1,261 @@
+/**
+ * What one partnership operation is declared with (operations.ts), and what follows from
+ * it: its route contract (createRoute: method, path, parameters, body, every documented
+ * response) and its pipeline needs, which the HTTP layer runs (src/http/pipeline.ts).
+ * The documented error responses are derived from the same needs the pipeline runs, so
+ * a check and the errors it can answer are stated once.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import { errorBody } from './envelope.js';
+import type { ErrorCode } from './errors.js';
+import type { HeaderComponent } from './headers.js';
+import { DryRunQuery } from './schemas.js';
+
+/** The parent account of the default fixtures: examples that work against a fresh sandbox. */
+export const DEMO_PARENT = 'pa_demo_platform';
+
+export const security = [{ bearerAuth: [] }];
+
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
+
+/** A reusable response header (components.headers, registered in openapi.ts). */
+const header = (name: HeaderComponent) => ({ $ref: `#/components/headers/${name}` });
+/** On every answer: X-Request-Id, and in the sandbox document the X-Sandbox-* headers. */
+const commonHeaders = {
+  'X-Request-Id': header('XRequestId'),
+  'X-Sandbox-Warning': header('XSandboxWarning'),
+  'X-Sandbox-Scenario-Applied': header('XSandboxScenarioApplied'),
+  'X-Sandbox-Chaos': header('XSandboxChaos'),
+};
+
+type Headers = Record<string, { $ref: string }>;
+const success = <T extends z.ZodType>(description: string, schema: T, headers: Headers = {}) => ({
+  description,
+  headers: { ...commonHeaders, ...headers },
+  ...json(schema),
+});
+const failure = (description: string, codes: readonly ErrorCode[], headers: Headers = {}) => ({
+  description,
+  headers: { ...commonHeaders, ...headers },
+  ...json(errorBody(codes)),
+});
+
+/**
+ * What an operation's pipeline runs (src/http/pipeline.ts) and what else it can answer:
+ * the one statement from which the pipeline's stages, the request's documented headers
+ * and query, and every documented error response follow.
+ */
+export interface Needs {
+  /**
+   * A write: X-Platform-Parent-Account-Id required (422), a JSON body (415, 413, 400
+   * malformed_json), the dry_run query, 503 store_not_writable. Without it, a read: the
+   * parent header optional (403 when it names another parent).
+   */
+  write?: boolean;
+  /** An Idempotency-Key required (400), claimed and settled (409 in progress, 422 reused, replay). */
+  idempotent?: boolean;
+  /** The path's account_id is loaded for the token's parent: 404 account_not_found. */
+  account?: boolean;
+  /** A newly registered account's token propagation is checked: 401/403 auth_propagation_pending. */
+  propagation?: boolean;
+  /** Translates partner verticals (register, controls PUT): 400 vertical_not_mapped / not seeded. */
+  mapping?: boolean;
+  /** Takes a parent_account_id query (mappings GET): 403 forbidden. */
+  parentQuery?: boolean;
+  /** 404s the handler answers beyond account_not_found. */
+  notFound?: ErrorCode[];
+  /** 409 content_hash_mismatch (controls PUT). */
+  contentHash?: boolean;
+}
+
+/** Every error response of an operation, each with the error codes it can carry and its headers. */
+function errors(o: Needs) {
+  const badRequest: ErrorCode[] = ['validation_error'];
+  if (o.write) badRequest.push('malformed_json');
+  if (o.idempotent) badRequest.push('missing_idempotency_key');
+  if (o.mapping) badRequest.push('vertical_not_mapped', 'vertical_mapping_not_seeded');
+  // Node's HTTP parser refuses a malformed request (a repeated Content-Length, a bad header) before any route.
+  badRequest.push('unknown_scenario', 'malformed_request');
+  const unauthorized: ErrorCode[] = ['unauthorized', 'token_expired'];
+  const forbidden: ErrorCode[] = ['parent_account_mismatch'];
+  if (o.parentQuery) forbidden.push('forbidden');
+  if (o.propagation) {
+    unauthorized.push('auth_propagation_pending');
+    forbidden.push('auth_propagation_pending');
+  }
+  const notFound: ErrorCode[] | undefined = o.account
+    ? ['account_not_found', ...(o.notFound ?? [])]
+    : o.notFound;
+  const propagationNote = o.propagation
+    ? ' For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes).'
+    : '';
+  return {
+    400: failure(
+      o.write
+        ? 'Validation error naming the field, malformed JSON, a missing Idempotency-Key, or an unmapped partner vertical.'
+        : 'Validation error naming the query or path parameter.',
+      badRequest,
+    ),
+    401: failure(`Missing, invalid or expired bearer token.${propagationNote}`, unauthorized, {
+      'WWW-Authenticate': header('WWWAuthenticate'),
+    }),
+    403: failure(
+      `X-Platform-Parent-Account-Id (or the parent_account_id query) names another parent than the token's.${propagationNote}`,
+      forbidden,
+    ),
+    ...(notFound
+      ? {
+          404: failure(
+            notFound.includes('layout_not_found')
+              ? "No such account for this parent account (another parent's account is answered the same), or no such layout on this account."
+              : "No such account for this parent account (another parent's account is answered the same).",
+            notFound,
+          ),
+        }
+      : {}),
+    405: failure(
+      'The path does not serve this method: Allow names the ones it serves.',
+      ['method_not_allowed'],
+      {
+        Allow: header('Allow'),
+      },
+    ),
+    ...(o.idempotent
+      ? {
+          409: failure(
+            o.contentHash
+              ? 'content_hash_mismatch: contentHash no longer matches the stored list (re-read, re-apply your change, retry with the new content_hash). idempotency_key_in_progress: the same Idempotency-Key is still executing (wait Retry-After, then send the same request with the same key).'
+              : 'idempotency_key_in_progress: the same Idempotency-Key is still executing (wait Retry-After, then send the same request with the same key).',
+            o.contentHash
+              ? ['content_hash_mismatch', 'idempotency_key_in_progress']
+              : ['idempotency_key_in_progress'],
+            { 'Retry-After': header('RetryAfter') },
+          ),
+        }
+      : {}),
+    ...(o.write
+      ? {
+          413: failure('Request body larger than the limit.', ['payload_too_large']),
+          415: failure('Content-Type is not application/json.', ['unsupported_media_type']),
+          422: failure(
+            o.idempotent
+              ? 'X-Platform-Parent-Account-Id missing; or an Idempotency-Key first used on another operation (or, in strict mode, with another payload).'
+              : 'X-Platform-Parent-Account-Id missing.',
+            o.idempotent
+              ? ['missing_parent_account_header', 'idempotency_key_reused']
+              : ['missing_parent_account_header'],
+          ),
+        }
+      : {}),
+    429: failure('Too many requests: wait Retry-After seconds; nothing was applied.', ['rate_limited'], {
+      'Retry-After': header('RetryAfter'),
+    }),
+    500: failure('Internal error: quote request_id.', ['internal_error']),
+    502: failure('Bad gateway; nothing was applied.', ['bad_gateway']),
+    503: o.write
+      ? failure(
+          "Service unavailable; nothing was applied. store_not_writable (sandbox only): the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written and the Idempotency-Key stays free.",
+          ['service_unavailable', 'store_not_writable'],
+        )
+      : failure('Service unavailable; nothing was applied.', ['service_unavailable']),
+  };
+}
+
+const scenarioHeader = z.string().optional().openapi({
+  description:
+    'Sandbox only: fault-injection scenarios, comma separated, each name or name=value (GET /__sandbox/scenarios lists them). Only in the sandbox document (/openapi.sandbox.json).',
+  example: 'latency=100',
+});
+
+const parentHeader = (required: boolean) =>
+  z.object({
+    'x-sandbox-scenario': scenarioHeader,
+    'x-platform-parent-account-id': required
+      ? z.string().openapi({
+          description: "The partner platform's parent account ID. Required on every write; missing: 422.",
+          example: DEMO_PARENT,
+        })
+      : z.string().optional().openapi({
+          description: "The partner platform's parent account ID (recommended on reads).",
+          example: DEMO_PARENT,
+        }),
+  });
+
+/** The request headers an operation documents and validates: the parent header (required on writes) and the key. */
+const requestHeaders = (o: Needs) =>
+  !o.write
+    ? parentHeader(false)
+    : o.idempotent
+      ? parentHeader(true).extend({
+          'idempotency-key': z.string().openapi({
+            description:
+              'A fresh UUID per logical retry group (retries of one write reuse it; a new write, or the real write after a dry run, takes a fresh one). Missing: 400.',
+            example: '5f0c6a2e-8d1b-4f3a-9c7e-2b4d6f8a1c3e',
+          }),
+        })
+      : parentHeader(true);
+
+/** Idempotent writes' 2xx: Idempotent-Replayed: true when the stored answer was replayed. */
+const replayed = { 'Idempotent-Replayed': header('IdempotentReplayed') };
+
+/** One partnership operation, as operations.ts writes it. */
+export interface Declaration {
+  /** Its name in the scenario catalogue (scenarios/catalogue.ts, docs/fault-injection.md): fixed, partners script against it. */
+  endpoint: string;
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  needs: Needs;
+  params?: z.ZodObject;
+  /** A read's own query parameters (a write's is the dry_run query, from `needs.write`). */
+  query?: z.ZodObject;
+  /** The JSON body (required). */
+  body?: z.ZodType;
+  /** The 200 answer: its description and envelope. */
+  ok: { description: string; schema: z.ZodType };
+}
+
+/** The request part of the route contract of a declaration, typed for its handler. */
+type RequestOf<D extends Declaration> = (D['params'] extends z.ZodObject ? { params: D['params'] } : object) &
+  (D['query'] extends z.ZodObject ? { query: D['query'] } : object) &
+  (D['body'] extends z.ZodType
+    ? { body: { required: true; content: { 'application/json': { schema: D['body'] } } } }
+    : object) & { headers: ReturnType<typeof requestHeaders> };
+
+type ResponsesOf<D extends Declaration> = {
+  200: ReturnType<typeof success<D['ok']['schema']>>;
+} & ReturnType<typeof errors>;
+
+/**
+ * An operation from its declaration: its scenario endpoint name, its pipeline needs, and
+ * its route contract (what the OpenAPI documents are generated from and the request is
+ * validated by).
+ */
+export function operation<const D extends Declaration>(d: D) {
+  const o = d.needs;
+  const request = {
+    ...(d.params ? { params: d.params } : {}),
+    ...(o.write ? { query: DryRunQuery } : d.query ? { query: d.query } : {}),
+    headers: requestHeaders(o),
+    ...(d.body ? { body: { required: true, ...json(d.body) } } : {}),
+  } as RequestOf<D>;
+  const route = createRoute({
+    method: d.method,
+    path: d.path as D['path'],
+    operationId: d.operationId,
+    tags: ['Partnership'],
+    summary: d.summary,
+    description: d.description,
+    security,
+    request,
+    responses: {
+      200: success(d.ok.description, d.ok.schema as D['ok']['schema'], o.idempotent ? replayed : {}),
+      ...errors(o),
+    } as ResponsesOf<D>,
+  });
+  return { endpoint: d.endpoint as D['endpoint'], needs: o as D['needs'], route };
+}
+
+export type Operation = ReturnType<typeof operation<Declaration>>;
