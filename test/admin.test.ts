@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PATH_SEGMENT_MESSAGE } from '../src/contract/admin.js';
+import { CONTROL_ROUTES } from '../src/contract/control-routes-all.js';
 import { accountNotFoundMessage, mappingNotSeededMessage } from '../src/contract/messages.js';
 import { Clock } from '../src/core/clock.js';
 import { BUILT_IN_NAMES } from './fixed-names.js';
@@ -680,6 +681,12 @@ describe('control plane: admin token', () => {
         expect(res.headers.get('www-authenticate')).toContain('Bearer');
         expect(err.message).toContain('Authorization');
       }
+    }
+    // Every declared operation but health (contract/control-routes*.ts), not only those above.
+    for (const route of CONTROL_ROUTES.filter((r) => r.operationId !== 'health')) {
+      const path = route.path.replace(/\{[^}]+\}/g, 'pa_locked');
+      const res = await h.request(route.method.toUpperCase(), path);
+      expect(res.status, route.operationId).toBe(401);
     }
 
     // Nothing was done by the refused calls: the account, its variants and the clock are intact.

@@ -6,9 +6,13 @@
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { CONTROL_OPERATIONS } from '../src/contract/control-operations.js';
+import { CONTROL_ROUTES } from '../src/contract/control-routes-all.js';
 import { errorCodes } from '../src/contract/errors.js';
 import { operations as declared } from '../src/contract/operations.js';
-import { createHarness, DEMO, expectErrorEnvelope, MAPPINGS } from './harness.js';
+import { createSandbox } from '../src/core/sandbox.js';
+import { createHarness, DEMO, expectErrorEnvelope, MAPPINGS, testConfig } from './harness.js';
 
 /** What the documents list: every declared partnership operation (by path, its methods) and the token endpoint. */
 const PARTNERSHIP_PATHS: Record<string, string[]> = { '/oauth/token': ['post'] };
@@ -377,34 +381,21 @@ describe('GET /__sandbox/openapi.json', () => {
     const { control } = await documents();
     const result = await new Validator().validate(control);
     expect(result.errors ?? []).toEqual([]);
-    expect(Object.keys(control.paths).sort()).toEqual(
-      [
-        '/__sandbox/health',
-        '/__sandbox/reset',
-        '/__sandbox/partners',
-        '/__sandbox/partners/{parent_account_id}/vertical-mappings',
-        '/__sandbox/accounts/{account_id}',
-        '/__sandbox/accounts/{account_id}/variants',
-        '/__sandbox/variants/{variant_id}',
-        '/__sandbox/clock',
-        '/__sandbox/clock/advance',
-        '/__sandbox/requests',
-        '/__sandbox/scenarios',
-        '/__sandbox/report',
-        // §10
-        '/__sandbox/partners/{parent_account_id}/reset',
-        '/__sandbox/partners/{parent_account_id}/clock',
-        '/__sandbox/partners/{parent_account_id}/clock/advance',
-        '/__sandbox/snapshots',
-        '/__sandbox/snapshots/{name}',
-        '/__sandbox/snapshots/{name}/restore',
-        '/__sandbox/requests/count',
-        '/__sandbox/partners/{parent_account_id}/bundle',
-        '/__sandbox/bundles',
-        // §11
-        '/__sandbox/chaos',
-      ].sort(),
+    // The document lists the declared operations (contract/control-routes*.ts), each under its method,
+    // and the app serves each of them at that method and path.
+    const declared = CONTROL_ROUTES.map((r) => `${r.method} ${r.path}`).sort();
+    const listed = Object.entries(control.paths)
+      .flatMap(([path, item]) => Object.keys(item as Doc).map((method) => `${method} ${path}`))
+      .sort();
+    expect(listed).toEqual(declared);
+    expect(new Set(CONTROL_ROUTES.map((r) => r.operationId)).size).toBe(CONTROL_ROUTES.length);
+    const served = new Set(
+      createApp(createSandbox(testConfig())).routes.map((r) => `${r.method.toLowerCase()} ${r.path}`),
     );
+    for (const route of CONTROL_ROUTES)
+      expect(served, route.operationId).toContain(`${route.method} ${route.getRoutingPath()}`);
+    for (const route of CONTROL_ROUTES)
+      expect(route, route.operationId).toMatchObject(CONTROL_OPERATIONS[route.operationId]);
     const account = control.components.schemas.AccountDetail.properties.last_status_write;
     expect(JSON.stringify(account)).toContain('StatusWriteRecord');
     // The stored rows are typed field by field (the dashboard's account view reads them), not open records.

@@ -1,23 +1,25 @@
 /** Bundles on the control plane (docs/parallel-tests.md): one partner out, one partner in. */
 import { Hono } from 'hono';
 import { BUNDLE_LIMIT_BYTES } from '../contract/bundle.js';
+import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
 import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
 import { exportBundle } from '../services/bundle-export.js';
 import { importBundle } from '../services/bundles.js';
+import { bind } from './bind.js';
 import { adminJson } from './body.js';
 
 export function bundleRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
 
-  api.get('/__sandbox/partners/:parent/bundle', (c) => {
-    const parent = c.req.param('parent');
+  bind(api, iso.exportBundle, (c) => {
+    const parent = c.req.param('parent_account_id');
     const bundle = exportBundle(s, parent);
     const file = `sandbox-bundle-${parent.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
     return c.json(bundle, 200, { 'Content-Disposition': `attachment; filename="${file}"` });
   });
 
-  api.post('/__sandbox/bundles', async (c) => {
+  bind(api, iso.importBundle, async (c) => {
     const json = await adminJson(c, BUNDLE_LIMIT_BYTES);
     return c.json({ imported: importBundle(s, json) });
   });

@@ -3,12 +3,14 @@ import { Hono } from 'hono';
 import type { z } from 'zod';
 import { ChaosEndQuery, ChaosRequest } from '../contract/admin.js';
 import type { ChaosProfileView } from '../contract/admin-journal.js';
+import { controlRoutes as op } from '../contract/control-routes.js';
 import { validationError } from '../contract/errors.js';
 import { issuesToFields } from '../contract/issues.js';
 import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
 import { type ChaosProfile, chaosScenarioProblem, DEFAULT_CHAOS_SCENARIOS } from '../scenarios/chaos.js';
 import { partnerOr404 } from '../services/lookup.js';
+import { bind } from './bind.js';
 import { adminBody } from './body.js';
 
 /** A profile as the control plane shows it: its settings, what it saw and what it failed. */
@@ -32,7 +34,7 @@ export function chaosRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
   const list = () => ({ profiles: s.chaos.list().map(chaosView) });
 
-  api.put('/__sandbox/chaos', async (c) => {
+  bind(api, op.setChaos, async (c) => {
     const body = await adminBody(c, ChaosRequest);
     const scenarios = body.scenarios ?? [...DEFAULT_CHAOS_SCENARIOS];
     const problems = scenarios.flatMap((name, i) => {
@@ -46,9 +48,9 @@ export function chaosRoutes(s: Sandbox) {
     return c.json({ profile: chaosView(profile) });
   });
 
-  api.get('/__sandbox/chaos', (c) => c.json(list()));
+  bind(api, op.getChaos, (c) => c.json(list()));
 
-  api.delete('/__sandbox/chaos', (c) => {
+  bind(api, op.endChaos, (c) => {
     const query = ChaosEndQuery.safeParse(c.req.query());
     if (!query.success) throw validationError(issuesToFields(query.error.issues, 'query'));
     const parent = query.data.parent_account_id;

@@ -4,11 +4,14 @@
  */
 import { Hono } from 'hono';
 import { ClockAdvance } from '../contract/admin.js';
+import { controlRoutes as op } from '../contract/control-routes.js';
+import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
 import { validationError } from '../contract/errors.js';
 import { changeClocks } from '../core/clock-store.js';
 import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
 import { partnerOr404 } from '../services/lookup.js';
+import { bind } from './bind.js';
 import { adminBody } from './body.js';
 
 export function clockView(s: Sandbox) {
@@ -35,8 +38,8 @@ const tooFar = (headroom: number, whose: string, resetHint: string) =>
 export function clockRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
 
-  api.get('/__sandbox/clock', (c) => c.json(clockView(s)));
-  api.post('/__sandbox/clock/advance', async (c) => {
+  bind(api, op.getClock, (c) => c.json(clockView(s)));
+  bind(api, op.advanceClock, async (c) => {
     const { seconds } = await adminBody(c, ClockAdvance);
     if (seconds > s.clock.headroomSeconds)
       throw tooFar(s.clock.headroomSeconds, 'the sandbox clock', 'POST /__sandbox/reset');
@@ -48,13 +51,13 @@ export function clockRoutes(s: Sandbox) {
     return c.json(clockView(s));
   });
 
-  api.get('/__sandbox/partners/:parent/clock', (c) => {
-    const parent = c.req.param('parent');
+  bind(api, iso.getPartnerClock, (c) => {
+    const parent = c.req.param('parent_account_id');
     partnerOr404(s, parent);
     return c.json(partnerClockView(s, parent));
   });
-  api.post('/__sandbox/partners/:parent/clock/advance', async (c) => {
-    const parent = c.req.param('parent');
+  bind(api, iso.advancePartnerClock, async (c) => {
+    const parent = c.req.param('parent_account_id');
     partnerOr404(s, parent);
     const { seconds } = await adminBody(c, ClockAdvance);
     partnerOr404(s, parent); // again: a reset may have come while the body was read

@@ -1,41 +1,44 @@
 /** Partners on the control plane (docs/control-plane.md, docs/parallel-tests.md): list, create, mappings, partner reset. */
 import { Hono } from 'hono';
 import { MappingSeed, PartnerCreate } from '../contract/admin.js';
+import { controlRoutes as op } from '../contract/control-routes.js';
+import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
 import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { clearMappings, createPartner, listPartners, seedMappings } from '../services/partners.js';
+import { bind } from './bind.js';
 import { adminBody } from './body.js';
 import { partnerClockView } from './clock.js';
 
 export function partnerRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
 
-  api.get('/__sandbox/partners', (c) => c.json({ partners: listPartners(s) }));
+  bind(api, op.listPartners, (c) => c.json({ partners: listPartners(s) }));
 
-  api.post('/__sandbox/partners', async (c) => {
+  bind(api, op.createPartner, async (c) => {
     const body = await adminBody(c, PartnerCreate);
     return c.json(await createPartner(s, body), 201);
   });
 
-  api.put('/__sandbox/partners/:parent/vertical-mappings', async (c) => {
-    const parent = c.req.param('parent');
+  bind(api, op.seedVerticalMappings, async (c) => {
+    const parent = c.req.param('parent_account_id');
     partnerOr404(s, parent);
     const { vertical_mappings } = await adminBody(c, MappingSeed);
     partnerOr404(s, parent); // again: a reset may have come while the body was read
     return c.json({ vertical_mappings: seedMappings(s, parent, vertical_mappings) });
   });
 
-  api.delete('/__sandbox/partners/:parent/vertical-mappings', (c) => {
-    const parent = c.req.param('parent');
+  bind(api, op.unseedVerticalMappings, (c) => {
+    const parent = c.req.param('parent_account_id');
     partnerOr404(s, parent);
     clearMappings(s, parent);
     return c.json({ vertical_mappings: [] });
   });
 
   // docs/parallel-tests.md: everything of this partner goes but its credentials, mapping and tokens.
-  api.post('/__sandbox/partners/:parent/reset', (c) => {
-    const parent = c.req.param('parent');
+  bind(api, iso.resetPartner, (c) => {
+    const parent = c.req.param('parent_account_id');
     partnerOr404(s, parent);
     s.resetPartner(parent);
     return c.json({ reset: true, parent_account_id: parent, clock: partnerClockView(s, parent) });

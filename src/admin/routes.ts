@@ -5,6 +5,8 @@
  * health, the global reset and the report, and mounts one module per resource.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
+import { CONTROL_OPERATIONS } from '../contract/control-operations.js';
+import { controlRoutes as op } from '../contract/control-routes.js';
 import { ApiError, validationError } from '../contract/errors.js';
 import { buildReport, reportToJUnit } from '../core/report.js';
 import type { Sandbox } from '../core/sandbox.js';
@@ -15,6 +17,7 @@ import { partnerOr404 } from '../services/lookup.js';
 import { probeWrite } from '../services/store-health.js';
 import { isUiShellPath, uiApi } from '../ui/index.js';
 import { accountRoutes } from './accounts.js';
+import { bind } from './bind.js';
 import { bundleRoutes } from './bundles.js';
 import { chaosRoutes } from './chaos.js';
 import { clockRoutes, clockView } from './clock.js';
@@ -31,7 +34,7 @@ export { clockView } from './clock.js';
 function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
   return async function adminAuth(c, next) {
     // The dashboard shell (/__sandbox/ui and its JS and CSS) holds no data: served without the token.
-    if (token && c.req.path !== '/__sandbox/health' && !isUiShellPath(c.req.path)) {
+    if (token && c.req.path !== CONTROL_OPERATIONS.health.path && !isUiShellPath(c.req.path)) {
       const sent = parseBearer(requestHeader(c, 'authorization'));
       if (!sent || !secretsEqual(sent, token)) {
         throw new ApiError(
@@ -53,16 +56,16 @@ export function adminApi(sandbox: Sandbox) {
   api.use('/__sandbox/*', sameSiteOnly(), adminAuth(s.config.adminToken), noDotSegments());
 
   // 200 even while the store refuses writes: a restart frees no disk space, and reads still work.
-  api.get('/__sandbox/health', (c) =>
+  bind(api, op.health, (c) =>
     c.json({ status: 'ok' as const, store: s.storeHealth.view(() => probeWrite(s.store)) }),
   );
 
-  api.post('/__sandbox/reset', (c) => {
+  bind(api, op.reset, (c) => {
     s.reset();
     return c.json({ reset: true, clock: clockView(s) });
   });
 
-  api.get('/__sandbox/report', (c) => {
+  bind(api, op.getReport, (c) => {
     const parent = c.req.query('parent_account_id');
     const format = c.req.query('format') ?? 'json';
     if (!parent) throw validationError([{ field: 'query.parent_account_id', message: 'is required' }]);

@@ -1,6 +1,7 @@
 /** The scenario catalogue and arming on the control plane (docs/fault-injection.md, docs/control-plane.md). */
 import { Hono } from 'hono';
 import { ArmRequest } from '../contract/admin.js';
+import { controlRoutes as op } from '../contract/control-routes.js';
 import { validationError } from '../contract/errors.js';
 import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
@@ -8,6 +9,7 @@ import { BUILT_INS, builtIn, describeValue, parseValue } from '../scenarios/cata
 import { scenarioError } from '../scenarios/context.js';
 import type { Effect } from '../scenarios/presets.js';
 import { accountOr404, partnerOr404 } from '../services/lookup.js';
+import { bind } from './bind.js';
 import { adminBody } from './body.js';
 
 export function catalogue(s: Sandbox) {
@@ -30,9 +32,9 @@ export function catalogue(s: Sandbox) {
 
 export function scenarioRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
-  api.get('/__sandbox/scenarios', (c) => c.json(catalogue(s)));
+  bind(api, op.listScenarios, (c) => c.json(catalogue(s)));
 
-  api.put('/__sandbox/scenarios', async (c) => {
+  bind(api, op.armScenario, async (c) => {
     const { scenario, value, parent_account_id, account_id, times } = await adminBody(c, ArmRequest);
     const body = {
       scenario,
@@ -67,7 +69,7 @@ export function scenarioRoutes(s: Sandbox) {
     return c.json({ armed }, 200);
   });
 
-  api.delete('/__sandbox/scenarios', (c) => {
+  bind(api, op.disarmScenarios, (c) => {
     s.armed.clear();
     return c.json({ armed: [] });
   });

@@ -1,6 +1,8 @@
 /**
  * The control-plane client (docs/in-your-ci.md): typed methods over the `/__sandbox` routes
  * of §6, for any running sandbox (startSandbox(), `npx partnership-sandbox`, the image).
+ * Each method calls one declared operation by its operationId: its method and path come from
+ * contract/control-operations.ts, where the control plane's declarations take theirs.
  * Request and answer types come from the zod schemas that validate the control plane
  * (contract/admin.ts): z.input for what is sent, z.output for what comes back. Global
  * fetch, no dependency. A non-2xx answer throws ControlPlaneError with the status and
@@ -47,6 +49,12 @@ import type {
   ReportAnswer,
 } from '../contract/admin-journal.js';
 import type { Bundle, BundleImported } from '../contract/bundle.js';
+import {
+  CONTROL_OPERATIONS,
+  type ControlOperationId,
+  operationPath,
+  type PathParams,
+} from '../contract/control-operations.js';
 
 export type PartnerCreateInput = z.input<typeof PartnerCreate>;
 export type VerticalMappingInput = z.input<typeof MappingSeed>['vertical_mappings'][number];
@@ -211,7 +219,6 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
   const auth: Record<string, string> = options.adminToken
     ? { authorization: `Bearer ${options.adminToken}` }
     : {};
-  const seg = encodeURIComponent;
   const timeoutMs = options.timeoutMs ?? CONTROL_TIMEOUT_MS;
 
   /** One call; its answer must be JSON (a report in JUnit XML is text). */
@@ -274,40 +281,52 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
     return parsed as T;
   }
 
+  /** An operation's method and path (its parameters filled in, a query string after it). */
+  function at<Id extends ControlOperationId>(
+    id: Id,
+    ...[params, query]: keyof PathParams<(typeof CONTROL_OPERATIONS)[Id]['path']> extends never
+      ? [params?: Record<never, string>, query?: URLSearchParams]
+      : [params: PathParams<(typeof CONTROL_OPERATIONS)[Id]['path']>, query?: URLSearchParams]
+  ): [method: string, path: string] {
+    const qs = query?.toString();
+    const path = operationPath(id, (params ?? {}) as PathParams<(typeof CONTROL_OPERATIONS)[Id]['path']>);
+    return [CONTROL_OPERATIONS[id].method.toUpperCase(), qs ? `${path}?${qs}` : path];
+  }
+
   function report(parentAccountId: string, format?: 'json'): Promise<ReportView>;
   function report(parentAccountId: string, format: 'junit'): Promise<string>;
   function report(parentAccountId: string, format: 'json' | 'junit' = 'json') {
     const query = new URLSearchParams({ parent_account_id: parentAccountId, format });
-    return call('GET', `/__sandbox/report?${query}`, undefined, format === 'junit' ? 'text' : 'json');
+    return call(...at('getReport', {}, query), undefined, format === 'junit' ? 'text' : 'json');
   }
 
   return {
     url: base,
-    health: () => call('GET', '/__sandbox/health'),
-    reset: () => call('POST', '/__sandbox/reset'),
+    health: () => call(...at('health')),
+    reset: () => call(...at('reset')),
     partners: {
-      list: () => call('GET', '/__sandbox/partners'),
-      create: (partner = {}) => call('POST', '/__sandbox/partners', partner),
+      list: () => call(...at('listPartners')),
+      create: (partner = {}) => call(...at('createPartner'), partner),
       seedMappings: (parent, mappings) =>
-        call('PUT', `/__sandbox/partners/${seg(parent)}/vertical-mappings`, { vertical_mappings: mappings }),
-      unseedMappings: (parent) => call('DELETE', `/__sandbox/partners/${seg(parent)}/vertical-mappings`),
-      reset: (parent) => call('POST', `/__sandbox/partners/${seg(parent)}/reset`),
+        call(...at('seedVerticalMappings', { parent_account_id: parent }), { vertical_mappings: mappings }),
+      unseedMappings: (parent) => call(...at('unseedVerticalMappings', { parent_account_id: parent })),
+      reset: (parent) => call(...at('resetPartner', { parent_account_id: parent })),
       clock: {
-        get: (parent) => call('GET', `/__sandbox/partners/${seg(parent)}/clock`),
+        get: (parent) => call(...at('getPartnerClock', { parent_account_id: parent })),
         advance: (parent, seconds) =>
-          call('POST', `/__sandbox/partners/${seg(parent)}/clock/advance`, { seconds }),
+          call(...at('advancePartnerClock', { parent_account_id: parent }), { seconds }),
       },
     },
     accounts: {
-      get: (accountId) => call('GET', `/__sandbox/accounts/${seg(accountId)}`),
+      get: (accountId) => call(...at('getAccount', { account_id: accountId })),
     },
     variants: {
-      add: (accountId, variant) => call('POST', `/__sandbox/accounts/${seg(accountId)}/variants`, variant),
-      update: (variantId, patch) => call('PATCH', `/__sandbox/variants/${seg(variantId)}`, patch),
+      add: (accountId, variant) => call(...at('addVariant', { account_id: accountId }), variant),
+      update: (variantId, patch) => call(...at('updateVariant', { variant_id: variantId }), patch),
     },
     clock: {
-      get: () => call('GET', '/__sandbox/clock'),
-      advance: (seconds) => call('POST', '/__sandbox/clock/advance', { seconds }),
+      get: () => call(...at('getClock')),
+      advance: (seconds) => call(...at('advanceClock'), { seconds }),
     },
     requests: {
       list: (filters = {}) => {
@@ -315,35 +334,36 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
         for (const [name, value] of Object.entries(filters)) {
           if (value !== undefined) query.set(name, String(value));
         }
-        const qs = query.toString();
-        return call('GET', `/__sandbox/requests${qs ? `?${qs}` : ''}`);
+        return call(...at('listRequests', {}, query));
       },
-      clear: () => call('DELETE', '/__sandbox/requests'),
-      count: async (filter = {}) =>
-        (await call<CountView>('POST', '/__sandbox/requests/count', filter)).count,
+      clear: () => call(...at('clearRequests')),
+      count: async (filter = {}) => (await call<CountView>(...at('countRequests'), filter)).count,
     },
     snapshots: {
-      save: (name) => call('POST', '/__sandbox/snapshots', { name }),
-      list: () => call('GET', '/__sandbox/snapshots'),
-      restore: (name) => call('POST', `/__sandbox/snapshots/${seg(name)}/restore`),
-      delete: (name) => call('DELETE', `/__sandbox/snapshots/${seg(name)}`),
+      save: (name) => call(...at('saveSnapshot'), { name }),
+      list: () => call(...at('listSnapshots')),
+      restore: (name) => call(...at('restoreSnapshot', { name })),
+      delete: (name) => call(...at('deleteSnapshot', { name })),
     },
     bundles: {
-      export: (parent) => call('GET', `/__sandbox/partners/${seg(parent)}/bundle`),
-      import: (bundle) => call('POST', '/__sandbox/bundles', bundle),
+      export: (parent) => call(...at('exportBundle', { parent_account_id: parent })),
+      import: (bundle) => call(...at('importBundle'), bundle),
     },
     scenarios: {
-      list: () => call('GET', '/__sandbox/scenarios'),
-      arm: (scenario) => call('PUT', '/__sandbox/scenarios', scenario),
-      disarm: () => call('DELETE', '/__sandbox/scenarios'),
+      list: () => call(...at('listScenarios')),
+      arm: (scenario) => call(...at('armScenario'), scenario),
+      disarm: () => call(...at('disarmScenarios')),
     },
     chaos: {
-      set: (profile) => call('PUT', '/__sandbox/chaos', profile),
-      get: () => call('GET', '/__sandbox/chaos'),
+      set: (profile) => call(...at('setChaos'), profile),
+      get: () => call(...at('getChaos')),
       end: (parent) =>
         call(
-          'DELETE',
-          `/__sandbox/chaos${parent === undefined ? '' : `?${new URLSearchParams({ parent_account_id: parent })}`}`,
+          ...at(
+            'endChaos',
+            {},
+            parent === undefined ? undefined : new URLSearchParams({ parent_account_id: parent }),
+          ),
         ),
     },
     report,

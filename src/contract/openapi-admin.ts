@@ -1,14 +1,15 @@
 /**
  * The control-plane OpenAPI document (`/__sandbox/openapi.json`, docs/control-plane.md),
- * generated from the same zod schemas that validate the control plane's requests: its
- * routes (openapi-admin-paths.ts, openapi-admin-isolation.ts) with the admin token, the
- * errors every route may answer, and the document's info.
+ * generated from the declarations the control plane binds its handlers to (control-routes.ts,
+ * control-routes-isolation.ts) and the same zod schemas that validate its requests: each
+ * operation with the admin token, the errors every route may answer, and the document's info.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { ControlOperationId } from './control-operations.js';
+import { type ControlRoute, err } from './control-routes.js';
+import { CONTROL_ROUTES } from './control-routes-all.js';
 import { headerComponents } from './headers.js';
 import { CONTACT, finish, header, LICENSE, type OpenApiDocument, servers, VERSION } from './openapi.js';
-import { isolationPaths } from './openapi-admin-isolation.js';
-import { controlPlanePaths, err } from './openapi-admin-paths.js';
 
 export function controlPlaneDocument(origin: string) {
   const doc = new OpenAPIHono();
@@ -42,7 +43,7 @@ export function controlPlaneDocument(origin: string) {
       headers: { 'X-Request-Id': header('XRequestId'), Allow: header('Allow') },
     },
   };
-  const paths = [...controlPlanePaths(), ...isolationPaths()];
+  const paths = CONTROL_ROUTES;
   // Every route that reads a JSON body refuses another media type and an oversized body.
   const bodyErrors = {
     413: err('Body larger than the limit (SANDBOX_BODY_LIMIT_BYTES).'),
@@ -50,18 +51,21 @@ export function controlPlaneDocument(origin: string) {
   };
   // Every route that writes to the store may find it unable to take the write (the journal,
   // armed scenarios and dropping a snapshot live in memory and never do).
-  const inMemoryOnly = new Set(['/__sandbox/requests', '/__sandbox/requests/count', '/__sandbox/scenarios']);
-  const writesStore = (p: { method: string; path: string }) =>
-    p.method !== 'get' &&
-    !inMemoryOnly.has(p.path) &&
-    !(p.method === 'delete' && p.path.startsWith('/__sandbox/snapshots/'));
+  const inMemoryOnly = new Set<ControlOperationId>([
+    'clearRequests',
+    'countRequests',
+    'armScenario',
+    'disarmScenarios',
+    'deleteSnapshot',
+  ]);
+  const writesStore = (p: ControlRoute) => p.method !== 'get' && !inMemoryOnly.has(p.operationId);
   const storeErrors = {
     503: err(
       "store_not_writable: the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written.",
     ),
   };
   for (const p of paths) {
-    const isHealth = p.path === '/__sandbox/health';
+    const isHealth = p.operationId === 'health';
     r.registerPath({
       ...p,
       tags,

@@ -1,0 +1,112 @@
+/**
+ * The control plane's test-isolation operations (docs/parallel-tests.md), declared as those
+ * of control-routes.ts are: the document, the handlers and the control client take them from here.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import {
+  ClockAdvance,
+  CountAnswer,
+  CountRequest,
+  PartnerClockView,
+  PartnerResetAnswer,
+  SnapshotInfo,
+  SnapshotList,
+  SnapshotRestored,
+  SnapshotSave,
+  SnapshotSaved,
+} from './admin.js';
+import { Bundle, BundleImported } from './bundle.js';
+import { operation } from './control-operations.js';
+import { body, type ControlRoute, err, ok, parentParam, snapshotParam } from './control-routes.js';
+
+/** The test-isolation routes (docs/parallel-tests.md): partner reset and clock, snapshots, the request count, bundles. */
+export const isolationRoutes = {
+  resetPartner: createRoute({
+    ...operation('resetPartner'),
+    summary: 'Wipe one partner',
+    description:
+      "Wipes that partner's accounts (pages, layouts, variants, controls lists), idempotency keys, journal entries, armed scenarios and clock offset; its credentials, mapping and tokens stay; no other partner is touched.",
+    request: { params: parentParam },
+    responses: { 200: ok('Reset.', PartnerResetAnswer), 404: err('No such partner.') },
+  }),
+  getPartnerClock: createRoute({
+    ...operation('getPartnerClock'),
+    summary: "A partner's clock",
+    description: "The global clock plus this partner's own offset.",
+    request: { params: parentParam },
+    responses: { 200: ok("The partner's time.", PartnerClockView), 404: err('No such partner.') },
+  }),
+  advancePartnerClock: createRoute({
+    ...operation('advancePartnerClock'),
+    summary: "Advance one partner's clock",
+    description:
+      'Token expiry, the idempotency window, propagation and timestamps of its calls follow it; other partners are untouched.',
+    request: { params: parentParam, ...body(ClockAdvance) },
+    responses: {
+      200: ok("The partner's time.", PartnerClockView),
+      400: err('Invalid seconds.'),
+      404: err('No such partner.'),
+    },
+  }),
+  saveSnapshot: createRoute({
+    ...operation('saveSnapshot'),
+    summary: 'Save the whole state under a name',
+    description:
+      'Store, clocks, armed scenarios and journal, in memory; saving a name again replaces it (200).',
+    request: body(SnapshotSave),
+    responses: {
+      200: ok('Saved, replacing a snapshot of that name.', SnapshotSaved),
+      201: ok('Saved.', SnapshotSaved),
+      400: err('Invalid name, or too many snapshots.'),
+    },
+  }),
+  listSnapshots: createRoute({
+    ...operation('listSnapshots'),
+    summary: 'The saved snapshots',
+    description: 'Each with its size and time.',
+    responses: { 200: ok('Snapshots.', SnapshotList) },
+  }),
+  restoreSnapshot: createRoute({
+    ...operation('restoreSnapshot'),
+    summary: 'Put the whole sandbox back to a snapshot',
+    description: 'Atomic with respect to requests: a request in flight sees the state before or after it.',
+    request: { params: snapshotParam },
+    responses: { 200: ok('Restored.', SnapshotRestored), 404: err('No such snapshot.') },
+  }),
+  deleteSnapshot: createRoute({
+    ...operation('deleteSnapshot'),
+    summary: 'Drop a snapshot',
+    description: 'Frees its memory (or its file, for a file store).',
+    request: { params: snapshotParam },
+    responses: {
+      200: ok('Dropped.', z.object({ deleted: SnapshotInfo })),
+      404: err('No such snapshot.'),
+    },
+  }),
+  countRequests: createRoute({
+    ...operation('countRequests'),
+    summary: 'How many journaled calls match',
+    description:
+      "The journal's filters plus a header (by name, and value as sent) and a substring of the request body as the journal shows it (redacted). body_contains searches only what the journal kept of each body (SANDBOX_JOURNAL_BODY_BYTES, default 16 KiB): a match past the cut is not counted, and the answer's bodies_truncated says how many of the entries the other filters match were cut.",
+    request: body(CountRequest),
+    responses: { 200: ok('The count.', CountAnswer), 400: err('Invalid filter.') },
+  }),
+  exportBundle: createRoute({
+    ...operation('exportBundle'),
+    summary: 'One partner as one JSON file',
+    description: 'Its whole state, journal, clock and armed scenarios: what a failed CI job uploads.',
+    request: { params: parentParam },
+    responses: { 200: ok('The bundle.', Bundle), 404: err('No such partner.') },
+  }),
+  importBundle: createRoute({
+    ...operation('importBundle'),
+    summary: 'Load a bundle',
+    description: 'The partner is replaced if it exists; nothing is loaded unless all of the bundle is valid.',
+    request: body(Bundle),
+    responses: {
+      200: ok('Loaded.', BundleImported),
+      400: err('Invalid, inconsistent or foreign bundle: the field is named; nothing was loaded.'),
+      413: err('Bundle larger than the limit (32 MiB).'),
+    },
+  }),
+} satisfies Record<string, ControlRoute>;
