@@ -74,6 +74,18 @@ const TARGETS = {
  * (called once for the warm-up and once for the measured run) and an optional
  * between() hook run after the warm-up.
  */
+/** The controls GET of at least 10 accounts (one per connection), one token for all. */
+async function controlsGets(url, c) {
+  const token = await getToken(url);
+  const accounts = await makeAccounts(url, token, Math.max(c, 10));
+  const reqs = accounts.map((a) => ({
+    method: 'GET',
+    path: CONTROLS(a.id),
+    headers: authHeaders(token),
+  }));
+  return { requests: () => reqs };
+}
+
 const workloads = [
   {
     name: 'ceiling: constant JSON (Hono)',
@@ -131,16 +143,7 @@ const workloads = [
     name: 'controls GET',
     kind: 'read',
     target: 'controlsGet',
-    prepare: async (url, c) => {
-      const token = await getToken(url);
-      const accounts = await makeAccounts(url, token, Math.max(c, 10));
-      const reqs = accounts.map((a) => ({
-        method: 'GET',
-        path: CONTROLS(a.id),
-        headers: authHeaders(token),
-      }));
-      return { requests: () => reqs };
-    },
+    prepare: controlsGets,
   },
   {
     // Chaos on (docs/chaos.md) that never fails: what the draw costs every call.
@@ -155,14 +158,7 @@ const workloads = [
       });
       await set.arrayBuffer();
       if (set.status !== 200) throw new Error(`chaos profile: ${set.status}`);
-      const token = await getToken(url);
-      const accounts = await makeAccounts(url, token, Math.max(c, 10));
-      const reqs = accounts.map((a) => ({
-        method: 'GET',
-        path: CONTROLS(a.id),
-        headers: authHeaders(token),
-      }));
-      return { requests: () => reqs };
+      return controlsGets(url, c);
     },
   },
   {

@@ -216,6 +216,20 @@ describe('a full store (SQLITE_FULL)', () => {
   });
 });
 
+/** A partner's new account and a controls PUT body for it: n domains, the current hash. */
+async function blocksWrite(h: Harness, n: number, tag: string) {
+  const partner = await h.client();
+  const accountId = await partner.account();
+  const read = expectOk(await partner.get(CONTROLS(accountId)));
+  const body = {
+    name: 'Blocks',
+    blockedVerticals: [],
+    domains: domains(n, tag),
+    contentHash: read.marketplace_controls_list.content_hash,
+  };
+  return { partner, accountId, body };
+}
+
 describe('a read-only store (SQLITE_READONLY)', () => {
   const READONLY = { code: 'SQLITE_READONLY', cause: 'the store is read-only' };
 
@@ -267,15 +281,7 @@ describe('a read-only store (SQLITE_READONLY)', () => {
   });
   it('a write refused after its key was claimed, whose release is refused too, still leaves the key free', async () => {
     const { h, db } = fileHarness();
-    const partner = await h.client();
-    const accountId = await partner.account();
-    const read = expectOk(await partner.get(CONTROLS(accountId)));
-    const body = {
-      name: 'Blocks',
-      blockedVerticals: [],
-      domains: domains(2, 'b'),
-      contentHash: read.marketplace_controls_list.content_hash,
-    };
+    const { partner, accountId, body } = await blocksWrite(h, 2, 'b');
     const key = { 'Idempotency-Key': 'read-only-key-1' };
     // The key is claimed, then the store turns read-only while the request waits (latency).
     const slow = partner.put(CONTROLS(accountId), body, { ...key, 'X-Sandbox-Scenario': 'latency=150' });
@@ -294,15 +300,7 @@ describe('a read-only store (SQLITE_READONLY)', () => {
 
   it('a write that went through but whose answer the store refused to record replays from memory', async () => {
     const { h } = fileHarness();
-    const partner = await h.client();
-    const accountId = await partner.account();
-    const read = expectOk(await partner.get(CONTROLS(accountId)));
-    const body = {
-      name: 'Blocks',
-      blockedVerticals: [],
-      domains: domains(3, 'c'),
-      contentHash: read.marketplace_controls_list.content_hash,
-    };
+    const { partner, accountId, body } = await blocksWrite(h, 3, 'c');
     const key = { 'Idempotency-Key': 'read-only-key-2' };
     // The store turns read-only right after the list is written, before the key's answer is.
     const db = h.sandbox.store.db;
