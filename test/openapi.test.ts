@@ -417,6 +417,32 @@ describe('GET /__sandbox/openapi.json', () => {
           );
   });
 
+  it('every pattern of the served documents is a regex without flags that its example matches; the journal takes a method in any case', async () => {
+    const { partnership, sandbox, control } = await documents();
+    const patterns: [string, unknown][] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        const schema = node as Doc;
+        if (typeof schema.pattern === 'string') patterns.push([schema.pattern, schema.example]);
+        Object.values(schema).forEach(walk);
+      }
+    };
+    for (const doc of [partnership, sandbox, control]) walk(doc);
+    expect(patterns.length).toBeGreaterThan(5);
+    for (const [pattern, example] of patterns) {
+      // A JSON Schema pattern is ECMA-262 with no flags: "^a$/i" would match nothing.
+      expect(pattern, pattern).not.toMatch(/\/[dgimsuvy]+$/);
+      const re = new RegExp(pattern, 'u');
+      if (typeof example === 'string') expect(example, pattern).toMatch(re);
+    }
+    const query = control.paths['/__sandbox/requests'].get.parameters.find((p: Doc) => p.name === 'method');
+    const count = control.paths['/__sandbox/requests/count'].post.requestBody.content['application/json'].schema;
+    const countSchema = count.$ref ? control.components.schemas[count.$ref.split('/').pop()] : count;
+    for (const schema of [query.schema, countSchema.properties.method])
+      for (const method of ['PUT', 'put', 'Delete']) expect(method).toMatch(new RegExp(schema.pattern, 'u'));
+  });
+
   it('a control-plane body that is not JSON is the documented 415', async () => {
     const h = createHarness();
     const res = await h.request('POST', '/__sandbox/partners', {

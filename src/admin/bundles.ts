@@ -21,7 +21,7 @@ export function bundleRoutes(s: Sandbox) {
 
   bind(api, iso.importBundle, async (c) => {
     const json = await adminJson(c, BUNDLE_LIMIT_BYTES);
-    return c.json({ imported: importBundle(s, json) });
+    return c.json({ imported: importBundle(s, json) }, 200);
   });
   return api;
 }

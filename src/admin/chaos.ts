@@ -1,17 +1,14 @@
 /** Chaos profiles on the control plane (docs/chaos.md): set, read, end. */
 import { Hono } from 'hono';
 import type { z } from 'zod';
-import { ChaosEndQuery, ChaosRequest } from '../contract/admin.js';
 import type { ChaosProfileView } from '../contract/admin-journal.js';
 import { controlRoutes as op } from '../contract/control-routes.js';
 import { validationError } from '../contract/errors.js';
-import { issuesToFields } from '../contract/issues.js';
 import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
 import { type ChaosProfile, chaosScenarioProblem, DEFAULT_CHAOS_SCENARIOS } from '../scenarios/chaos.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { bind } from './bind.js';
-import { adminBody } from './body.js';
 
 /** A profile as the control plane shows it: its settings, what it saw and what it failed. */
 export function chaosView(p: ChaosProfile): z.infer<typeof ChaosProfileView> {
@@ -34,8 +31,8 @@ export function chaosRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
   const list = () => ({ profiles: s.chaos.list().map(chaosView) });
 
-  bind(api, op.setChaos, async (c) => {
-    const body = await adminBody(c, ChaosRequest);
+  bind(api, op.setChaos, async (c, input) => {
+    const body = await input.body();
     const scenarios = body.scenarios ?? [...DEFAULT_CHAOS_SCENARIOS];
     const problems = scenarios.flatMap((name, i) => {
       const problem = chaosScenarioProblem(name, s.presets);
@@ -45,18 +42,16 @@ export function chaosRoutes(s: Sandbox) {
     const parent = body.parent_account_id ?? undefined;
     if (parent !== undefined) partnerOr404(s, parent);
     const profile = s.chaos.set({ rate: body.rate, seed: body.seed, scenarios }, s.clock.iso(parent), parent);
-    return c.json({ profile: chaosView(profile) });
+    return c.json({ profile: chaosView(profile) }, 200);
   });
 
-  bind(api, op.getChaos, (c) => c.json(list()));
+  bind(api, op.getChaos, (c) => c.json(list(), 200));
 
-  bind(api, op.endChaos, (c) => {
-    const query = ChaosEndQuery.safeParse(c.req.query());
-    if (!query.success) throw validationError(issuesToFields(query.error.issues, 'query'));
-    const parent = query.data.parent_account_id;
+  bind(api, op.endChaos, (c, { query }) => {
+    const parent = query.parent_account_id;
     if (parent !== undefined) partnerOr404(s, parent);
     s.chaos.end(parent);
-    return c.json(list());
+    return c.json(list(), 200);
   });
   return api;
 }

@@ -3,7 +3,6 @@
  * every partner, and one partner's own offset on top of it (§10).
  */
 import { Hono } from 'hono';
-import { ClockAdvance } from '../contract/admin.js';
 import { controlRoutes as op } from '../contract/control-routes.js';
 import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
 import { validationError } from '../contract/errors.js';
@@ -12,7 +11,6 @@ import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { bind } from './bind.js';
-import { adminBody } from './body.js';
 
 export function clockView(s: Sandbox) {
   return { now: s.clock.iso(), offset_seconds: s.clock.offsetMs / 1000 };
@@ -38,9 +36,9 @@ const tooFar = (headroom: number, whose: string, resetHint: string) =>
 export function clockRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
 
-  bind(api, op.getClock, (c) => c.json(clockView(s)));
-  bind(api, op.advanceClock, async (c) => {
-    const { seconds } = await adminBody(c, ClockAdvance);
+  bind(api, op.getClock, (c) => c.json(clockView(s), 200));
+  bind(api, op.advanceClock, async (c, input) => {
+    const { seconds } = await input.body();
     if (seconds > s.clock.headroomSeconds)
       throw tooFar(s.clock.headroomSeconds, 'the sandbox clock', 'POST /__sandbox/reset');
     changeClocks(
@@ -48,18 +46,18 @@ export function clockRoutes(s: Sandbox) {
       () => s.clock.advance(seconds),
       () => undefined,
     );
-    return c.json(clockView(s));
+    return c.json(clockView(s), 200);
   });
 
   bind(api, iso.getPartnerClock, (c) => {
     const parent = c.req.param('parent_account_id');
     partnerOr404(s, parent);
-    return c.json(partnerClockView(s, parent));
+    return c.json(partnerClockView(s, parent), 200);
   });
-  bind(api, iso.advancePartnerClock, async (c) => {
+  bind(api, iso.advancePartnerClock, async (c, input) => {
     const parent = c.req.param('parent_account_id');
     partnerOr404(s, parent);
-    const { seconds } = await adminBody(c, ClockAdvance);
+    const { seconds } = await input.body();
     partnerOr404(s, parent); // again: a reset may have come while the body was read
     const headroom = s.clock.partnerHeadroomSeconds(parent);
     if (seconds > headroom)
@@ -69,7 +67,7 @@ export function clockRoutes(s: Sandbox) {
       () => s.clock.advancePartner(parent, seconds),
       () => undefined,
     );
-    return c.json(partnerClockView(s, parent));
+    return c.json(partnerClockView(s, parent), 200);
   });
   return api;
 }

@@ -1,6 +1,5 @@
 /** Partners on the control plane (docs/control-plane.md, docs/parallel-tests.md): list, create, mappings, partner reset. */
 import { Hono } from 'hono';
-import { MappingSeed, PartnerCreate } from '../contract/admin.js';
 import { controlRoutes as op } from '../contract/control-routes.js';
 import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
 import type { Sandbox } from '../core/sandbox.js';
@@ -8,32 +7,31 @@ import type { AppEnv } from '../http/env.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { clearMappings, createPartner, listPartners, seedMappings } from '../services/partners.js';
 import { bind } from './bind.js';
-import { adminBody } from './body.js';
 import { partnerClockView } from './clock.js';
 
 export function partnerRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
 
-  bind(api, op.listPartners, (c) => c.json({ partners: listPartners(s) }));
+  bind(api, op.listPartners, (c) => c.json({ partners: listPartners(s) }, 200));
 
-  bind(api, op.createPartner, async (c) => {
-    const body = await adminBody(c, PartnerCreate);
+  bind(api, op.createPartner, async (c, input) => {
+    const body = await input.body();
     return c.json(await createPartner(s, body), 201);
   });
 
-  bind(api, op.seedVerticalMappings, async (c) => {
+  bind(api, op.seedVerticalMappings, async (c, input) => {
     const parent = c.req.param('parent_account_id');
     partnerOr404(s, parent);
-    const { vertical_mappings } = await adminBody(c, MappingSeed);
+    const { vertical_mappings } = await input.body();
     partnerOr404(s, parent); // again: a reset may have come while the body was read
-    return c.json({ vertical_mappings: seedMappings(s, parent, vertical_mappings) });
+    return c.json({ vertical_mappings: [...seedMappings(s, parent, vertical_mappings)] }, 200);
   });
 
   bind(api, op.unseedVerticalMappings, (c) => {
     const parent = c.req.param('parent_account_id');
     partnerOr404(s, parent);
     clearMappings(s, parent);
-    return c.json({ vertical_mappings: [] });
+    return c.json({ vertical_mappings: [] }, 200);
   });
 
   // docs/parallel-tests.md: everything of this partner goes but its credentials, mapping and tokens.
@@ -41,7 +39,10 @@ export function partnerRoutes(s: Sandbox) {
     const parent = c.req.param('parent_account_id');
     partnerOr404(s, parent);
     s.resetPartner(parent);
-    return c.json({ reset: true, parent_account_id: parent, clock: partnerClockView(s, parent) });
+    return c.json(
+      { reset: true as const, parent_account_id: parent, clock: partnerClockView(s, parent) },
+      200,
+    );
   });
 
   return api;

@@ -7,7 +7,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { CONTROL_OPERATIONS } from '../contract/control-operations.js';
 import { controlRoutes as op } from '../contract/control-routes.js';
-import { ApiError, validationError } from '../contract/errors.js';
+import { ApiError } from '../contract/errors.js';
 import { buildReport, reportToJUnit } from '../core/report.js';
 import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
@@ -57,26 +57,21 @@ export function adminApi(sandbox: Sandbox) {
 
   // 200 even while the store refuses writes: a restart frees no disk space, and reads still work.
   bind(api, op.health, (c) =>
-    c.json({ status: 'ok' as const, store: s.storeHealth.view(() => probeWrite(s.store)) }),
+    c.json({ status: 'ok' as const, store: s.storeHealth.view(() => probeWrite(s.store)) }, 200),
   );
 
   bind(api, op.reset, (c) => {
     s.reset();
-    return c.json({ reset: true, clock: clockView(s) });
+    return c.json({ reset: true, clock: clockView(s) }, 200);
   });
 
-  bind(api, op.getReport, (c) => {
-    const parent = c.req.query('parent_account_id');
-    const format = c.req.query('format') ?? 'json';
-    if (!parent) throw validationError([{ field: 'query.parent_account_id', message: 'is required' }]);
-    if (format !== 'json' && format !== 'junit') {
-      throw validationError([{ field: 'query.format', message: 'must be "json" or "junit"' }]);
-    }
+  bind(api, op.getReport, (c, { query }) => {
+    const { parent_account_id: parent, format = 'json' } = query;
     partnerOr404(s, parent);
     const report = buildReport(parent, s.journal.list(), s.clock.iso(parent));
     if (format === 'junit')
       return c.body(reportToJUnit(report), 200, { 'Content-Type': 'application/xml; charset=utf-8' });
-    return c.json(report);
+    return c.json(report, 200);
   });
 
   api.route('/', partnerRoutes(s));

@@ -1,6 +1,5 @@
 /** The scenario catalogue and arming on the control plane (docs/fault-injection.md, docs/control-plane.md). */
 import { Hono } from 'hono';
-import { ArmRequest } from '../contract/admin.js';
 import { controlRoutes as op } from '../contract/control-routes.js';
 import { validationError } from '../contract/errors.js';
 import type { Sandbox } from '../core/sandbox.js';
@@ -10,7 +9,6 @@ import { scenarioError } from '../scenarios/context.js';
 import type { Effect } from '../scenarios/presets.js';
 import { accountOr404, partnerOr404 } from '../services/lookup.js';
 import { bind } from './bind.js';
-import { adminBody } from './body.js';
 
 export function catalogue(s: Sandbox) {
   return {
@@ -18,7 +16,7 @@ export function catalogue(s: Sandbox) {
       name: b.name,
       description: b.description,
       value: describeValue(b.value),
-      applies_to: b.appliesTo,
+      applies_to: [...b.appliesTo],
     })),
     presets: [...s.presets.values()].map((p) => ({
       name: p.name,
@@ -26,16 +24,16 @@ export function catalogue(s: Sandbox) {
       effects: p.effects,
       source: p.source,
     })),
-    armed: s.armed.list(),
+    armed: [...s.armed.list()],
   };
 }
 
 export function scenarioRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
-  bind(api, op.listScenarios, (c) => c.json(catalogue(s)));
+  bind(api, op.listScenarios, (c) => c.json(catalogue(s), 200));
 
-  bind(api, op.armScenario, async (c) => {
-    const { scenario, value, parent_account_id, account_id, times } = await adminBody(c, ArmRequest);
+  bind(api, op.armScenario, async (c, input) => {
+    const { scenario, value, parent_account_id, account_id, times } = await input.body();
     const body = {
       scenario,
       value: value ?? undefined,
@@ -71,7 +69,7 @@ export function scenarioRoutes(s: Sandbox) {
 
   bind(api, op.disarmScenarios, (c) => {
     s.armed.clear();
-    return c.json({ armed: [] });
+    return c.json({ armed: [] }, 200);
   });
   return api;
 }

@@ -1,30 +1,28 @@
 /** Snapshots on the control plane (docs/parallel-tests.md): save, list, restore, delete. */
 import { Hono } from 'hono';
-import { SnapshotSave } from '../contract/admin.js';
 import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
 import type { Sandbox } from '../core/sandbox.js';
 import type { AppEnv } from '../http/env.js';
 import { MAX_SNAPSHOTS } from '../services/snapshots.js';
 import { bind } from './bind.js';
-import { adminBody } from './body.js';
 import { clockView } from './clock.js';
 
 export function snapshotRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
 
-  bind(api, iso.saveSnapshot, async (c) => {
-    const { name } = await adminBody(c, SnapshotSave);
+  bind(api, iso.saveSnapshot, async (c, input) => {
+    const { name } = await input.body();
     const saved = s.snapshots.save(name);
     return c.json(saved, saved.replaced ? 200 : 201);
   });
 
-  bind(api, iso.listSnapshots, (c) => c.json({ snapshots: s.snapshots.list(), max: MAX_SNAPSHOTS }));
+  bind(api, iso.listSnapshots, (c) => c.json({ snapshots: s.snapshots.list(), max: MAX_SNAPSHOTS }, 200));
 
   bind(api, iso.restoreSnapshot, (c) => {
     const restored = s.snapshots.restore(c.req.param('name'));
-    return c.json({ restored, clock: clockView(s) });
+    return c.json({ restored, clock: clockView(s) }, 200);
   });
 
-  bind(api, iso.deleteSnapshot, (c) => c.json({ deleted: s.snapshots.delete(c.req.param('name')) }));
+  bind(api, iso.deleteSnapshot, (c) => c.json({ deleted: s.snapshots.delete(c.req.param('name')) }, 200));
   return api;
 }

@@ -1,9 +1,11 @@
 /**
  * The control plane's journal, chaos, scenario and report answers as data (docs/control-plane.md,
  * docs/chaos.md): the shapes of what those routes answer, for the control-plane OpenAPI
- * document. The request bodies and the other answers are in contract/admin.ts.
+ * document, and the report's query. The request bodies and the other answers are in
+ * contract/admin.ts.
  */
 import { z } from '@hono/zod-openapi';
+import { REQUIRED_MESSAGE } from './messages.js';
 
 export const ChaosEvidence = z
   .object({ seed: z.int(), call: z.int().min(1), scenario: z.string() })
@@ -110,6 +112,18 @@ export const Catalogue = z
     armed: z.array(Armed),
   })
   .openapi('ScenarioCatalogue');
+/** GET /__sandbox/report's query: other parameters are ignored. */
+export const ReportQuery = z.object({
+  parent_account_id: z
+    .string({ error: REQUIRED_MESSAGE })
+    .min(1, REQUIRED_MESSAGE)
+    .openapi({ description: 'The partner to report on.', example: 'pa_demo_platform' }),
+  format: z
+    .enum(['json', 'junit'], { error: 'must be "json" or "junit"' })
+    .optional()
+    .openapi({ description: 'json (default) or junit.', example: 'json' }),
+});
+
 export const ReportAnswer = z
   .object({
     parent_account_id: z.string(),

@@ -123,16 +123,22 @@ export const ChaosRequest = z.strictObject({
  * time that is no time, a status outside 0-599) is a 400, never a silent "nothing matched":
  * "this call was never made" must not pass because of a typo.
  */
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 const journalFilterFields = {
   account_id: z.string().min(1).max(128).optional(),
   parent_account_id: z.string().min(1).max(128).optional(),
+  // Any case. The document spells the words out: a JSON Schema pattern has no flags (zod's
+  // rendering of /.../i would be a pattern nothing matches).
   method: z
     .string()
     .regex(
-      /^(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/i,
-      'must be an HTTP method: GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS',
+      new RegExp(`^(?:${HTTP_METHODS.join('|')})$`, 'i'),
+      `must be an HTTP method: ${HTTP_METHODS.slice(0, -1).join(', ')} or ${HTTP_METHODS.at(-1)}`,
     )
-    .optional(),
+    .optional()
+    .openapi({
+      pattern: `^(?:${HTTP_METHODS.map((m) => [...m].map((ch) => `[${ch}${ch.toLowerCase()}]`).join('')).join('|')})$`,
+    }),
   path: z.string().min(1).max(2048).optional(),
   since: z.iso
     .datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. "2026-01-31T12:00:00Z"' })
@@ -159,10 +165,21 @@ const digits = (schema: z.ZodInt) =>
     .transform(Number)
     .pipe(schema)
     .optional();
+/** An optional query parameter as the control-plane document describes it. */
+const about = <T extends z.ZodType>(schema: T, description: string, example?: string) =>
+  schema.openapi({ description, ...(example === undefined ? {} : { example }) });
 export const JournalQuery = z.strictObject({
-  ...journalFilterFields,
-  status: digits(journalStatus),
-  limit: digits(z.int().min(1, 'must be a positive integer')),
+  account_id: about(journalFilterFields.account_id, 'Only calls about this account.'),
+  parent_account_id: about(
+    journalFilterFields.parent_account_id,
+    'Only calls of this parent account.',
+    'pa_demo_platform',
+  ),
+  method: about(journalFilterFields.method, 'Only calls with this HTTP method.', 'PUT'),
+  path: about(journalFilterFields.path, 'Only calls to this path.'),
+  status: about(digits(journalStatus), 'Only answers with this HTTP status.', '409'),
+  since: about(journalFilterFields.since, 'Only calls at or after this time (ISO 8601).'),
+  limit: about(digits(z.int().min(1, 'must be a positive integer')), 'At most this many entries.', '50'),
 });
 
 export const Health = z
@@ -296,7 +313,13 @@ export const AccountDetail = z
     controls: ControlsRecord,
   })
   .openapi('AccountDetail');
-export const ChaosEndQuery = z.strictObject({ parent_account_id: z.string().min(1).max(128).optional() });
+export const ChaosEndQuery = z.strictObject({
+  parent_account_id: about(
+    z.string().min(1).max(128).optional(),
+    'End only this partner’s own profile.',
+    'pa_demo_platform',
+  ),
+});
 export const ResetAnswer = z.object({ reset: z.literal(true), clock: ClockView });
 export const ClearedAnswer = z.object({ cleared: z.literal(true) });
 export const PartnerList = z

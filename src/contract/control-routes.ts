@@ -10,11 +10,13 @@ import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 import {
   AccountDetail,
   ArmRequest,
+  ChaosEndQuery,
   ChaosRequest,
   ClearedAnswer,
   ClockAdvance,
   ClockView,
   Health,
+  JournalQuery,
   MappingSeed,
   MappingsAnswer,
   PartnerCreate,
@@ -33,6 +35,7 @@ import {
   DisarmAnswer,
   JournalAnswer,
   ReportAnswer,
+  ReportQuery,
 } from './admin-journal.js';
 import { type ControlOperationId, operation } from './control-operations.js';
 import { ErrorEnvelope } from './envelope.js';
@@ -64,12 +67,6 @@ export const accountParam = param(
   'acct_01jbx7k2m9q4r8s6t3v5',
 );
 export const snapshotParam = param('name', 'The name a snapshot was saved under.', 'seeded');
-export const query = (description: string, example?: string) =>
-  z
-    .string()
-    .optional()
-    .openapi({ description, ...(example === undefined ? {} : { example }) });
-
 /** One control-plane operation as declared (its security, tags and common errors added by the document). */
 export type ControlRoute = RouteConfig & {
   operationId: ControlOperationId;
@@ -189,17 +186,7 @@ export const controlRoutes = {
     ...operation('listRequests'),
     summary: 'The request journal, newest first',
     description: 'Every partnership and token call, with secrets redacted; filterable.',
-    request: {
-      query: z.object({
-        account_id: query('Only calls about this account.'),
-        parent_account_id: query('Only calls of this parent account.', 'pa_demo_platform'),
-        method: query('Only calls with this HTTP method.', 'PUT'),
-        path: query('Only calls to this path.'),
-        status: query('Only answers with this HTTP status.', '409'),
-        since: query('Only calls at or after this time (ISO 8601).'),
-        limit: query('At most this many entries.', '50'),
-      }),
-    },
+    request: { query: JournalQuery },
     responses: { 200: ok('Entries.', JournalAnswer), 400: err('Invalid filter.') },
   }),
   clearRequests: createRoute({
@@ -257,11 +244,7 @@ export const controlRoutes = {
     ...operation('endChaos'),
     summary: 'End chaos profiles',
     description: 'Ends every profile, or with parent_account_id that partner’s own only.',
-    request: {
-      query: z.object({
-        parent_account_id: query('End only this partner’s own profile.', 'pa_demo_platform'),
-      }),
-    },
+    request: { query: ChaosEndQuery },
     responses: {
       200: ok('The profiles still in force.', ChaosList),
       400: err('Invalid query.'),
@@ -272,17 +255,7 @@ export const controlRoutes = {
     ...operation('getReport'),
     summary: 'Integration report of a parent account (JSON, or JUnit XML with format=junit)',
     description: 'What the partner’s integration exercised, check by check.',
-    request: {
-      query: z.object({
-        parent_account_id: z
-          .string()
-          .openapi({ description: 'The partner to report on.', example: 'pa_demo_platform' }),
-        format: z
-          .enum(['json', 'junit'])
-          .optional()
-          .openapi({ description: 'json (default) or junit.', example: 'json' }),
-      }),
-    },
+    request: { query: ReportQuery },
     responses: {
       200: {
         description: 'The report.',
