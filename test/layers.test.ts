@@ -32,6 +32,9 @@ const FORBIDDEN: Record<string, { layers: string[]; exceptTypesFrom?: string[]; 
   // The sandbox's state and rules (src/core/): below http, as services are.
   core: { layers: ['http', 'api', 'admin', 'ui', 'client'] },
   http: { layers: ['api', 'admin', 'ui', 'client'] },
+  // The control client runs in partners' test runners and in the dashboard page: it takes only
+  // types from the contract (and the generated table of methods and paths, a leaf).
+  client: { layers: [], only: ['client'], exceptTypesFrom: ['contract'] },
 };
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -58,8 +61,11 @@ function importsOf(file: string): Import[] {
   return out;
 }
 
-/** Leaf modules that import nothing of the app and any layer may use (the start-up error class). */
-const LEAVES = ['core/startup-error.ts'];
+/**
+ * Leaf modules that import nothing of the app and any layer may use (the start-up error class,
+ * the control plane's generated table of methods and paths).
+ */
+const LEAVES = ['core/startup-error.ts', 'contract/control-operations.ts'];
 
 /** Whether `file` importing `target` (a resolved path in src/) breaks the rules. */
 function breaks(file: string, target: string, typeOnly: boolean): boolean {
@@ -85,6 +91,23 @@ describe('layers: imports run one way', () => {
     expect(violations(sources(SRC))).toEqual([]);
   });
 
+  it('the control client loads no package and nothing of the app at run time but the generated table of paths', () => {
+    const files = sources(join(SRC, 'client'));
+    expect(files.length).toBeGreaterThan(0);
+    const loaded = files.flatMap((file) =>
+      [
+        ...readFileSync(file, 'utf8').matchAll(
+          /(?:^|\n)\s*(?:import|export)\s+(?!type\s)[^'"]*?from\s+['"]([^'"]+)['"]/g,
+        ),
+      ]
+        .map((m) => m[1]!)
+        .filter((spec) => !spec.startsWith('./'))
+        .map((spec) => `${relative(SRC, file)} -> ${spec}`),
+    );
+    expect(loaded).toEqual(['client/control.ts -> ../contract/control-operations.js']);
+    expect(readFileSync(join(SRC, 'contract/control-operations.ts'), 'utf8')).not.toMatch(/\bimport\b/);
+  });
+
   it('the check catches reversed imports (and lets a downward one through)', () => {
     const at = (path: string) => join(SRC, path);
     expect(breaks(at('store/idempotency.ts'), at('http/envelope.ts'), false)).toBe(true);
@@ -97,5 +120,7 @@ describe('layers: imports run one way', () => {
     expect(breaks(at('services/status.ts'), at('http/env.ts'), true)).toBe(true);
     expect(breaks(at('http/auth.ts'), at('services/auth.ts'), false)).toBe(false);
     expect(breaks(at('app.ts'), at('admin/routes.ts'), false)).toBe(false);
+    expect(breaks(at('client/control.ts'), at('contract/admin.ts'), false)).toBe(true);
+    expect(breaks(at('client/control.ts'), at('contract/admin.ts'), true)).toBe(false);
   });
 });

@@ -18,7 +18,7 @@
  * same-origin, which these headers cannot tell: SANDBOX_ADMIN_TOKEN closes that too.
  */
 import type { MiddlewareHandler } from 'hono';
-import { CONTROL_OPERATIONS } from '../contract/control-operations.js';
+import { controlRoutes } from '../contract/control-routes.js';
 import { ApiError } from '../contract/errors.js';
 import type { AppEnv } from '../http/env.js';
 import { requestHeader } from '../http/headers.js';
@@ -69,7 +69,7 @@ export function isCrossSite(
 
 export function sameSiteOnly(): MiddlewareHandler<AppEnv> {
   return async function sameSiteOnly(c, next) {
-    if (c.req.path !== CONTROL_OPERATIONS.health.path) {
+    if (c.req.path !== controlRoutes.health.path) {
       const url = new URL(c.req.url); // built from the Host header by the server
       const own = {
         scheme: firstValue(requestHeader(c, 'x-forwarded-proto')) ?? url.protocol,

@@ -5,7 +5,6 @@
  * health, the global reset and the report, and mounts one module per resource.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
-import { CONTROL_OPERATIONS } from '../contract/control-operations.js';
 import { controlRoutes as op } from '../contract/control-routes.js';
 import { ApiError } from '../contract/errors.js';
 import { buildReport, reportToJUnit } from '../core/report.js';
@@ -34,7 +33,7 @@ export { clockView } from './clock.js';
 function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
   return async function adminAuth(c, next) {
     // The dashboard shell (/__sandbox/ui and its JS and CSS) holds no data: served without the token.
-    if (token && c.req.path !== CONTROL_OPERATIONS.health.path && !isUiShellPath(c.req.path)) {
+    if (token && c.req.path !== op.health.path && !isUiShellPath(c.req.path)) {
       const sent = parseBearer(requestHeader(c, 'authorization'));
       if (!sent || !secretsEqual(sent, token)) {
         throw new ApiError(

@@ -1,11 +1,11 @@
 /**
  * The control-plane client (docs/in-your-ci.md): typed methods over the `/__sandbox` routes
  * of §6, for any running sandbox (startSandbox(), `npx partnership-sandbox`, the image).
- * Each method calls one declared operation by its operationId: its method and path come from
- * contract/control-operations.ts, where the control plane's declarations take theirs.
- * Request and answer types come from the zod schemas that validate the control plane
- * (contract/admin.ts): z.input for what is sent, z.output for what comes back. Global
- * fetch, no dependency. A non-2xx answer throws ControlPlaneError with the status and
+ * Each method calls one declared operation (contract/control-routes*.ts) by its operationId:
+ * its method and path come from contract/control-operations.ts, generated from the
+ * declarations; its body and answer types from the declarations themselves (types only: z.input
+ * of the declared body, z.output of the declared 2xx answer), so nothing of zod or hono is
+ * loaded. Global fetch, no dependency. A non-2xx answer throws ControlPlaneError with the status and
  * the parsed body.
  *
  * One object per resource (partners, accounts, variants, clock, requests, scenarios,
@@ -13,85 +13,77 @@
  * partners.reset, partners.clock, snapshots, requests.count, bundles. §11: chaos.
  */
 import type { z } from 'zod';
-import type {
-  AccountDetail,
-  ArmRequest,
-  ChaosRequest,
-  ClearedAnswer,
-  ClockView,
-  CountAnswer,
-  CountRequest,
-  Health,
-  JournalFilters,
-  MappingSeed,
-  MappingsAnswer,
-  PartnerClockView,
-  PartnerCreate,
-  PartnerCredentials,
-  PartnerList,
-  PartnerResetAnswer,
-  ResetAnswer,
-  SnapshotInfo,
-  SnapshotList,
-  SnapshotRestored,
-  SnapshotSaved,
-  VariantAdmin,
-  VariantCreate,
-  VariantPatch,
-} from '../contract/admin.js';
-import type {
-  ArmAnswer,
-  Catalogue,
-  ChaosAnswer,
-  ChaosList,
-  DisarmAnswer,
-  JournalAnswer,
-  ReportAnswer,
-} from '../contract/admin-journal.js';
-import type { Bundle, BundleImported } from '../contract/bundle.js';
-import {
-  CONTROL_OPERATIONS,
-  type ControlOperationId,
-  operationPath,
-  type PathParams,
-} from '../contract/control-operations.js';
+import type { JournalFilters } from '../contract/admin.js';
+import type { ReportAnswer } from '../contract/admin-journal.js';
+import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control-operations.js';
+import type { controlRoutes } from '../contract/control-routes.js';
+import type { isolationRoutes } from '../contract/control-routes-isolation.js';
 
-export type PartnerCreateInput = z.input<typeof PartnerCreate>;
-export type VerticalMappingInput = z.input<typeof MappingSeed>['vertical_mappings'][number];
-export type VariantCreateInput = z.input<typeof VariantCreate>;
-export type VariantPatchInput = z.input<typeof VariantPatch>;
-export type ArmInput = z.input<typeof ArmRequest>;
+/** The declarations (contract/control-routes*.ts), as types only: nothing of them is loaded. */
+type Routes = typeof controlRoutes & typeof isolationRoutes;
+type JsonSchema<T> = T extends { content: { 'application/json': { schema: infer S extends z.ZodType } } }
+  ? S
+  : never;
+type Success<R extends { responses: object }> = R['responses'][keyof R['responses'] & (200 | 201)];
+/** What an operation answers on success: its declared 2xx JSON. */
+export type AnswerOf<Id extends ControlOperationId> = z.output<JsonSchema<Success<Routes[Id]>>>;
+/** What an operation takes as its JSON body, as declared. */
+export type BodyOf<Id extends ControlOperationId> = Routes[Id] extends { request: { body: infer B } }
+  ? z.input<JsonSchema<B>>
+  : never;
+
+export type PartnerCreateInput = BodyOf<'createPartner'>;
+export type VerticalMappingInput = BodyOf<'seedVerticalMappings'>['vertical_mappings'][number];
+export type VariantCreateInput = BodyOf<'addVariant'>;
+export type VariantPatchInput = BodyOf<'updateVariant'>;
+export type ArmInput = BodyOf<'armScenario'>;
 /** A chaos profile to set: `{rate, seed, scenarios?, parent_account_id?}` (docs/chaos.md). */
-export type ChaosProfileInput = z.input<typeof ChaosRequest>;
+export type ChaosProfileInput = BodyOf<'setChaos'>;
+/** The journal's filters, typed (status and limit as numbers): the client writes them into the query. */
 export type JournalFiltersInput = z.input<typeof JournalFilters>;
-export type CountFilterInput = z.input<typeof CountRequest>;
+export type CountFilterInput = BodyOf<'countRequests'>;
 /** A bundle as `bundles.export()` returns it and `bundles.import()` takes it. */
-export type BundleFile = z.output<typeof Bundle>;
+export type BundleFile = AnswerOf<'exportBundle'>;
 
-export type HealthView = z.output<typeof Health>;
-export type ResetView = z.output<typeof ResetAnswer>;
-export type PartnerCredentialsView = z.output<typeof PartnerCredentials>;
-export type PartnerListView = z.output<typeof PartnerList>;
-export type MappingsView = z.output<typeof MappingsAnswer>;
-export type AccountView = z.output<typeof AccountDetail>;
-export type VariantView = z.output<typeof VariantAdmin>;
-export type ClockState = z.output<typeof ClockView>;
-export type JournalView = z.output<typeof JournalAnswer>;
-export type ClearedView = z.output<typeof ClearedAnswer>;
-export type CatalogueView = z.output<typeof Catalogue>;
-export type ArmView = z.output<typeof ArmAnswer>;
-export type DisarmView = z.output<typeof DisarmAnswer>;
+export type HealthView = AnswerOf<'health'>;
+export type ResetView = AnswerOf<'reset'>;
+export type PartnerCredentialsView = AnswerOf<'createPartner'>;
+export type PartnerListView = AnswerOf<'listPartners'>;
+export type MappingsView = AnswerOf<'seedVerticalMappings'>;
+export type AccountView = AnswerOf<'getAccount'>;
+export type VariantView = AnswerOf<'addVariant'>;
+export type ClockState = AnswerOf<'getClock'>;
+export type JournalView = AnswerOf<'listRequests'>;
+export type ClearedView = AnswerOf<'clearRequests'>;
+export type CatalogueView = AnswerOf<'listScenarios'>;
+export type ArmView = AnswerOf<'armScenario'>;
+export type DisarmView = AnswerOf<'disarmScenarios'>;
+/** The report as JSON (its JUnit form is text). */
 export type ReportView = z.output<typeof ReportAnswer>;
-export type ChaosProfileSetView = z.output<typeof ChaosAnswer>;
-export type ChaosProfilesView = z.output<typeof ChaosList>;
-export type PartnerResetView = z.output<typeof PartnerResetAnswer>;
-export type PartnerClockState = z.output<typeof PartnerClockView>;
-export type CountView = z.output<typeof CountAnswer>;
-export type SnapshotView = z.output<typeof SnapshotInfo>;
-export type SnapshotSavedView = z.output<typeof SnapshotSaved>;
-export type SnapshotListView = z.output<typeof SnapshotList>;
-export type SnapshotRestoredView = z.output<typeof SnapshotRestored>;
-export type BundleImportedView = z.output<typeof BundleImported>;
+export type ChaosProfileSetView = AnswerOf<'setChaos'>;
+export type ChaosProfilesView = AnswerOf<'getChaos'>;
+export type PartnerResetView = AnswerOf<'resetPartner'>;
+export type PartnerClockState = AnswerOf<'getPartnerClock'>;
+export type CountView = AnswerOf<'countRequests'>;
+export type SnapshotView = AnswerOf<'deleteSnapshot'>['deleted'];
+export type SnapshotSavedView = AnswerOf<'saveSnapshot'>;
+export type SnapshotListView = AnswerOf<'listSnapshots'>;
+export type SnapshotRestoredView = AnswerOf<'restoreSnapshot'>;
+export type BundleImportedView = AnswerOf<'importBundle'>;
+
+/** The `{name}` parameters of a path template. */
+type PathParams<P extends string> = P extends `${string}{${infer N}}${infer Rest}`
+  ? { [K in N | keyof PathParams<Rest>]: string }
+  : Record<never, string>;
+type ParamsOf<Id extends ControlOperationId> = PathParams<(typeof CONTROL_OPERATIONS)[Id]['path']>;
+
+/** An operation's path with its parameters filled in, each encoded as one path segment. */
+function operationPath<Id extends ControlOperationId>(id: Id, params: ParamsOf<Id>): string {
+  const values = params as Record<string, string>;
+  return CONTROL_OPERATIONS[id].path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+    encodeURIComponent(values[name] ?? ''),
+  );
+}
 
 export interface ControlClientOptions {
   /** SANDBOX_ADMIN_TOKEN of the sandbox, when it has one: sent as `Authorization: Bearer`. */
@@ -153,7 +145,7 @@ export interface ControlClient {
     list(): Promise<SnapshotListView>;
     /** Puts the whole sandbox back to the snapshot. */
     restore(name: string): Promise<SnapshotRestoredView>;
-    delete(name: string): Promise<{ deleted: SnapshotView }>;
+    delete(name: string): Promise<AnswerOf<'deleteSnapshot'>>;
   };
   bundles: {
     /** One partner as one JSON file (what a failed CI job uploads). */
@@ -281,52 +273,62 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
     return parsed as T;
   }
 
-  /** An operation's method and path (its parameters filled in, a query string after it). */
-  function at<Id extends ControlOperationId>(
+  /** An operation's URL: its path with the parameters filled in, a query string after it. */
+  function urlOf<Id extends ControlOperationId>(
     id: Id,
-    ...[params, query]: keyof PathParams<(typeof CONTROL_OPERATIONS)[Id]['path']> extends never
-      ? [params?: Record<never, string>, query?: URLSearchParams]
-      : [params: PathParams<(typeof CONTROL_OPERATIONS)[Id]['path']>, query?: URLSearchParams]
-  ): [method: string, path: string] {
+    params: ParamsOf<Id>,
+    query?: URLSearchParams,
+  ): string {
+    const path = operationPath(id, params);
     const qs = query?.toString();
-    const path = operationPath(id, (params ?? {}) as PathParams<(typeof CONTROL_OPERATIONS)[Id]['path']>);
-    return [CONTROL_OPERATIONS[id].method.toUpperCase(), qs ? `${path}?${qs}` : path];
+    return qs ? `${path}?${qs}` : path;
+  }
+
+  /** One declared operation, typed by its declaration: its body in, its 2xx answer out. */
+  function send<Id extends ControlOperationId>(
+    id: Id,
+    ...[params, body, query]: keyof ParamsOf<Id> extends never
+      ? [params?: Record<never, string>, body?: BodyOf<Id>, query?: URLSearchParams]
+      : [params: ParamsOf<Id>, body?: BodyOf<Id>, query?: URLSearchParams]
+  ): Promise<AnswerOf<Id>> {
+    const method = CONTROL_OPERATIONS[id].method.toUpperCase();
+    return call(method, urlOf(id, (params ?? {}) as ParamsOf<Id>, query), body);
   }
 
   function report(parentAccountId: string, format?: 'json'): Promise<ReportView>;
   function report(parentAccountId: string, format: 'junit'): Promise<string>;
   function report(parentAccountId: string, format: 'json' | 'junit' = 'json') {
     const query = new URLSearchParams({ parent_account_id: parentAccountId, format });
-    return call(...at('getReport', {}, query), undefined, format === 'junit' ? 'text' : 'json');
+    const path = urlOf('getReport', {}, query);
+    return call('GET', path, undefined, format === 'junit' ? 'text' : 'json');
   }
 
   return {
     url: base,
-    health: () => call(...at('health')),
-    reset: () => call(...at('reset')),
+    health: () => send('health'),
+    reset: () => send('reset'),
     partners: {
-      list: () => call(...at('listPartners')),
-      create: (partner = {}) => call(...at('createPartner'), partner),
+      list: () => send('listPartners'),
+      create: (partner = {}) => send('createPartner', {}, partner),
       seedMappings: (parent, mappings) =>
-        call(...at('seedVerticalMappings', { parent_account_id: parent }), { vertical_mappings: mappings }),
-      unseedMappings: (parent) => call(...at('unseedVerticalMappings', { parent_account_id: parent })),
-      reset: (parent) => call(...at('resetPartner', { parent_account_id: parent })),
+        send('seedVerticalMappings', { parent_account_id: parent }, { vertical_mappings: mappings }),
+      unseedMappings: (parent) => send('unseedVerticalMappings', { parent_account_id: parent }),
+      reset: (parent) => send('resetPartner', { parent_account_id: parent }),
       clock: {
-        get: (parent) => call(...at('getPartnerClock', { parent_account_id: parent })),
-        advance: (parent, seconds) =>
-          call(...at('advancePartnerClock', { parent_account_id: parent }), { seconds }),
+        get: (parent) => send('getPartnerClock', { parent_account_id: parent }),
+        advance: (parent, seconds) => send('advancePartnerClock', { parent_account_id: parent }, { seconds }),
       },
     },
     accounts: {
-      get: (accountId) => call(...at('getAccount', { account_id: accountId })),
+      get: (accountId) => send('getAccount', { account_id: accountId }),
     },
     variants: {
-      add: (accountId, variant) => call(...at('addVariant', { account_id: accountId }), variant),
-      update: (variantId, patch) => call(...at('updateVariant', { variant_id: variantId }), patch),
+      add: (accountId, variant) => send('addVariant', { account_id: accountId }, variant),
+      update: (variantId, patch) => send('updateVariant', { variant_id: variantId }, patch),
     },
     clock: {
-      get: () => call(...at('getClock')),
-      advance: (seconds) => call(...at('advanceClock'), { seconds }),
+      get: () => send('getClock'),
+      advance: (seconds) => send('advanceClock', {}, { seconds }),
     },
     requests: {
       list: (filters = {}) => {
@@ -334,36 +336,36 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
         for (const [name, value] of Object.entries(filters)) {
           if (value !== undefined) query.set(name, String(value));
         }
-        return call(...at('listRequests', {}, query));
+        return send('listRequests', {}, undefined, query);
       },
-      clear: () => call(...at('clearRequests')),
-      count: async (filter = {}) => (await call<CountView>(...at('countRequests'), filter)).count,
+      clear: () => send('clearRequests'),
+      count: async (filter = {}) => (await send('countRequests', {}, filter)).count,
     },
     snapshots: {
-      save: (name) => call(...at('saveSnapshot'), { name }),
-      list: () => call(...at('listSnapshots')),
-      restore: (name) => call(...at('restoreSnapshot', { name })),
-      delete: (name) => call(...at('deleteSnapshot', { name })),
+      save: (name) => send('saveSnapshot', {}, { name }),
+      list: () => send('listSnapshots'),
+      restore: (name) => send('restoreSnapshot', { name }),
+      delete: (name) => send('deleteSnapshot', { name }),
     },
     bundles: {
-      export: (parent) => call(...at('exportBundle', { parent_account_id: parent })),
-      import: (bundle) => call(...at('importBundle'), bundle),
+      export: (parent) => send('exportBundle', { parent_account_id: parent }),
+      // A bundle read from a file is checked by the sandbox, not here.
+      import: (bundle) => send('importBundle', {}, bundle as BodyOf<'importBundle'>),
     },
     scenarios: {
-      list: () => call(...at('listScenarios')),
-      arm: (scenario) => call(...at('armScenario'), scenario),
-      disarm: () => call(...at('disarmScenarios')),
+      list: () => send('listScenarios'),
+      arm: (scenario) => send('armScenario', {}, scenario),
+      disarm: () => send('disarmScenarios'),
     },
     chaos: {
-      set: (profile) => call(...at('setChaos'), profile),
-      get: () => call(...at('getChaos')),
+      set: (profile) => send('setChaos', {}, profile),
+      get: () => send('getChaos'),
       end: (parent) =>
-        call(
-          ...at(
-            'endChaos',
-            {},
-            parent === undefined ? undefined : new URLSearchParams({ parent_account_id: parent }),
-          ),
+        send(
+          'endChaos',
+          {},
+          undefined,
+          parent === undefined ? undefined : new URLSearchParams({ parent_account_id: parent }),
         ),
     },
     report,

@@ -7,3 +7,6 @@ export const CONTROL_ROUTES: readonly ControlRoute[] = [
   ...Object.values(controlRoutes),
   ...Object.values(isolationRoutes),
 ];
+
+/** A control-plane operation's name: the key of its declaration. */
+export type ControlOperationId = keyof typeof controlRoutes | keyof typeof isolationRoutes;

@@ -16,13 +16,13 @@ import {
   SnapshotSaved,
 } from './admin.js';
 import { Bundle, BundleImported } from './bundle.js';
-import { operation } from './control-operations.js';
-import { body, type ControlRoute, err, ok, parentParam, snapshotParam } from './control-routes.js';
+import { body, byOperationId, err, ok, parentParam, snapshotParam } from './control-routes.js';
 
 /** The test-isolation routes (docs/parallel-tests.md): partner reset and clock, snapshots, the request count, bundles. */
-export const isolationRoutes = {
+export const isolationRoutes = byOperationId({
   resetPartner: createRoute({
-    ...operation('resetPartner'),
+    method: 'post',
+    path: '/__sandbox/partners/{parent_account_id}/reset',
     summary: 'Wipe one partner',
     description:
       "Wipes that partner's accounts (pages, layouts, variants, controls lists), idempotency keys, journal entries, armed scenarios and clock offset; its credentials, mapping and tokens stay; no other partner is touched.",
@@ -30,14 +30,16 @@ export const isolationRoutes = {
     responses: { 200: ok('Reset.', PartnerResetAnswer), 404: err('No such partner.') },
   }),
   getPartnerClock: createRoute({
-    ...operation('getPartnerClock'),
+    method: 'get',
+    path: '/__sandbox/partners/{parent_account_id}/clock',
     summary: "A partner's clock",
     description: "The global clock plus this partner's own offset.",
     request: { params: parentParam },
     responses: { 200: ok("The partner's time.", PartnerClockView), 404: err('No such partner.') },
   }),
   advancePartnerClock: createRoute({
-    ...operation('advancePartnerClock'),
+    method: 'post',
+    path: '/__sandbox/partners/{parent_account_id}/clock/advance',
     summary: "Advance one partner's clock",
     description:
       'Token expiry, the idempotency window, propagation and timestamps of its calls follow it; other partners are untouched.',
@@ -49,7 +51,8 @@ export const isolationRoutes = {
     },
   }),
   saveSnapshot: createRoute({
-    ...operation('saveSnapshot'),
+    method: 'post',
+    path: '/__sandbox/snapshots',
     summary: 'Save the whole state under a name',
     description:
       'Store, clocks, armed scenarios and journal, in memory; saving a name again replaces it (200).',
@@ -61,20 +64,23 @@ export const isolationRoutes = {
     },
   }),
   listSnapshots: createRoute({
-    ...operation('listSnapshots'),
+    method: 'get',
+    path: '/__sandbox/snapshots',
     summary: 'The saved snapshots',
     description: 'Each with its size and time.',
     responses: { 200: ok('Snapshots.', SnapshotList) },
   }),
   restoreSnapshot: createRoute({
-    ...operation('restoreSnapshot'),
+    method: 'post',
+    path: '/__sandbox/snapshots/{name}/restore',
     summary: 'Put the whole sandbox back to a snapshot',
     description: 'Atomic with respect to requests: a request in flight sees the state before or after it.',
     request: { params: snapshotParam },
     responses: { 200: ok('Restored.', SnapshotRestored), 404: err('No such snapshot.') },
   }),
   deleteSnapshot: createRoute({
-    ...operation('deleteSnapshot'),
+    method: 'delete',
+    path: '/__sandbox/snapshots/{name}',
     summary: 'Drop a snapshot',
     description: 'Frees its memory (or its file, for a file store).',
     request: { params: snapshotParam },
@@ -84,7 +90,8 @@ export const isolationRoutes = {
     },
   }),
   countRequests: createRoute({
-    ...operation('countRequests'),
+    method: 'post',
+    path: '/__sandbox/requests/count',
     summary: 'How many journaled calls match',
     description:
       "The journal's filters plus a header (by name, and value as sent) and a substring of the request body as the journal shows it (redacted). body_contains searches only what the journal kept of each body (SANDBOX_JOURNAL_BODY_BYTES, default 16 KiB): a match past the cut is not counted, and the answer's bodies_truncated says how many of the entries the other filters match were cut.",
@@ -92,14 +99,16 @@ export const isolationRoutes = {
     responses: { 200: ok('The count.', CountAnswer), 400: err('Invalid filter.') },
   }),
   exportBundle: createRoute({
-    ...operation('exportBundle'),
+    method: 'get',
+    path: '/__sandbox/partners/{parent_account_id}/bundle',
     summary: 'One partner as one JSON file',
     description: 'Its whole state, journal, clock and armed scenarios: what a failed CI job uploads.',
     request: { params: parentParam },
     responses: { 200: ok('The bundle.', Bundle), 404: err('No such partner.') },
   }),
   importBundle: createRoute({
-    ...operation('importBundle'),
+    method: 'post',
+    path: '/__sandbox/bundles',
     summary: 'Load a bundle',
     description: 'The partner is replaced if it exists; nothing is loaded unless all of the bundle is valid.',
     request: body(Bundle),
@@ -109,4 +118,4 @@ export const isolationRoutes = {
       413: err('Bundle larger than the limit (32 MiB).'),
     },
   }),
-} satisfies Record<string, ControlRoute>;
+});

@@ -37,7 +37,6 @@ import {
   ReportAnswer,
   ReportQuery,
 } from './admin-journal.js';
-import { type ControlOperationId, operation } from './control-operations.js';
 import { ErrorEnvelope } from './envelope.js';
 import { header, json } from './openapi.js';
 
@@ -69,36 +68,51 @@ export const accountParam = param(
 export const snapshotParam = param('name', 'The name a snapshot was saved under.', 'seeded');
 /** One control-plane operation as declared (its security, tags and common errors added by the document). */
 export type ControlRoute = RouteConfig & {
-  operationId: ControlOperationId;
+  operationId: string;
   summary: string;
   description: string;
   getRoutingPath(): string;
 };
 
+/**
+ * Declarations by operationId: each route's key is its operationId (the control client calls
+ * it by that name, the document lists it under it), written once.
+ */
+export function byOperationId<T extends Record<string, Omit<ControlRoute, 'operationId'>>>(
+  routes: T,
+): { [Id in keyof T]: T[Id] & { operationId: Id & string } } {
+  for (const [id, route] of Object.entries(routes)) Object.assign(route, { operationId: id });
+  return routes as { [Id in keyof T]: T[Id] & { operationId: Id & string } };
+}
+
 /** The control plane's operations but those of test isolation (control-routes-isolation.ts). */
-export const controlRoutes = {
+export const controlRoutes = byOperationId({
   health: createRoute({
-    ...operation('health'),
+    method: 'get',
+    path: '/__sandbox/health',
     summary: 'Liveness and readiness',
     description:
       'Answers 200 once the server accepts traffic. Never needs the admin token. store.writable is false while the store (SANDBOX_DB) refuses writes (a full disk): still 200, because reads work, a restart would free no space and would lose the journal, and writes work again by themselves once space is freed.',
     responses: { 200: ok('Serving.', Health) },
   }),
   listPartners: createRoute({
-    ...operation('listPartners'),
+    method: 'get',
+    path: '/__sandbox/partners',
     summary: 'Partners and their most recent accounts (up to 200 each)',
     description:
       'Every parent account with its client_id, whether its mapping is seeded, and its newest accounts.',
     responses: { 200: ok('Partners.', PartnerList) },
   }),
   reset: createRoute({
-    ...operation('reset'),
+    method: 'post',
+    path: '/__sandbox/reset',
     summary: 'Wipe all state, load fixtures again, reset the clock',
     description: 'Atomic: a request in flight sees the state before or after, never a mix.',
     responses: { 200: ok('Reset.', ResetAnswer) },
   }),
   createPartner: createRoute({
-    ...operation('createPartner'),
+    method: 'post',
+    path: '/__sandbox/partners',
     summary: 'Create a parent account with client credentials (missing values generated)',
     description:
       'Answers the parent account ID, client_id and client_secret, generated where not given. This answer is the only place the secret is shown: the sandbox keeps it only as a salted hash (no view, report, snapshot or bundle shows it).',
@@ -109,7 +123,8 @@ export const controlRoutes = {
     },
   }),
   seedVerticalMappings: createRoute({
-    ...operation('seedVerticalMappings'),
+    method: 'put',
+    path: '/__sandbox/partners/{parent_account_id}/vertical-mappings',
     summary: "Seed (replace) a parent's vertical mapping",
     description: "The operator's seeding (spec §1.2): the body replaces the whole mapping.",
     request: { params: parentParam, ...body(MappingSeed) },
@@ -120,7 +135,8 @@ export const controlRoutes = {
     },
   }),
   unseedVerticalMappings: createRoute({
-    ...operation('unseedVerticalMappings'),
+    method: 'delete',
+    path: '/__sandbox/partners/{parent_account_id}/vertical-mappings',
     summary: "Un-seed a parent's vertical mapping",
     description: 'Empties the mapping: registration and controls writes of that parent then fail with 400.',
     request: { params: parentParam },
@@ -130,7 +146,8 @@ export const controlRoutes = {
     },
   }),
   getAccount: createRoute({
-    ...operation('getAccount'),
+    method: 'get',
+    path: '/__sandbox/accounts/{account_id}',
     summary: 'The whole internal view of an account',
     description:
       'Pages, layouts, variants (archived too, with their IDs), the controls list, the propagation deadline, and last_status_write: what the latest status PUT did to each variant (which ones a partial failure failed).',
@@ -141,7 +158,8 @@ export const controlRoutes = {
     },
   }),
   addVariant: createRoute({
-    ...operation('addVariant'),
+    method: 'post',
+    path: '/__sandbox/accounts/{account_id}/variants',
     summary: 'Add a page variant',
     description: 'A new variant of one of the account’s pages, enabled unless told otherwise.',
     request: { params: accountParam, ...body(VariantCreate) },
@@ -152,7 +170,8 @@ export const controlRoutes = {
     },
   }),
   updateVariant: createRoute({
-    ...operation('updateVariant'),
+    method: 'patch',
+    path: '/__sandbox/variants/{variant_id}',
     summary: 'Enable, disable or archive a variant',
     description: 'Sets enabled, archived or both.',
     request: {
@@ -170,39 +189,45 @@ export const controlRoutes = {
     },
   }),
   getClock: createRoute({
-    ...operation('getClock'),
+    method: 'get',
+    path: '/__sandbox/clock',
     summary: 'The sandbox clock',
     description: 'Token expiry, the idempotency window and auth propagation follow this clock.',
     responses: { 200: ok('Now.', ClockView) },
   }),
   advanceClock: createRoute({
-    ...operation('advanceClock'),
+    method: 'post',
+    path: '/__sandbox/clock/advance',
     summary: 'Advance the sandbox clock',
     description: 'Moves every partner’s clock forward by the given seconds.',
     request: body(ClockAdvance),
     responses: { 200: ok('Now.', ClockView), 400: err('Invalid seconds.') },
   }),
   listRequests: createRoute({
-    ...operation('listRequests'),
+    method: 'get',
+    path: '/__sandbox/requests',
     summary: 'The request journal, newest first',
     description: 'Every partnership and token call, with secrets redacted; filterable.',
     request: { query: JournalQuery },
     responses: { 200: ok('Entries.', JournalAnswer), 400: err('Invalid filter.') },
   }),
   clearRequests: createRoute({
-    ...operation('clearRequests'),
+    method: 'delete',
+    path: '/__sandbox/requests',
     summary: 'Clear the journal',
     description: 'Drops every journal entry.',
     responses: { 200: ok('Cleared.', ClearedAnswer) },
   }),
   listScenarios: createRoute({
-    ...operation('listScenarios'),
+    method: 'get',
+    path: '/__sandbox/scenarios',
     summary: 'The scenario catalogue: built-ins, presets, armed',
     description: 'Every scenario with its value and where it applies, the presets, and what is armed.',
     responses: { 200: ok('Catalogue.', Catalogue) },
   }),
   armScenario: createRoute({
-    ...operation('armScenario'),
+    method: 'put',
+    path: '/__sandbox/scenarios',
     summary: 'Arm a scenario for a parent or an account',
     description: 'For the next `times` requests it applies to, or until disarmed.',
     request: body(ArmRequest),
@@ -213,14 +238,16 @@ export const controlRoutes = {
     },
   }),
   disarmScenarios: createRoute({
-    ...operation('disarmScenarios'),
+    method: 'delete',
+    path: '/__sandbox/scenarios',
     summary: 'Disarm all',
     description: 'Disarms every armed scenario.',
     responses: { 200: ok('Disarmed.', DisarmAnswer) },
   }),
   // Chaos (docs/chaos.md)
   setChaos: createRoute({
-    ...operation('setChaos'),
+    method: 'put',
+    path: '/__sandbox/chaos',
     summary: 'Set a chaos profile for a partner or every partner',
     description:
       "From now on each call of that partner (of every partner without parent_account_id: each partner its own sequence) fails with probability `rate` with one of `scenarios`, drawn from `seed` and the call's position. Replaces that partner's previous profile; positions start at 0.",
@@ -234,14 +261,16 @@ export const controlRoutes = {
     },
   }),
   getChaos: createRoute({
-    ...operation('getChaos'),
+    method: 'get',
+    path: '/__sandbox/chaos',
     summary: 'The chaos profiles in force',
     description:
       'Each with the calls it saw and the calls it failed, by scenario, and each partner’s call position.',
     responses: { 200: ok('Profiles.', ChaosList) },
   }),
   endChaos: createRoute({
-    ...operation('endChaos'),
+    method: 'delete',
+    path: '/__sandbox/chaos',
     summary: 'End chaos profiles',
     description: 'Ends every profile, or with parent_account_id that partner’s own only.',
     request: { query: ChaosEndQuery },
@@ -252,7 +281,8 @@ export const controlRoutes = {
     },
   }),
   getReport: createRoute({
-    ...operation('getReport'),
+    method: 'get',
+    path: '/__sandbox/report',
     summary: 'Integration report of a parent account (JSON, or JUnit XML with format=junit)',
     description: 'What the partner’s integration exercised, check by check.',
     request: { query: ReportQuery },
@@ -269,4 +299,4 @@ export const controlRoutes = {
       404: err('No such partner.'),
     },
   }),
-} satisfies Record<string, ControlRoute>;
+});

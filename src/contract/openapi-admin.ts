@@ -5,9 +5,8 @@
  * operation with the admin token, the errors every route may answer, and the document's info.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { ControlOperationId } from './control-operations.js';
 import { type ControlRoute, err } from './control-routes.js';
-import { CONTROL_ROUTES } from './control-routes-all.js';
+import { CONTROL_ROUTES, type ControlOperationId } from './control-routes-all.js';
 import { headerComponents } from './headers.js';
 import { CONTACT, finish, header, LICENSE, type OpenApiDocument, servers, VERSION } from './openapi.js';
 
@@ -51,13 +50,13 @@ export function controlPlaneDocument(origin: string) {
   };
   // Every route that writes to the store may find it unable to take the write (the journal,
   // armed scenarios and dropping a snapshot live in memory and never do).
-  const inMemoryOnly = new Set<ControlOperationId>([
+  const inMemoryOnly = new Set<string>([
     'clearRequests',
     'countRequests',
     'armScenario',
     'disarmScenarios',
     'deleteSnapshot',
-  ]);
+  ] satisfies ControlOperationId[]);
   const writesStore = (p: ControlRoute) => p.method !== 'get' && !inMemoryOnly.has(p.operationId);
   const storeErrors = {
     503: err(
@@ -66,8 +65,10 @@ export function controlPlaneDocument(origin: string) {
   };
   for (const p of paths) {
     const isHealth = p.operationId === 'health';
+    const { operationId, ...declared } = p;
     r.registerPath({
-      ...p,
+      operationId, // first, as the document always listed it
+      ...declared,
       tags,
       // Health is open even when SANDBOX_ADMIN_TOKEN is set: an empty requirement list.
       security: isHealth ? [] : security,
