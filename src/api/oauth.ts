@@ -9,6 +9,7 @@
  */
 import { Hono } from 'hono';
 import { ApiError, storeNotWritable } from '../contract/errors.js';
+import { tokenRoute } from '../contract/oauth.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../domain/json-depth.js';
 import type { AppEnv } from '../http/env.js';
 import { json } from '../http/envelope.js';
@@ -28,7 +29,7 @@ import {
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 const MALFORMED_BASIC = 'malformed HTTP Basic credentials';
-export const TOKEN_PATH = '/oauth/token';
+export const TOKEN_PATH = tokenRoute.path;
 
 /** RFC 6749 §2.3.1 and what a client that skipped the form-encoding should be told. */
 export const BASIC_NOT_FORM_ENCODED =
@@ -135,7 +136,7 @@ function oauthErrorOf(e: ApiError): OAuthError {
 export function oauthApi() {
   const api = new Hono<AppEnv>();
 
-  api.post(TOKEN_PATH, async (c) => {
+  api.on(tokenRoute.method.toUpperCase(), TOKEN_PATH, async (c) => {
     const s = c.get('sandbox');
     const authorization = requestHeader(c, 'authorization');
     const usedBasic = /^Basic\s/i.test(authorization ?? '');

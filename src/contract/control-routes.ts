@@ -38,7 +38,7 @@ import {
   ReportQuery,
 } from './admin-journal.js';
 import { ErrorEnvelope } from './envelope.js';
-import { header, json } from './openapi.js';
+import { header, json } from './openapi-parts.js';
 
 export const err = (description: string) => ({
   description,

@@ -1,5 +1,11 @@
-/** The token endpoint's shapes (docs/api.md#authentication; RFC 6749 §4.4 and §5.2), for the OpenAPI document. */
-import { z } from '@hono/zod-openapi';
+/**
+ * The token endpoint (docs/api.md#authentication; RFC 6749 §4.4 and §5.2), declared once: its
+ * shapes and its route, which the partnership documents list (openapi.ts) and api/oauth.ts
+ * serves.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import { errorBody } from './envelope.js';
+import { commonHeaders as common, header, json } from './openapi-parts.js';
 
 export const TokenRequest = z
   .object({
@@ -35,3 +41,57 @@ export const OAuthErrorBody = z
     error_description: z.string(),
   })
   .openapi('OAuthError');
+
+const oauthError = (description: string, extra = {}) => ({
+  description,
+  headers: { ...common, ...extra },
+  ...json(OAuthErrorBody),
+});
+
+export const tokenRoute = createRoute({
+  method: 'post',
+  path: '/oauth/token',
+  operationId: 'requestAccessToken',
+  tags: ['Authentication'],
+  summary: 'OAuth 2.0 client-credentials grant (RFC 6749 §4.4)',
+  description:
+    'Form-encoded or JSON body. Client authentication: client_secret_basic (HTTP Basic) or client_secret_post (client_id and client_secret in the body), not both. Errors are RFC 6749 §5.2 bodies, not the envelope.',
+  security: [{ clientSecretBasic: [] }, {}],
+  request: {
+    body: {
+      required: true,
+      content: {
+        'application/x-www-form-urlencoded': { schema: TokenRequest },
+        'application/json': { schema: TokenRequest },
+      },
+    },
+  },
+  responses: {
+    200: { description: 'An access token.', headers: common, ...json(TokenResponse) },
+    400: {
+      description: 'invalid_request, unsupported_grant_type or invalid_scope.',
+      headers: common,
+      ...json(OAuthErrorBody),
+    },
+    401: {
+      description:
+        'invalid_client: unknown client or wrong secret. WWW-Authenticate: Basic only when the client used HTTP Basic or sent no credentials (RFC 6749 §5.2); a client that authenticated in the body gets none.',
+      headers: { ...common, 'WWW-Authenticate': header('WWWAuthenticateBasic') },
+      ...json(OAuthErrorBody),
+    },
+    405: {
+      description: 'The token endpoint serves POST only.',
+      headers: { ...common, Allow: header('Allow') },
+      ...json(errorBody(['method_not_allowed'])),
+    },
+    413: oauthError('invalid_request: the body is over the size limit.'),
+    429: oauthError('temporarily_unavailable, with Retry-After (sandbox scenario rate-limited).', {
+      'Retry-After': header('RetryAfter'),
+    }),
+    500: oauthError('server_error (sandbox scenario server-error=500).'),
+    502: oauthError('server_error (sandbox scenario server-error=502).'),
+    503: oauthError(
+      "temporarily_unavailable (sandbox scenario server-error=503, or the sandbox's store, SANDBOX_DB, cannot take writes: a full disk, a read-only store, an I/O error).",
+    ),
+  },
+});

@@ -12,16 +12,12 @@
  *
  * Generated once per origin, on first request.
  */
-import type { OpenAPIHono, z } from '@hono/zod-openapi';
-import { errorBody } from './envelope.js';
-import type { ErrorCode } from './errors.js';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { headerComponents, SANDBOX_HEADER_COMPONENTS, SANDBOX_PARAMETER } from './headers.js';
-import { OAuthErrorBody, TokenRequest, TokenResponse } from './oauth.js';
+import { tokenRoute } from './oauth.js';
 import { toOpenApi30 } from './openapi-30.js';
 
-export const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
 export const VERSION = '1.0.0';
-export const header = (name: keyof typeof headerComponents) => ({ $ref: `#/components/headers/${name}` });
 
 /** A JSON document, walked and rewritten as plain data. */
 // biome-ignore lint/suspicious/noExplicitAny: OpenAPI documents are walked as plain JSON
@@ -68,67 +64,7 @@ export function registerPartnershipExtras(app: Pick<OpenAPIHono, 'openAPIRegistr
   for (const [name, component] of Object.entries(headerComponents)) {
     registry.registerComponent('headers', name, component as never);
   }
-  const common = {
-    'X-Request-Id': header('XRequestId'),
-    'X-Sandbox-Warning': header('XSandboxWarning'),
-    'X-Sandbox-Scenario-Applied': header('XSandboxScenarioApplied'),
-    'X-Sandbox-Chaos': header('XSandboxChaos'),
-  };
-  const envelopeError = (description: string, codes: ErrorCode[], extra = {}) => ({
-    description,
-    headers: { ...common, ...extra },
-    ...json(errorBody(codes)),
-  });
-  const oauthError = (description: string, extra = {}) => ({
-    description,
-    headers: { ...common, ...extra },
-    ...json(OAuthErrorBody),
-  });
-  registry.registerPath({
-    method: 'post',
-    path: '/oauth/token',
-    operationId: 'requestAccessToken',
-    tags: ['Authentication'],
-    summary: 'OAuth 2.0 client-credentials grant (RFC 6749 §4.4)',
-    description:
-      'Form-encoded or JSON body. Client authentication: client_secret_basic (HTTP Basic) or client_secret_post (client_id and client_secret in the body), not both. Errors are RFC 6749 §5.2 bodies, not the envelope.',
-    security: [{ clientSecretBasic: [] }, {}],
-    request: {
-      body: {
-        required: true,
-        content: {
-          'application/x-www-form-urlencoded': { schema: TokenRequest },
-          'application/json': { schema: TokenRequest },
-        },
-      },
-    },
-    responses: {
-      200: { description: 'An access token.', headers: common, ...json(TokenResponse) },
-      400: {
-        description: 'invalid_request, unsupported_grant_type or invalid_scope.',
-        headers: common,
-        ...json(OAuthErrorBody),
-      },
-      401: {
-        description:
-          'invalid_client: unknown client or wrong secret. WWW-Authenticate: Basic only when the client used HTTP Basic or sent no credentials (RFC 6749 §5.2); a client that authenticated in the body gets none.',
-        headers: { ...common, 'WWW-Authenticate': header('WWWAuthenticateBasic') },
-        ...json(OAuthErrorBody),
-      },
-      405: envelopeError('The token endpoint serves POST only.', ['method_not_allowed'], {
-        Allow: header('Allow'),
-      }),
-      413: oauthError('invalid_request: the body is over the size limit.'),
-      429: oauthError('temporarily_unavailable, with Retry-After (sandbox scenario rate-limited).', {
-        'Retry-After': header('RetryAfter'),
-      }),
-      500: oauthError('server_error (sandbox scenario server-error=500).'),
-      502: oauthError('server_error (sandbox scenario server-error=502).'),
-      503: oauthError(
-        "temporarily_unavailable (sandbox scenario server-error=503, or the sandbox's store, SANDBOX_DB, cannot take writes: a full disk, a read-only store, an I/O error).",
-      ),
-    },
-  });
+  registry.registerPath(tokenRoute);
 }
 
 const INFO_DESCRIPTION =

@@ -8,25 +8,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { errorBody } from './envelope.js';
 import type { ErrorCode } from './errors.js';
-import type { HeaderComponent } from './headers.js';
+import { commonHeaders, header, json } from './openapi-parts.js';
 import { DryRunQuery } from './schemas.js';
 
 /** The parent account of the default fixtures: examples that work against a fresh sandbox. */
 export const DEMO_PARENT = 'pa_demo_platform';
 
 export const security = [{ bearerAuth: [] }];
-
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } } });
-
-/** A reusable response header (components.headers, registered in openapi.ts). */
-const header = (name: HeaderComponent) => ({ $ref: `#/components/headers/${name}` });
-/** On every answer: X-Request-Id, and in the sandbox document the X-Sandbox-* headers. */
-const commonHeaders = {
-  'X-Request-Id': header('XRequestId'),
-  'X-Sandbox-Warning': header('XSandboxWarning'),
-  'X-Sandbox-Scenario-Applied': header('XSandboxScenarioApplied'),
-  'X-Sandbox-Chaos': header('XSandboxChaos'),
-};
 
 type Headers = Record<string, { $ref: string }>;
 const success = <T extends z.ZodType>(description: string, schema: T, headers: Headers = {}) => ({
