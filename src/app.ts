@@ -11,7 +11,7 @@ import { oauthApi } from './api/oauth.js';
 import { partnershipApi } from './api/partnership.js';
 import { ApiError, storeNotWritable } from './contract/errors.js';
 import { registerPartnershipExtras } from './contract/openapi.js';
-import type { Sandbox } from './core/sandbox.js';
+import type { Sandbox } from './core/state.js';
 import { routePattern } from './domain/route-pattern.js';
 import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/envelope.js';

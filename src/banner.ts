@@ -12,9 +12,9 @@
  * is printed.
  */
 import { join, resolve } from 'node:path';
-import { defaultFixturesDir } from './config.js';
-import type { Sandbox } from './core/sandbox.js';
+import type { Sandbox } from './core/state.js';
 import { secretMatches } from './domain/secrets.js';
+import { defaultFixturesDir } from './package-dir.js';
 import { secretOf } from './store/partners.js';
 import { UI_PATH } from './ui/index.js';
 

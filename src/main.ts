@@ -7,8 +7,9 @@
  * (one line on stderr naming it and the cause); 1 for anything unexpected.
  */
 import { bannerLines, landmarks } from './banner.js';
-import { packageVersion, parseCommandLine, USAGE } from './config.js';
+import { parseCommandLine, USAGE } from './core/config.js';
 import { StartupError } from './core/startup-error.js';
+import { packageVersion } from './package-dir.js';
 import { type Running, startServer } from './server.js';
 
 async function main() {

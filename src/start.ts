@@ -12,7 +12,7 @@ import {
   ConfigSchema,
   SECRET_SETTINGS,
   sources,
-} from './config.js';
+} from './core/config.js';
 import { jsonLogger } from './core/sandbox.js';
 import { StartupError } from './core/startup-error.js';
 import { startServer } from './server.js';

@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.js';
 import { PATH_SEGMENT_MESSAGE } from '../src/contract/admin.js';
+import { loadConfig } from '../src/core/config.js';
 import { createSandbox } from '../src/core/sandbox.js';
 import { StartupError } from '../src/core/startup-error.js';
 import {

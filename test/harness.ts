@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import { createApp } from '../src/app.js';
 import { ControlPlaneError } from '../src/client/control.js';
-import { type Config, ConfigSchema } from '../src/config.js';
+import { type Config, ConfigSchema } from '../src/core/config.js';
 import { createSandbox, type Logger, type Sandbox } from '../src/core/sandbox.js';
 import { contractOf } from './contract.js';
 

@@ -7,7 +7,8 @@
  * they read at start-up) are free.
  * The domain is below the store: it declares the shapes its rules work on, and the store
  * keeps them by those types (type-only imports), so one definition serves both.
- * The check reads every import in src/ (static, dynamic and type-only alike).
+ * The check reads every import in src/ (static, dynamic and type-only alike), and no file
+ * imports itself through others: no import cycle, type-only imports included.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -63,9 +64,9 @@ function importsOf(file: string): Import[] {
 
 /**
  * Leaf modules that import nothing of the app and any layer may use (the start-up error class,
- * the control plane's generated table of methods and paths).
+ * the control plane's generated table of methods and paths, where the package is).
  */
-const LEAVES = ['core/startup-error.ts', 'contract/control-operations.ts'];
+const LEAVES = ['core/startup-error.ts', 'contract/control-operations.ts', 'package-dir.ts'];
 
 /** Whether `file` importing `target` (a resolved path in src/) breaks the rules. */
 function breaks(file: string, target: string, typeOnly: boolean): boolean {
@@ -86,7 +87,67 @@ function violations(files: string[]): string[] {
   );
 }
 
+/** The import cycles of a graph (its strongly connected components of two or more files). */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+/** src/ as a graph: each file to the files it imports, type-only imports included. */
+function importGraph(): Map<string, string[]> {
+  const files = sources(SRC);
+  const ts = (target: string) => {
+    const base = target.replace(/\.js$/, '');
+    return files.find((f) => f === `${base}.ts` || f === `${base}.tsx`) ?? target;
+  };
+  return new Map(
+    files.map((file) => [relative(SRC, file), importsOf(file).map((imp) => relative(SRC, ts(imp.target)))]),
+  );
+}
+
 describe('layers: imports run one way', () => {
+  it('no import cycle in src/, type-only imports included', () => {
+    const graph = importGraph();
+    expect(graph.size).toBeGreaterThan(100);
+    expect(cycles(graph)).toEqual([]);
+    // The check finds one when there is one.
+    const looped = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', ['a.ts']],
+    ]);
+    expect(cycles(looped)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+  });
+
   it('no file of src/ imports a layer above its own', () => {
     expect(violations(sources(SRC))).toEqual([]);
   });

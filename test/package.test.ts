@@ -32,7 +32,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageDir } from '../src/config.js';
+import { packageDir } from '../src/package-dir.js';
 
 const NODE_MODULES = join(packageDir, 'node_modules');
 const EXAMPLE = join(packageDir, 'examples', 'node-vitest');

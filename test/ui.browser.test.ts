@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../src/config.js';
+import type { Config } from '../src/core/config.js';
 import { type Running, startServer } from '../src/server.js';
 import { CHROMIUM, launchChromium } from './browser.js';
 import { DEMO, REGISTER, registerBody, testConfig } from './harness.js';

@@ -12,7 +12,7 @@ export async function generateTypes(source?: string): Promise<string> {
   else {
     const { createApp } = await import('../../src/app.js');
     const { createSandbox } = await import('../../src/core/sandbox.js');
-    const { ConfigSchema } = await import('../../src/config.js');
+    const { ConfigSchema } = await import('../../src/core/config.js');
     const sandbox = createSandbox({ ...ConfigSchema.parse({}), log: 'silent' });
     doc = await (await createApp(sandbox).request('/openapi.json')).json();
     sandbox.close();

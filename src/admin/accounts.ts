@@ -1,7 +1,7 @@
 /** Accounts and variants on the control plane (docs/control-plane.md): the internal view, variant edits. */
 import { Hono } from 'hono';
 import { controlRoutes as op } from '../contract/control-routes.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import type { AppEnv } from '../http/env.js';
 import { accountDetail, addVariant, patchVariant } from '../services/accounts.js';
 import { accountOr404 } from '../services/lookup.js';

@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { BUNDLE_LIMIT_BYTES } from '../contract/bundle.js';
 import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import type { AppEnv } from '../http/env.js';
 import { exportBundle } from '../services/bundle-export.js';
 import { importBundle } from '../services/bundles.js';

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { ChaosProfileView } from '../contract/admin-journal.js';
 import { controlRoutes as op } from '../contract/control-routes.js';
 import { validationError } from '../contract/errors.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import type { AppEnv } from '../http/env.js';
 import { type ChaosProfile, chaosScenarioProblem, DEFAULT_CHAOS_SCENARIOS } from '../scenarios/chaos.js';
 import { partnerOr404 } from '../services/lookup.js';

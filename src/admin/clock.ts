@@ -7,7 +7,7 @@ import { controlRoutes as op } from '../contract/control-routes.js';
 import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
 import { validationError } from '../contract/errors.js';
 import { changeClocks } from '../core/clock-store.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import type { AppEnv } from '../http/env.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { bind } from './bind.js';

@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { controlRoutes as op } from '../contract/control-routes.js';
 import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import type { AppEnv } from '../http/env.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { clearMappings, createPartner, listPartners, seedMappings } from '../services/partners.js';

@@ -8,7 +8,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { controlRoutes as op } from '../contract/control-routes.js';
 import { ApiError } from '../contract/errors.js';
 import { buildReport, reportToJUnit } from '../core/report.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import type { AppEnv } from '../http/env.js';
 import { parseBearer, requestHeader } from '../http/headers.js';
 import { secretsEqual } from '../services/auth.js';

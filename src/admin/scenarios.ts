@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { controlRoutes as op } from '../contract/control-routes.js';
 import { validationError } from '../contract/errors.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import type { AppEnv } from '../http/env.js';
 import { BUILT_INS, builtIn, describeValue, parseValue } from '../scenarios/catalogue.js';
 import { scenarioError } from '../scenarios/context.js';

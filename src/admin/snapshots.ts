@@ -1,7 +1,7 @@
 /** Snapshots on the control plane (docs/parallel-tests.md): save, list, restore, delete. */
 import { Hono } from 'hono';
 import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import type { AppEnv } from '../http/env.js';
 import { MAX_SNAPSHOTS } from '../services/snapshots.js';
 import { bind } from './bind.js';

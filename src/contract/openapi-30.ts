@@ -17,7 +17,7 @@
  * - no `webhooks`, no `jsonSchemaDialect`, no `info.summary`, no `license.identifier` (its
  *   SPDX page as `url` instead).
  */
-import type { OpenApiDocument } from './openapi.js';
+import type { OpenApiDocument } from './openapi-parts.js';
 
 type Schema = OpenApiDocument;
 

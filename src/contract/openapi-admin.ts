@@ -8,8 +8,8 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { type ControlRoute, err } from './control-routes.js';
 import { CONTROL_ROUTES, type ControlOperationId } from './control-routes-all.js';
 import { headerComponents } from './headers.js';
-import { CONTACT, finish, LICENSE, type OpenApiDocument, servers, VERSION } from './openapi.js';
-import { header } from './openapi-parts.js';
+import { CONTACT, finish, LICENSE, servers, VERSION } from './openapi.js';
+import { header, type OpenApiDocument } from './openapi-parts.js';
 
 export function controlPlaneDocument(origin: string) {
   const doc = new OpenAPIHono();

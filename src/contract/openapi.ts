@@ -16,12 +16,9 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { headerComponents, SANDBOX_HEADER_COMPONENTS, SANDBOX_PARAMETER } from './headers.js';
 import { tokenRoute } from './oauth.js';
 import { toOpenApi30 } from './openapi-30.js';
+import type { OpenApiDocument } from './openapi-parts.js';
 
 export const VERSION = '1.0.0';
-
-/** A JSON document, walked and rewritten as plain data. */
-// biome-ignore lint/suspicious/noExplicitAny: OpenAPI documents are walked as plain JSON
-export type OpenApiDocument = Record<string, any>;
 
 /**
  * The package's license (LICENSE, package.json), by its SPDX identifier as OpenAPI 3.1 asks

@@ -3,63 +3,27 @@
  * scenario presets and armed scenarios, the journal. createApp() serves it.
  */
 import { readFileSync } from 'node:fs';
-import { builtInPresetsDir, type Config } from '../config.js';
 import { ApiError } from '../contract/errors.js';
 import { hashSecretSync, type SecretHash } from '../domain/secrets.js';
+import { builtInPresetsDir } from '../package-dir.js';
 import { ArmedRegistry } from '../scenarios/armed.js';
 import { ChaosRegistry, chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';
-import { loadPresets, type Preset } from '../scenarios/presets.js';
+import { loadPresets } from '../scenarios/presets.js';
 import { importBundle } from '../services/bundles.js';
-import { type Snapshots, snapshots } from '../services/snapshots.js';
+import { snapshots } from '../services/snapshots.js';
 import { StoreHealth } from '../services/store-health.js';
-import { createStore, type Store } from '../store/index.js';
+import { createStore } from '../store/index.js';
 import { secretColumns } from '../store/partners.js';
 import { Clock } from './clock.js';
 import { CLOCK_KEY, changeClocks, PARTNER_CLOCK_PREFIX } from './clock-store.js';
+import type { Config } from './config.js';
 import { Diagnostics } from './diagnostics.js';
-import { type FixturePartner, type Fixtures, loadFixtures } from './fixtures.js';
+import { type FixturePartner, loadFixtures } from './fixtures.js';
 import { Journal } from './journal.js';
 import { StartupError } from './startup-error.js';
+import type { Logger, Sandbox, Snapshots } from './state.js';
 
-export interface Logger {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
-
-export interface Sandbox {
-  config: Config;
-  store: Store;
-  clock: Clock;
-  fixtures: Fixtures;
-  presets: Map<string, Preset>;
-  armed: ArmedRegistry;
-  /** Chaos profiles and each partner's place in their sequence (docs/chaos.md). */
-  chaos: ChaosRegistry;
-  journal: Journal;
-  log: Logger;
-  /** Coaching warnings' memory (propagation retries, hashes shown, token grants). */
-  diagnostics: Diagnostics;
-  /** Whether the store takes writes (a full disk answers 503 store_not_writable; health shows it). */
-  storeHealth: StoreHealth;
-  /** Saved states of the whole sandbox, by name (docs/parallel-tests.md). */
-  snapshots: Snapshots;
-  /**
-   * Bumped by every reset, partner reset, restore and bundle import. A request that awaited
-   * across one asks `wipedSince` whether its own state went; if so it starts over against
-   * the new state, so it never mixes the two (docs/parallel-tests.md).
-   */
-  epoch: number;
-  /** Whether, since `epoch`, the whole state or this partner's state was replaced. */
-  wipedSince(epoch: number, parent?: string): boolean;
-  /** Marks that the whole state (no parent) or one partner's state is being replaced now. */
-  markWiped(parent?: string): void;
-  reset(): void;
-  /** Wipes one partner (docs/parallel-tests.md): its credentials, mapping and tokens stay. */
-  resetPartner(parent: string): void;
-  /** Reads the clocks again from the store (after a restore). */
-  loadClock(): void;
-  close(): void;
-}
+export type { Logger, Sandbox } from './state.js';
 
 export function jsonLogger(enabled: boolean): Logger {
   const write = (level: string, msg: string, fields?: Record<string, unknown>) => {

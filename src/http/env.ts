@@ -1,5 +1,5 @@
 /** What the HTTP layer keeps per request, reachable from every middleware and handler. */
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import type { Endpoint } from '../scenarios/catalogue.js';
 import type { ScenarioContext } from '../scenarios/context.js';
 import type { Principal } from '../services/auth.js';

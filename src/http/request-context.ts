@@ -5,7 +5,7 @@
  * common and outcome headers here, without overriding one its handler chose.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import { ids } from '../domain/ids.js';
 import { CHAOS_HEADER } from '../scenarios/chaos.js';
 import { APPLIED_HEADER, ScenarioContext } from '../scenarios/context.js';

@@ -2,7 +2,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { AccountDetail } from '../contract/admin.js';
 import { ApiError, validationError } from '../contract/errors.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import { ids } from '../domain/ids.js';
 import type { VariantRow } from '../store/accounts.js';
 import { readControls } from './controls.js';

@@ -4,7 +4,7 @@
  * the event loop and compared in constant time (domain/secrets.ts).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import { ids } from '../domain/ids.js';
 import { secretMatches } from '../domain/secrets.js';
 import { secretOf } from '../store/partners.js';

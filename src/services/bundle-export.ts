@@ -3,7 +3,7 @@
  * a failed CI job uploads. Its import and checks are in services/bundles.ts.
  */
 import { BUNDLE_KIND, BUNDLE_VERSION, type BundleData } from '../contract/bundle.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import { secretOf } from '../store/partners.js';
 import { partnerNotFound } from './lookup.js';
 import { lastStatusWrite } from './status.js';

@@ -20,7 +20,7 @@ import { issuesToFields } from '../contract/issues.js';
 import { operations } from '../contract/operations.js';
 import { Clock } from '../core/clock.js';
 import { changeClocks } from '../core/clock-store.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import { canonical } from '../domain/canonical-json.js';
 import { routePattern } from '../domain/route-pattern.js';
 import { hashSecretSync, SECRET_ALGORITHMS, type SecretAlgorithm } from '../domain/secrets.js';

@@ -10,7 +10,7 @@ import {
   unmappedPairsMessage,
 } from '../contract/messages.js';
 import type { ControlsData, ControlsWriteRequest } from '../contract/schemas.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import { isCurrentHash, nextList } from '../domain/controls.js';
 import { translateBlocks, translatePairs } from '../domain/taxonomy.js';
 import type { ScenarioContext } from '../scenarios/context.js';

@@ -1,7 +1,7 @@
 /** Lookups that answer 404 in the envelope when the partner or account is missing. */
 import { ApiError } from '../contract/errors.js';
 import { accountNotFoundMessage } from '../contract/messages.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 
 export const partnerNotFound = (parent: string) =>
   new ApiError('not_found', `No partner with parent_account_id ${parent}.`);

@@ -1,5 +1,5 @@
 /** The parent's vertical mapping as the partnership endpoints see it (the unseeded-mappings hook). */
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import type { ScenarioContext } from '../scenarios/context.js';
 import type { MappingRow } from '../store/partners.js';
 

@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { MappingSeed, PartnerCreate } from '../contract/admin.js';
 import { validationError } from '../contract/errors.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import { ids } from '../domain/ids.js';
 import { hashSecret } from '../domain/secrets.js';
 import { mappingProblems } from '../domain/taxonomy.js';

@@ -12,7 +12,7 @@ import {
   registerUnmappedMessage,
 } from '../contract/messages.js';
 import type { RegisterData, RegisterRequest, Surface } from '../contract/schemas.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import { contentHash } from '../domain/controls.js';
 import { ids } from '../domain/ids.js';
 import { findPair } from '../domain/taxonomy.js';

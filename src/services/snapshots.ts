@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import type { SnapshotInfo } from '../contract/admin.js';
 import { ApiError, validationError } from '../contract/errors.js';
 import type { JournalImage } from '../core/journal.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox, Snapshots } from '../core/state.js';
 import type { Armed } from '../scenarios/armed.js';
 import type { ChaosProfile } from '../scenarios/chaos.js';
 import type { StoreImage } from '../store/index.js';
@@ -33,7 +33,7 @@ export const snapshotNotFound = (name: string) =>
     details: { name },
   });
 
-export function snapshots(s: Sandbox) {
+export function snapshots(s: Sandbox): Snapshots {
   const saved = new Map<string, Snapshot>();
   const get = (name: string) => {
     const snap = saved.get(name);
@@ -94,4 +94,3 @@ export function snapshots(s: Sandbox) {
     },
   };
 }
-export type Snapshots = ReturnType<typeof snapshots>;

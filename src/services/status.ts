@@ -1,6 +1,6 @@
 /** Partnership status (endpoints 5 and 6) over the account's page variants. */
 import type { StatusData } from '../contract/schemas.js';
-import type { Sandbox } from '../core/sandbox.js';
+import type { Sandbox } from '../core/state.js';
 import {
   aggregateStatus,
   defaultFailingCount,

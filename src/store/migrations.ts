@@ -1,6 +1,7 @@
 /** Numbered migrations: index i brings the schema from user_version i to i + 1. Append only. */
+
+import type Database from 'better-sqlite3';
 import type { SecretHash } from '../domain/secrets.js';
-import type { Db } from './db.js';
 
 /** What a migration that rewrites data needs of the rules above the store. */
 export interface MigrationHooks {
@@ -9,6 +10,7 @@ export interface MigrationHooks {
 }
 
 /** SQL, or a step that reads and rewrites rows (run in the migration's transaction). */
+type Db = Database.Database;
 export type Migration = string | ((db: Db, hooks: MigrationHooks) => void);
 
 export const migrations: readonly Migration[] = [

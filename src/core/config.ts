@@ -2,18 +2,13 @@
  * Configuration: docs/configuration.md env vars and flags, parsed once with zod. A bad value
  * stops start-up with a message naming the variable or flag.
  */
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { JOURNAL_BODY_MAX_BYTES } from './contract/bundle.js';
-import { StartupError } from './core/startup-error.js';
-import { builtIn } from './scenarios/catalogue.js';
-import { chaosScenarioProblem, parseChaosSpec } from './scenarios/chaos.js';
-
-export const packageDir = fileURLToPath(new URL('..', import.meta.url));
-export const defaultFixturesDir = fileURLToPath(new URL('../fixtures', import.meta.url));
-export const builtInPresetsDir = fileURLToPath(new URL('../scenarios', import.meta.url));
+import { JOURNAL_BODY_MAX_BYTES } from '../contract/bundle.js';
+import { defaultFixturesDir } from '../package-dir.js';
+import { builtIn } from '../scenarios/catalogue.js';
+import { chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';
+import { StartupError } from './startup-error.js';
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const flag = z
@@ -200,11 +195,4 @@ export function loadConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Con
   const command = parseCommandLine(argv, env);
   if (command.kind !== 'run') throw new StartupError(USAGE);
   return command.config;
-}
-
-/** The package's version, read from its package.json (only when asked: --version). */
-export function packageVersion(): string {
-  return (
-    JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
-  ).version;
 }
