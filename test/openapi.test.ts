@@ -103,11 +103,24 @@ describe('GET /openapi.json (the partner document)', () => {
     expect(read['header:x-platform-parent-account-id']).toBe(false);
   });
 
-  it('the partner document has no sandbox-only item: no X-Sandbox-* parameter or header anywhere', async () => {
-    const { partnership, sandbox } = await documents();
-    expect(JSON.stringify(partnership)).not.toMatch(
-      /x-sandbox-scenario"|X-Sandbox-Warning|X-Sandbox-Scenario-Applied|XSandbox/i,
-    );
+  it('the partner document has no sandbox-only item: no X-Sandbox-* parameter or header anywhere, no error only the sandbox answers', async () => {
+    const { h, partnership, sandbox } = await documents();
+    const partner30 = (await h.request('GET', '/openapi-3.0.json')).body;
+    for (const doc of [partnership, partner30]) {
+      const text = JSON.stringify(doc);
+      expect(text).not.toMatch(/x-sandbox-scenario"|X-Sandbox-Warning|X-Sandbox-Scenario-Applied|XSandbox/i);
+      // unknown_scenario (a scenario header) and store_not_writable (the sandbox's own store)
+      expect(text).not.toMatch(
+        /unknown_scenario|store_not_writable|UnknownScenario|StoreNotWritable|SANDBOX_|sandbox only|sandbox scenario/i,
+      );
+    }
+    // The sandbox document keeps them, on the same responses.
+    const sandboxText = JSON.stringify(sandbox);
+    for (const name of ['UnknownScenarioEnvelope', 'StoreNotWritableEnvelope'])
+      expect(sandboxText).toContain(name);
+    const badRequest = (doc: Doc) => doc.paths['/v1/partnership/vertical-mappings'].get.responses['400'];
+    expect(JSON.stringify(badRequest(sandbox))).toContain('UnknownScenarioEnvelope');
+    expect(JSON.stringify(badRequest(partnership))).toContain('ValidationErrorEnvelope');
     for (const [path, method, op] of operations(sandbox)) {
       if (path === '/oauth/token') continue;
       expect(
@@ -188,18 +201,20 @@ describe('error codes typed per response (issue 14 A5, A7)', () => {
   });
 
   it('each error response lists the codes its route can answer', async () => {
-    const { partnership } = await documents();
+    const { partnership, sandbox } = await documents();
     const put = partnership.paths[CONTROLS_PATH].put.responses;
-    expect(codesOf(partnership, put['400']).sort()).toEqual(
-      [
-        'malformed_json',
-        'malformed_request',
-        'missing_idempotency_key',
-        'unknown_scenario',
-        'validation_error',
-        'vertical_mapping_not_seeded',
-        'vertical_not_mapped',
-      ].sort(),
+    const badRequest = [
+      'malformed_json',
+      'malformed_request',
+      'missing_idempotency_key',
+      'validation_error',
+      'vertical_mapping_not_seeded',
+      'vertical_not_mapped',
+    ];
+    expect(codesOf(partnership, put['400']).sort()).toEqual(badRequest.sort());
+    // The sandbox document adds the code only a scenario header can cause.
+    expect(codesOf(sandbox, sandbox.paths[CONTROLS_PATH].put.responses['400']).sort()).toEqual(
+      [...badRequest, 'unknown_scenario'].sort(),
     );
     expect(codesOf(partnership, put['401']).sort()).toEqual([
       'auth_propagation_pending',

@@ -186,6 +186,14 @@ const pascal = (code: string) =>
 const errorName = (code: ErrorCode) => (code.endsWith('_error') ? pascal(code) : `${pascal(code)}Error`);
 const envelopeName = (code: ErrorCode) => `${pascal(code)}Envelope`;
 
+/** Codes only the sandbox answers (a scenario header, its own store): not in the partner document. */
+export const SANDBOX_ONLY_CODES: readonly ErrorCode[] = ['unknown_scenario', 'store_not_writable'];
+/** The component schemas of those codes (their error object and envelope). */
+export const SANDBOX_ONLY_SCHEMAS = SANDBOX_ONLY_CODES.flatMap((code) => [
+  errorName(code),
+  envelopeName(code),
+]);
+
 function errorObject(code: ErrorCode) {
   const shape = details[code];
   return z

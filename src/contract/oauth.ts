@@ -85,13 +85,11 @@ export const tokenRoute = createRoute({
       ...json(errorBody(['method_not_allowed'])),
     },
     413: oauthError('invalid_request: the body is over the size limit.'),
-    429: oauthError('temporarily_unavailable, with Retry-After (sandbox scenario rate-limited).', {
+    429: oauthError('temporarily_unavailable: too many requests; retry after Retry-After seconds.', {
       'Retry-After': header('RetryAfter'),
     }),
-    500: oauthError('server_error (sandbox scenario server-error=500).'),
-    502: oauthError('server_error (sandbox scenario server-error=502).'),
-    503: oauthError(
-      "temporarily_unavailable (sandbox scenario server-error=503, or the sandbox's store, SANDBOX_DB, cannot take writes: a full disk, a read-only store, an I/O error).",
-    ),
+    500: oauthError('server_error: the server failed; no token was issued.'),
+    502: oauthError('server_error: an upstream failed; no token was issued.'),
+    503: oauthError('temporarily_unavailable: the server cannot issue tokens now; retry later.'),
   },
 });

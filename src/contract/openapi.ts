@@ -13,10 +13,12 @@
  * Generated once per origin, on first request.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { SANDBOX_ONLY_SCHEMAS } from './envelope.js';
 import { headerComponents, SANDBOX_HEADER_COMPONENTS, SANDBOX_PARAMETER } from './headers.js';
 import { tokenRoute } from './oauth.js';
 import { toOpenApi30 } from './openapi-30.js';
 import type { OpenApiDocument } from './openapi-parts.js';
+import { STORE_NOT_WRITABLE_NOTE } from './operation.js';
 
 export const VERSION = '1.0.0';
 
@@ -105,11 +107,15 @@ export function finish(doc: OpenApiDocument): OpenApiDocument {
   return out;
 }
 
-/** The partner document: no X-Sandbox-Scenario parameter, no X-Sandbox-* header, partner wording. */
+/**
+ * The partner document: no X-Sandbox-Scenario parameter, no X-Sandbox-* header, no error only
+ * the sandbox answers, partner wording.
+ */
 export function withoutSandboxItems(doc: OpenApiDocument): OpenApiDocument {
   const out = structuredClone(doc);
   out.info.title = 'Partnership Accounts API';
-  out.info.description = `${INFO_DESCRIPTION} Served by the sandbox; the sandbox document (with its fault-injection parameter and headers) is /openapi.sandbox.json, the same in OpenAPI 3.0.3 /openapi-3.0.json.`;
+  out.info.description = `${INFO_DESCRIPTION} Served by the sandbox: this document in OpenAPI 3.0.3 is /openapi-3.0.json; the sandbox document (with its fault-injection parameter, headers and sandbox-only errors) is /openapi.sandbox.json.`;
+  const sandboxSchemas = new Set(SANDBOX_ONLY_SCHEMAS.map((n) => `#/components/schemas/${n}`));
   const sandboxRefs = new Set(SANDBOX_HEADER_COMPONENTS.map((n) => `#/components/headers/${n}`));
   for (const item of Object.values(out.paths ?? {}) as OpenApiDocument[]) {
     for (const op of Object.values(item) as OpenApiDocument[]) {
@@ -122,9 +128,18 @@ export function withoutSandboxItems(doc: OpenApiDocument): OpenApiDocument {
         for (const [name, h] of Object.entries(response.headers ?? {}) as [string, OpenApiDocument][]) {
           if (sandboxRefs.has(h.$ref)) delete response.headers[name];
         }
+        // The error codes only the sandbox answers (unknown_scenario, store_not_writable).
+        response.description = String(response.description).replace(STORE_NOT_WRITABLE_NOTE, '');
+        for (const media of Object.values(response.content ?? {}) as OpenApiDocument[]) {
+          const members = media.schema?.anyOf as OpenApiDocument[] | undefined;
+          if (!members) continue;
+          const kept = members.filter((m) => !sandboxSchemas.has(m.$ref));
+          media.schema = kept.length === 1 ? kept[0] : { ...media.schema, anyOf: kept };
+        }
       }
     }
   }
   for (const name of SANDBOX_HEADER_COMPONENTS) delete out.components?.headers?.[name];
+  for (const name of SANDBOX_ONLY_SCHEMAS) delete out.components?.schemas?.[name];
   return out;
 }

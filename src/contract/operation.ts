@@ -57,6 +57,19 @@ export interface Needs {
 }
 
 /** Every error response of an operation, each with the error codes it can carry and its headers. */
+/** The sandbox-only sentence of a write's 503 (the partner document leaves it out). */
+export const STORE_NOT_WRITABLE_NOTE =
+  " store_not_writable (sandbox only): the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written and the Idempotency-Key stays free.";
+
+/** The 400 of an operation, in words: what its needs let it answer. */
+function badRequestDescription(o: Needs): string {
+  if (!o.write) return 'Validation error naming the query or path parameter.';
+  const causes = ['Validation error naming the field', 'malformed JSON'];
+  if (o.idempotent) causes.push('a missing Idempotency-Key');
+  if (o.mapping) causes.push('an unmapped partner vertical or an unseeded mapping');
+  return `${causes.slice(0, -1).join(', ')}, or ${causes.at(-1)}.`;
+}
+
 function errors(o: Needs) {
   const badRequest: ErrorCode[] = ['validation_error'];
   if (o.write) badRequest.push('malformed_json');
@@ -78,12 +91,7 @@ function errors(o: Needs) {
     ? ' For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes).'
     : '';
   return {
-    400: failure(
-      o.write
-        ? 'Validation error naming the field, malformed JSON, a missing Idempotency-Key, or an unmapped partner vertical.'
-        : 'Validation error naming the query or path parameter.',
-      badRequest,
-    ),
+    400: failure(badRequestDescription(o), badRequest),
     401: failure(`Missing, invalid or expired bearer token.${propagationNote}`, unauthorized, {
       'WWW-Authenticate': header('WWWAuthenticate'),
     }),
@@ -141,10 +149,10 @@ function errors(o: Needs) {
     500: failure('Internal error: quote request_id.', ['internal_error']),
     502: failure('Bad gateway; nothing was applied.', ['bad_gateway']),
     503: o.write
-      ? failure(
-          "Service unavailable; nothing was applied. store_not_writable (sandbox only): the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written and the Idempotency-Key stays free.",
-          ['service_unavailable', 'store_not_writable'],
-        )
+      ? failure(`Service unavailable; nothing was applied.${STORE_NOT_WRITABLE_NOTE}`, [
+          'service_unavailable',
+          'store_not_writable',
+        ])
       : failure('Service unavailable; nothing was applied.', ['service_unavailable']),
   };
 }
