@@ -12,6 +12,7 @@ import { createApp } from '../src/app.js';
 import { CONTROL_OPERATIONS } from '../src/contract/control-operations.js';
 import { CONTROL_ROUTES } from '../src/contract/control-routes-all.js';
 import { errorCodes } from '../src/contract/errors.js';
+import { DOMAIN_PATTERN, domainProblem, TEXT_PATTERN, textProblem } from '../src/contract/fields.js';
 import { operations as declared } from '../src/contract/operations.js';
 import { createSandbox } from '../src/core/sandbox.js';
 import { createHarness, DEMO, expectErrorEnvelope, MAPPINGS, testConfig } from './harness.js';
@@ -462,6 +463,45 @@ describe('GET /__sandbox/openapi.json', () => {
     const countSchema = count.$ref ? control.components.schemas[count.$ref.split('/').pop()] : count;
     for (const schema of [query.schema, countSchema.properties.method])
       for (const method of ['PUT', 'put', 'Delete']) expect(method).toMatch(new RegExp(schema.pattern, 'u'));
+  });
+
+  it('the patterns the documents state for names, domains and URLs agree with the rules the server applies', () => {
+    const samples = [
+      'Demo Shop',
+      'm-1',
+      ' m-1',
+      'm-1 ',
+      '   ',
+      'a\nb',
+      'a\u0000b',
+      'a\u0085b',
+      'Ünïcødé ✓',
+      'x',
+      'a\tb',
+      'shop.example.com',
+      'example.com',
+      'localhost',
+      '-a.com',
+      'a-.com',
+      '*.example.com',
+      'a..com',
+      `${'a'.repeat(63)}.com`,
+      `${'a'.repeat(64)}.com`,
+      'https://shop.example.com',
+      'HTTP://x.y/z',
+      'ftp://x.y',
+      'https://',
+      'https:// x',
+      'mailto:a@b.com',
+      'shop.example.com:8080',
+      'xn--bcher-kva.example',
+    ];
+    const text = new RegExp(TEXT_PATTERN, 'u');
+    const domain = new RegExp(DOMAIN_PATTERN, 'u');
+    for (const v of samples) {
+      expect(text.test(v), JSON.stringify(v)).toBe(textProblem(v) === undefined);
+      expect(domain.test(v), JSON.stringify(v)).toBe(domainProblem(v) === undefined);
+    }
   });
 
   it('a control-plane body that is not JSON is the documented 415', async () => {

@@ -201,3 +201,34 @@ describe('dry_run takes "true" or "false" only: anything else is 400, never read
     expect(expectOk(await partner.get(STATUS(accountId))).status).toBe('paused');
   });
 });
+
+describe('path parameters outside their documented form (1 to 128 characters) are 400 naming them', () => {
+  it('an account_id of 129 characters is 400 path.account_id on every account route, as layout_id is; 128 is a plain 404', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const long = 'a'.repeat(129);
+    for (const path of [CONTROLS(long), STATUS(long)]) {
+      const res = await partner.get(path);
+      const body = expectErrorEnvelope(res, 400, 'validation_error');
+      expect(
+        body.error.details.fields.map((f: { field: string }) => f.field),
+        path,
+      ).toEqual(['path.account_id']);
+    }
+    for (const write of [
+      await partner.put(STATUS(long), { status: 'active' }),
+      await partner.patch(`/v1/partnership/accounts/${long}/layouts/x`, { name: 'x' }),
+    ])
+      expect(expectErrorEnvelope(write, 400, 'validation_error').error.details.fields[0].field).toBe(
+        'path.account_id',
+      );
+    expectErrorEnvelope(await partner.get(STATUS('a'.repeat(128))), 404, 'account_not_found');
+    const account = await partner.account();
+    const layout = expectErrorEnvelope(
+      await partner.patch(`/v1/partnership/accounts/${account}/layouts/${'b'.repeat(129)}`, { name: 'x' }),
+      400,
+      'validation_error',
+    );
+    expect(layout.error.details.fields[0].field).toBe('path.layout_id');
+  });
+});

@@ -210,40 +210,6 @@ export interface components {
             /** @example must be an ISO 3166-1 alpha-2 code in upper case (e.g. "US") */
             message: string;
         };
-        /** @description The error envelope of unknown_scenario: Sandbox only: X-Sandbox-Scenario names an unknown scenario or a bad value. */
-        UnknownScenarioEnvelope: {
-            /**
-             * @description Mirrors the HTTP status.
-             * @example 400
-             */
-            status: number;
-            error: components["schemas"]["UnknownScenarioError"];
-            /** @description What happened and what to do. */
-            message: string;
-            /**
-             * Format: uuid
-             * @description Quote it in support requests (also sent as X-Request-Id).
-             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
-             */
-            request_id: string;
-            data: null;
-            /**
-             * @description Present, true, exactly when dry_run=true was sent.
-             * @enum {boolean}
-             */
-            dry_run?: true;
-        };
-        /** @description Sandbox only: X-Sandbox-Scenario names an unknown scenario or a bad value. */
-        UnknownScenarioError: {
-            /** @enum {string} */
-            code: "unknown_scenario";
-            details?: {
-                /** @description The built-in scenario names. */
-                known_scenarios: string[];
-                /** @description The preset names. */
-                presets: string[];
-            };
-        };
         /** @description The error envelope of malformed_request: The HTTP request itself could not be parsed (for example a repeated Content-Length). */
         MalformedRequestEnvelope: {
             /**
@@ -816,46 +782,6 @@ export interface components {
                 header: string;
             };
         };
-        /** @description The error envelope of store_not_writable: Sandbox only: the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error). Nothing was written and an Idempotency-Key stays free: retry once the operator freed space. */
-        StoreNotWritableEnvelope: {
-            /**
-             * @description Mirrors the HTTP status.
-             * @example 503
-             */
-            status: number;
-            error: components["schemas"]["StoreNotWritableError"];
-            /** @description What happened and what to do. */
-            message: string;
-            /**
-             * Format: uuid
-             * @description Quote it in support requests (also sent as X-Request-Id).
-             * @example 0b6f4f0e-5d7a-4c1e-9a43-2f9d8c7e6b5a
-             */
-            request_id: string;
-            data: null;
-            /**
-             * @description Present, true, exactly when dry_run=true was sent.
-             * @enum {boolean}
-             */
-            dry_run?: true;
-        };
-        /** @description Sandbox only: the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error). Nothing was written and an Idempotency-Key stays free: retry once the operator freed space. */
-        StoreNotWritableError: {
-            /** @enum {string} */
-            code: "store_not_writable";
-            details?: {
-                /**
-                 * @description The setting that names the store.
-                 * @enum {string}
-                 */
-                setting: "SANDBOX_DB";
-                /**
-                 * @description SQLite's code for the refusal: SQLITE_FULL, SQLITE_READONLY…, SQLITE_IOERR…
-                 * @example SQLITE_FULL
-                 */
-                sqlite_code: string;
-            };
-        };
         RegisterRequest: {
             brand: string;
             vertical_id: number;
@@ -1147,6 +1073,7 @@ export interface components {
             position1Policy?: "Block";
         };
         DomainWrite: {
+            /** @example shop.example.com */
             domain: string;
             /** @enum {string} */
             policy?: "Block";
@@ -1402,7 +1329,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
                 };
             };
             /** @description Missing, invalid or expired bearer token. */
@@ -1509,14 +1436,14 @@ export interface operations {
                     "application/json": components["schemas"]["RegisterEnvelope"];
                 };
             };
-            /** @description Validation error naming the field, malformed JSON, a missing Idempotency-Key, or an unmapped partner vertical. */
+            /** @description Validation error naming the field, malformed JSON, or an unmapped partner vertical or an unseeded mapping. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["VerticalNotMappedEnvelope"] | components["schemas"]["VerticalMappingNotSeededEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["VerticalNotMappedEnvelope"] | components["schemas"]["VerticalMappingNotSeededEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
                 };
             };
             /** @description Missing, invalid or expired bearer token. */
@@ -1612,14 +1539,14 @@ export interface operations {
                     "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable; nothing was applied. store_not_writable (sandbox only): the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written and the Idempotency-Key stays free. */
+            /** @description Service unavailable; nothing was applied. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"] | components["schemas"]["StoreNotWritableEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
                 };
             };
         };
@@ -1656,7 +1583,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
                 };
             };
             /** @description Missing, invalid or expired bearer token. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
@@ -1779,14 +1706,14 @@ export interface operations {
                     "application/json": components["schemas"]["ControlsEnvelope"];
                 };
             };
-            /** @description Validation error naming the field, malformed JSON, a missing Idempotency-Key, or an unmapped partner vertical. */
+            /** @description Validation error naming the field, malformed JSON, a missing Idempotency-Key, or an unmapped partner vertical or an unseeded mapping. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["VerticalNotMappedEnvelope"] | components["schemas"]["VerticalMappingNotSeededEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["VerticalNotMappedEnvelope"] | components["schemas"]["VerticalMappingNotSeededEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
                 };
             };
             /** @description Missing, invalid or expired bearer token. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
@@ -1903,14 +1830,14 @@ export interface operations {
                     "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable; nothing was applied. store_not_writable (sandbox only): the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written and the Idempotency-Key stays free. */
+            /** @description Service unavailable; nothing was applied. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"] | components["schemas"]["StoreNotWritableEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
                 };
             };
         };
@@ -1947,7 +1874,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
                 };
             };
             /** @description Missing, invalid or expired bearer token. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
@@ -2070,14 +1997,14 @@ export interface operations {
                     "application/json": components["schemas"]["StatusWriteEnvelope"];
                 };
             };
-            /** @description Validation error naming the field, malformed JSON, a missing Idempotency-Key, or an unmapped partner vertical. */
+            /** @description Validation error naming the field, malformed JSON, or a missing Idempotency-Key. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
                 };
             };
             /** @description Missing, invalid or expired bearer token. For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes). */
@@ -2194,14 +2121,14 @@ export interface operations {
                     "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable; nothing was applied. store_not_writable (sandbox only): the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written and the Idempotency-Key stays free. */
+            /** @description Service unavailable; nothing was applied. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"] | components["schemas"]["StoreNotWritableEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
                 };
             };
         };
@@ -2243,14 +2170,14 @@ export interface operations {
                     "application/json": components["schemas"]["LayoutEnvelope"];
                 };
             };
-            /** @description Validation error naming the field, malformed JSON, a missing Idempotency-Key, or an unmapped partner vertical. */
+            /** @description Validation error naming the field, malformed JSON, or a missing Idempotency-Key. */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["UnknownScenarioEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"] | components["schemas"]["MalformedJsonEnvelope"] | components["schemas"]["MissingIdempotencyKeyEnvelope"] | components["schemas"]["MalformedRequestEnvelope"];
                 };
             };
             /** @description Missing, invalid or expired bearer token. */
@@ -2367,14 +2294,14 @@ export interface operations {
                     "application/json": components["schemas"]["BadGatewayEnvelope"];
                 };
             };
-            /** @description Service unavailable; nothing was applied. store_not_writable (sandbox only): the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written and the Idempotency-Key stays free. */
+            /** @description Service unavailable; nothing was applied. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"] | components["schemas"]["StoreNotWritableEnvelope"];
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
                 };
             };
         };
@@ -2445,7 +2372,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description temporarily_unavailable, with Retry-After (sandbox scenario rate-limited). */
+            /** @description temporarily_unavailable: too many requests; retry after Retry-After seconds. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2456,7 +2383,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description server_error (sandbox scenario server-error=500). */
+            /** @description server_error: the server failed; no token was issued. */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2466,7 +2393,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description server_error (sandbox scenario server-error=502). */
+            /** @description server_error: an upstream failed; no token was issued. */
             502: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2476,7 +2403,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
-            /** @description temporarily_unavailable (sandbox scenario server-error=503, or the sandbox's store, SANDBOX_DB, cannot take writes: a full disk, a read-only store, an I/O error). */
+            /** @description temporarily_unavailable: the server cannot issue tokens now; retry later. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

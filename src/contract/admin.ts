@@ -72,7 +72,8 @@ export const VariantPatch = z
   .strictObject({ enabled: z.boolean().optional(), archived: z.boolean().optional() })
   .refine((v) => v.enabled !== undefined || v.archived !== undefined, {
     error: 'send enabled, archived or both',
-  });
+  })
+  .openapi({ minProperties: 1 });
 
 export const ClockAdvance = z.strictObject({
   seconds: z
@@ -108,7 +109,13 @@ export const ChaosRequest = z.strictObject({
     .min(0)
     .max(1)
     .openapi({ description: 'The share of calls that fail: 0 to 1.', example: 0.1 }),
-  seed: z.int().openapi({ description: 'Any integer: the same seed fails the same calls.', example: 42 }),
+  seed: z.int().openapi({
+    description: 'Any integer: the same seed fails the same calls.',
+    example: 42,
+    // zod's int is JavaScript's safe integer range
+    minimum: Number.MIN_SAFE_INTEGER,
+    maximum: Number.MAX_SAFE_INTEGER,
+  }),
   scenarios: z.array(z.string().min(1).max(100)).min(1).max(20).nullish().openapi({
     description:
       'Transient scenarios or presets to draw from; default auth-propagation, stale-content-hash, server-error, rate-limited, connection-reset.',
@@ -158,13 +165,15 @@ export const JournalFilters = z.object({
 });
 
 /** The same filters as they arrive in a query string: digits become numbers; nothing else is allowed. */
-const digits = (schema: z.ZodInt) =>
+const digits = (schema: z.ZodInt, documented: string) =>
   z
     .string()
     .regex(/^\d{1,15}$/, 'must be a whole number')
     .transform(Number)
     .pipe(schema)
-    .optional();
+    .optional()
+    // the document states the range too: digits it would refuse are not a pattern match
+    .openapi({ pattern: documented, maxLength: 15 });
 /** An optional query parameter as the control-plane document describes it. */
 const about = <T extends z.ZodType>(schema: T, description: string, example?: string) =>
   schema.openapi({ description, ...(example === undefined ? {} : { example }) });
@@ -177,9 +186,17 @@ export const JournalQuery = z.strictObject({
   ),
   method: about(journalFilterFields.method, 'Only calls with this HTTP method.', 'PUT'),
   path: about(journalFilterFields.path, 'Only calls to this path.'),
-  status: about(digits(journalStatus), 'Only answers with this HTTP status.', '409'),
+  status: about(
+    digits(journalStatus, '^0*(?:[1-5][0-9]{2}|[1-9]?[0-9])$'),
+    'Only answers with this HTTP status.',
+    '409',
+  ),
   since: about(journalFilterFields.since, 'Only calls at or after this time (ISO 8601).'),
-  limit: about(digits(z.int().min(1, 'must be a positive integer')), 'At most this many entries.', '50'),
+  limit: about(
+    digits(z.int().min(1, 'must be a positive integer'), '^0*[1-9][0-9]*$'),
+    'At most this many entries.',
+    '50',
+  ),
 });
 
 export const Health = z

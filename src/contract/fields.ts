@@ -101,13 +101,21 @@ export const limits = {
 
 // ---- names, URLs and domains -----------------------------------------------------
 
+/**
+ * textProblem's rules as a JSON Schema pattern, for the documents: no control character (C0,
+ * DEL, C1), no whitespace at either end. No lookaround, so RE2 (Go's validators) reads it too.
+ */
+export const TEXT_PATTERN =
+  '^[^\\s\\x00-\\x1F\\x7F-\\x9F](?:[^\\x00-\\x1F\\x7F-\\x9F]*[^\\s\\x00-\\x1F\\x7F-\\x9F])?$';
+
 /** A name or identifier kept exactly as sent: not empty, no control character, no blank at either end. */
 export const nonEmpty = (max: number = limits.stringMax) =>
   z
     .string()
     .min(1, { error: EMPTY_MESSAGE })
     .max(max, { error: `must be at most ${max} characters` })
-    .superRefine(problemCheck(textProblem));
+    .superRefine(problemCheck(textProblem))
+    .openapi({ pattern: TEXT_PATTERN });
 
 /** Spec §2.2: a valid URL including the scheme, 3 to 400 characters; a bare host is 400. */
 export const StoreIdentifier = z
@@ -119,7 +127,7 @@ export const StoreIdentifier = z
     error: `must be ${limits.storeIdentifierMin} to ${limits.storeIdentifierMax} characters`,
   })
   .superRefine(problemCheck(storeIdentifierProblem))
-  .openapi({ format: 'uri', example: 'https://shop.example.com' });
+  .openapi({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://\\S+$', example: 'https://shop.example.com' });
 
 /** A scheme at the start of a value ("mailto:"), unless what follows the colon is a port. */
 const SCHEME = /^([a-z][a-z0-9+.-]*):(?!\d)/i;
@@ -170,6 +178,10 @@ export function domainProblem(value: string): string | undefined {
   if (labels.length < 2 || !labels.every((l) => label.test(l))) return DOMAIN_NAME_MESSAGE;
   return undefined;
 }
+
+/** domainProblem's host name rule as a JSON Schema pattern (two or more labels; RE2-readable). */
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+export const DOMAIN_PATTERN = `^${LABEL}(?:\\.${LABEL})+$`;
 
 /** The host part of what was sent after a scheme (no slashes, user, path or port): the hint. */
 function hostOf(rest: string): string {

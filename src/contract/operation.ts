@@ -184,6 +184,10 @@ const requestHeaders = (o: Needs) =>
     : o.idempotent
       ? parentHeader(true).extend({
           'idempotency-key': z.string().openapi({
+            // http/idempotency.ts: 1 to 255 visible ASCII characters
+            minLength: 1,
+            maxLength: 255,
+            pattern: '^[!-~]+$',
             description:
               'A fresh UUID per logical retry group (retries of one write reuse it; a new write, or the real write after a dry run, takes a fresh one). Missing: 400.',
             example: '5f0c6a2e-8d1b-4f3a-9c7e-2b4d6f8a1c3e',

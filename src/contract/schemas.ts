@@ -8,6 +8,7 @@
 import { z } from '@hono/zod-openapi';
 import {
   characterProblem,
+  DOMAIN_PATTERN,
   domainProblem,
   EDGE_WHITESPACE,
   enumMessage,
@@ -213,7 +214,12 @@ export const BlockedVerticalWrite = z
 
 export const DomainWrite = z
   .strictObject({
-    domain: z.string().superRefine(problemCheck(domainProblem)),
+    domain: z.string().superRefine(problemCheck(domainProblem)).openapi({
+      minLength: 1,
+      maxLength: limits.domainMax,
+      pattern: DOMAIN_PATTERN,
+      example: 'shop.example.com',
+    }),
     policy: z.enum(WRITE_POLICIES, enumMessage(WRITE_POLICIES)).optional(),
   })
   .openapi('DomainWrite');
@@ -299,7 +305,7 @@ export const LayoutPatchRequest = z
   .refine((b) => b.layout_type !== undefined || b.name !== undefined, {
     error: 'send at least one of layout_type, name',
   })
-  .openapi('LayoutPatchRequest');
+  .openapi('LayoutPatchRequest', { minProperties: 1 });
 
 /**
  * Endpoint 7's answer ("request and response: not shown"): only fields the spec names for a

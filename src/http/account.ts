@@ -3,8 +3,10 @@
  * answered as if it did not exist (404). Then the auth-propagation race (spec §5.5).
  */
 import type { Context } from 'hono';
-import { ApiError } from '../contract/errors.js';
+import { ApiError, validationError } from '../contract/errors.js';
+import { issuesToFields } from '../contract/issues.js';
 import { accountNotFoundMessage, PROPAGATION_MESSAGE } from '../contract/messages.js';
+import { AccountParams } from '../contract/schemas.js';
 import type { AppEnv } from './env.js';
 
 /** The path's account when the caller's parent owns it; undefined otherwise (or without one). */
@@ -15,11 +17,17 @@ export function ownedAccount(c: Context<AppEnv>) {
   return account?.parent_account_id === c.get('principal')?.parent_account_id ? account : undefined;
 }
 
-/** 404 unless the caller owns the path's account (authentication has looked it up already). */
+/**
+ * 404 unless the caller owns the path's account (authentication has looked it up already);
+ * an ID outside the documented form (1 to 128 characters) is a 400 naming it, as any other
+ * path parameter is.
+ */
 export function loadAccount(c: Context<AppEnv>): void {
   const account = c.get('account') ?? ownedAccount(c);
   if (!account) {
     const id = c.req.param('account_id') ?? '';
+    const form = AccountParams.safeParse({ account_id: id });
+    if (!form.success) throw validationError(issuesToFields(form.error.issues, 'path'));
     throw new ApiError('account_not_found', accountNotFoundMessage(id), { details: { account_id: id } });
   }
   c.set('account', account);
