@@ -103,6 +103,14 @@ describe('PUT /__sandbox/chaos: a bad profile is a 400 naming the field', () => 
       'scenarios[0]',
       'unknown scenario "nope"',
     ],
+    ...['toString', '__proto__', 'constructor', 'hasOwnProperty'].map(
+      (name): [string, Record<string, unknown>, string, string] => [
+        `${name} (a property every JavaScript object has)`,
+        { rate: 1, seed: 1, scenarios: ['server-error', name] },
+        'scenarios[1]',
+        `unknown scenario "${name}"`,
+      ],
+    ),
     [
       'unseeded-mappings',
       { rate: 0.5, seed: 1, scenarios: ['server-error', 'unseeded-mappings'] },
@@ -410,6 +418,53 @@ describe('what chaos never touches', () => {
     ).toBe(401);
     const [profile] = await profiles(h);
     expect(profile).toMatchObject({ calls_seen: 0, positions: {} });
+  });
+});
+
+describe('partner IDs a JavaScript object has as properties (__proto__, toString, constructor)', () => {
+  it('are partners like any other under chaos: their calls draw, nothing answers 500, no other partner or object is touched', async () => {
+    const h = createHarness();
+    expect((await h.request('PUT', '/__sandbox/chaos', { body: { rate: 0.5, seed: 3 } })).status).toBe(200);
+    for (const parent of ['__proto__', 'toString', 'constructor', 'valueOf']) {
+      const created = await h.request('POST', '/__sandbox/partners', { body: { parent_account_id: parent } });
+      expect(created.status, created.text).toBe(201);
+      const token = (secret: string) =>
+        h.request('POST', '/oauth/token', {
+          raw: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: created.body.client_id,
+            client_secret: secret,
+          }).toString(),
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        });
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) statuses.push((await token(created.body.client_secret)).status);
+      expect(
+        statuses.every((status) => [200, 429, 503, 0].includes(status)),
+        `${parent}: ${statuses}`,
+      ).toBe(true);
+      expect(statuses).toContain(200);
+    }
+    // Nothing leaked into Object.prototype (the harness runs in this process).
+    expect(Object.hasOwn(Object.prototype, 'calls')).toBe(false);
+    expect(({} as Record<string, unknown>).calls).toBeUndefined();
+    const listed = await profiles(h);
+    expect(Object.keys(listed[0]!.positions).sort()).toEqual([
+      '__proto__',
+      'constructor',
+      'toString',
+      'valueOf',
+    ]);
+    expect(listed[0]!.positions.__proto__).toBe(8);
+    for (const path of ['/__sandbox/health', '/__sandbox/requests', '/__sandbox/partners/__proto__/bundle'])
+      expect((await h.request('GET', path)).status, path).toBe(200);
+    expect((await h.request('POST', '/__sandbox/partners', { body: {} })).status).toBe(201);
+    const demo = await h.client();
+    expect([200, 429, 503]).toContain(
+      (await demo.get(`${MAPPINGS}?parent_account_id=${DEMO.parent}`)).status,
+    );
+    expect((await h.request('POST', '/__sandbox/partners/__proto__/reset')).status).toBe(200);
+    expect((await h.request('POST', '/__sandbox/reset')).status).toBe(200);
   });
 });
 

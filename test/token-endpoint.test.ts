@@ -124,6 +124,16 @@ describe('token endpoint: request shape', () => {
     expect(expectOAuthError(res, 400, 'invalid_request')).toBe('client_id is sent more than once');
   });
 
+  it('an unknown parameter is ignored (RFC 6749 §3.1), also one named like a JavaScript object property', async () => {
+    const h = createHarness();
+    for (const extra of ['foo=bar', 'toString=x', '__proto__=x', 'constructor=x&valueOf=y']) {
+      const raw = `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}&${extra}`;
+      const res = await h.request('POST', '/oauth/token', { raw, headers: FORM });
+      expect(res.status, `${extra}: ${res.text}`).toBe(200);
+      expect(res.body.token_type).toBe('Bearer');
+    }
+  });
+
   it('a media type that only begins like a form (application/x-www-form-urlencodedx) is 400 invalid_request; a form with a charset is read', async () => {
     const h = createHarness();
     const raw = `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`;

@@ -11,6 +11,7 @@ import { Hono } from 'hono';
 import { ApiError, storeNotWritable } from '../contract/errors.js';
 import { tokenRoute } from '../contract/oauth.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../domain/json-depth.js';
+import { setOwn } from '../domain/own.js';
 import type { AppEnv } from '../http/env.js';
 import { json } from '../http/envelope.js';
 import { injectFaults } from '../http/faults.js';
@@ -65,8 +66,9 @@ function readFields(raw: string, type: string): Record<string, unknown> {
     const fields: Record<string, unknown> = {};
     for (const [name, value] of params) {
       // RFC 6749 §3.2: parameters MUST NOT be included more than once.
-      if (name in fields) throw new OAuthError('invalid_request', `${name} is sent more than once`, 400);
-      fields[name] = value;
+      if (Object.hasOwn(fields, name))
+        throw new OAuthError('invalid_request', `${name} is sent more than once`, 400);
+      setOwn(fields, name, value);
     }
     return fields;
   }

@@ -3,6 +3,7 @@
  * headers, query parameters or bodies (JSON, forms or other text), whatever their depth.
  */
 import { tooDeepAt } from '../domain/json-depth.js';
+import { setOwn } from '../domain/own.js';
 
 /**
  * Authentication schemes (the IANA registry and common others) kept in front of a redacted
@@ -40,7 +41,7 @@ export function redactHeaders(headers: RequestHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of [...joined.keys()].sort()) {
     const value = joined.get(name)!;
-    out[name] = isSecretKey(name) ? redactCredential(value) : value;
+    setOwn(out, name, isSecretKey(name) ? redactCredential(value) : value);
   }
   return out;
 }
@@ -125,7 +126,7 @@ export function redactBody(body: string | null): string | null {
 /** Query parameters by the same field rules as bodies: `?access_token=…` is not kept in clear. */
 export function redactQuery(params: URLSearchParams): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of params) out[key] = isSecretKey(key) ? REDACTED : value;
+  for (const [key, value] of params) setOwn(out, key, isSecretKey(key) ? REDACTED : value);
   return out;
 }
 

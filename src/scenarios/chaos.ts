@@ -4,6 +4,7 @@
  * effects in the scenario resolution (context.ts): header, then armed, then chaos. This
  * module holds the profiles, each partner's position and what chaos failed; no HTTP.
  */
+import { own, setOwn } from '../domain/own.js';
 import type { Endpoint } from './catalogue.js';
 import type { Effect, Preset } from './presets.js';
 
@@ -48,12 +49,13 @@ const LATENCY = 'latency';
  * every effect is transient (latency allowed beside a failure).
  */
 export function chaosScenarioProblem(name: string, presets: ReadonlyMap<string, Preset>): string | undefined {
-  if (name in TRANSIENT) return undefined;
+  if (Object.hasOwn(TRANSIENT, name)) return undefined;
   const preset = presets.get(name);
   if (preset) {
-    const bad = preset.effects.find((e) => !(e.name in TRANSIENT) && e.name !== LATENCY);
+    const bad = preset.effects.find((e) => !Object.hasOwn(TRANSIENT, e.name) && e.name !== LATENCY);
     if (bad) return `preset "${name}" has ${bad.name}, which is not a transient failure a retry can get past`;
-    if (!preset.effects.some((e) => e.name in TRANSIENT)) return `preset "${name}" has no failure in it`;
+    if (!preset.effects.some((e) => Object.hasOwn(TRANSIENT, e.name)))
+      return `preset "${name}" has no failure in it`;
     return undefined;
   }
   if (name === LATENCY)
@@ -66,13 +68,13 @@ export function chaosScenarioProblem(name: string, presets: ReadonlyMap<string, 
 
 /** The effects a drawn name gives this call: a built-in's, or a preset's that apply here. */
 function effectsFor(name: string, call: ChaosCall, presets: ReadonlyMap<string, Preset>): Effect[] {
-  const own = TRANSIENT[name];
-  if (own) {
-    if (!own.where(call)) return [];
-    return [own.value === undefined ? { name } : { name, value: own.value }];
+  const builtIn = own(TRANSIENT, name);
+  if (builtIn) {
+    if (!builtIn.where(call)) return [];
+    return [builtIn.value === undefined ? { name } : { name, value: builtIn.value }];
   }
   const effects = presets.get(name)?.effects ?? [];
-  const failures = effects.filter((e) => TRANSIENT[e.name]?.where(call));
+  const failures = effects.filter((e) => own(TRANSIENT, e.name)?.where(call));
   return failures.length ? [...effects.filter((e) => e.name === LATENCY), ...failures] : [];
 }
 
@@ -175,7 +177,7 @@ export class ChaosRegistry {
   /** A partner reset: its own profile ends, and its sequence under the shared one starts over. */
   forget(parent: string): void {
     this.#partners.delete(parent);
-    if (this.#all) delete this.#all.positions[parent];
+    if (this.#all && Object.hasOwn(this.#all.positions, parent)) delete this.#all.positions[parent];
   }
 
   /**
@@ -186,8 +188,8 @@ export class ChaosRegistry {
   draw(parent: string, call: ChaosCall, eligible: () => boolean): ChaosDraw | undefined {
     const profile = this.of(parent);
     if (!profile) return undefined;
-    profile.positions[parent] ??= { calls: 0, owed: [] };
-    const position = profile.positions[parent];
+    const position = own(profile.positions, parent) ?? { calls: 0, owed: [] };
+    if (!Object.hasOwn(profile.positions, parent)) setOwn(profile.positions, parent, position);
     const n = ++position.calls;
     const owed = position.owed.indexOf(call.operation);
     if (owed !== -1) {
@@ -210,7 +212,7 @@ export class ChaosRegistry {
       commit() {
         if (done) return;
         done = true;
-        profile.failed[pick.scenario] = (profile.failed[pick.scenario] ?? 0) + 1;
+        setOwn(profile.failed, pick.scenario, (own(profile.failed, pick.scenario) ?? 0) + 1);
         position.owed.push(call.operation);
       },
     };

@@ -4,6 +4,7 @@
  */
 import { BUNDLE_KIND, BUNDLE_VERSION, type BundleData } from '../contract/bundle.js';
 import type { Sandbox } from '../core/state.js';
+import { own } from '../domain/own.js';
 import { secretOf } from '../store/partners.js';
 import { partnerNotFound } from './lookup.js';
 import { lastStatusWrite } from './status.js';
@@ -90,7 +91,7 @@ export function exportBundle(s: Sandbox, parent: string): BundleData {
 function chaosOf(s: Sandbox, parent: string): BundleData['chaos'] {
   const profile = s.chaos.of(parent);
   if (!profile) return null;
-  const position = profile.positions[parent];
+  const position = own(profile.positions, parent);
   return {
     rate: profile.rate,
     seed: profile.seed,
