@@ -455,7 +455,7 @@ describe('partner IDs a JavaScript object has as properties (__proto__, toString
       'toString',
       'valueOf',
     ]);
-    expect(listed[0]!.positions.__proto__).toBe(8);
+    expect(Object.getOwnPropertyDescriptor(listed[0]!.positions, '__proto__')?.value).toBe(8);
     for (const path of ['/__sandbox/health', '/__sandbox/requests', '/__sandbox/partners/__proto__/bundle'])
       expect((await h.request('GET', path)).status, path).toBe(200);
     expect((await h.request('POST', '/__sandbox/partners', { body: {} })).status).toBe(201);

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { partialFailureMessage } from '../src/contract/messages.js';
+import { WARNING_CUT, WARNING_HEADER_MAX } from '../src/http/request-context.js';
 import {
   createHarness,
   DEMO,
@@ -528,6 +529,31 @@ describe('status-partial-failure scenario (docs/fault-injection.md)', () => {
     expect(body.data.status).toBe('active');
     expect(await adminVariants(h, accountId)).toEqual([only]);
     expect((await readStatus(partner, accountId)).status).toBe('active');
+  });
+
+  it('X-Sandbox-Warning is cut at 4 KiB (clients refuse headers over 16 KiB); the journal keeps every failed variant', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await fourVariantAccount(h, partner);
+    const page = (await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.pages[0].page_id;
+    for (let i = 0; i < 60; i++) {
+      const added = await h.request('POST', `/__sandbox/accounts/${accountId}/variants`, {
+        body: { page_id: page, name: `variant number ${i} with a long enough name`, enabled: false },
+      });
+      expect(added.status, added.text).toBe(201);
+    }
+    const res = await partner.put(STATUS(accountId), { status: 'active' }, { [SCENARIO]: `${PARTIAL}=50` });
+    const body = expectPartialFailure(res);
+    const warning = res.headers.get('x-sandbox-warning') ?? '';
+    expect(warning.length).toBe(WARNING_HEADER_MAX);
+    expect(warning.endsWith(WARNING_CUT)).toBe(true);
+    const journal = await h.request('GET', `/__sandbox/requests?account_id=${accountId}&method=PUT`);
+    const entry = journal.body.requests.find((e: { request_id: string }) => e.request_id === body.request_id);
+    const failed = (
+      await h.request('GET', `/__sandbox/accounts/${accountId}`)
+    ).body.last_status_write.variants.filter((v: { result: string }) => v.result === 'failed');
+    expect(failed).toHaveLength(50);
+    for (const v of failed) expect(entry.warnings.join(' ')).toContain(v.variant_id);
   });
 
   it('which variants failed: X-Sandbox-Warning, the journal and the control plane account view (last_status_write) name them', async () => {

@@ -61,8 +61,22 @@ export function outcomeHeaders(c: Context<AppEnv>): Record<string, string> {
   if (scenarios.applied.length) out[APPLIED] = scenarios.applied.join(', ');
   if (scenarios.chaos) out[CHAOS] = `seed=${scenarios.chaos.seed}; call=${scenarios.chaos.call}`;
   const warnings = c.get('warnings');
-  if (warnings.length) out[WARNING] = warnings.map(sanitizeHeader).join(', ');
+  if (warnings.length) out[WARNING] = capWarning(warnings.map(sanitizeHeader).join(', '));
   return out;
+}
+
+/**
+ * The longest X-Sandbox-Warning sent: clients refuse answers whose headers pass 16 KiB in all
+ * (Node's default), and a partial failure of hundreds of variants names each one. The journal
+ * keeps every warning whole.
+ */
+export const WARNING_HEADER_MAX = 4096;
+export const WARNING_CUT = ' ... (cut: GET /__sandbox/requests has the whole warning)';
+
+function capWarning(value: string): string {
+  return value.length <= WARNING_HEADER_MAX
+    ? value
+    : `${value.slice(0, WARNING_HEADER_MAX - WARNING_CUT.length)}${WARNING_CUT}`;
 }
 
 const APPLIED = APPLIED_HEADER.toLowerCase();
