@@ -333,6 +333,7 @@ describe('endpoint 2: store_identifier', () => {
 
   const accepted: [string, string][] = [
     ['an https URL', 'https://acme.example.com'],
+    ['a URL with a user name and password (kept as sent)', 'https://user:pw@acme.example.com/shop'],
     ['an http URL', 'http://acme.example.com/shop'],
     [
       'exactly 400 characters',

@@ -485,6 +485,14 @@ describe('unseeded-mappings', () => {
 // ---------------------------------------------------------------------------------------
 
 describe('scenario names and values', () => {
+  it('spaces around "," and "=" in the header are ignored', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const res = await partner.get(MAPPINGS, { [SCENARIO]: ' server-error = 502 , latency= 1' });
+    expectErrorEnvelope(res, 502, 'bad_gateway');
+    expect(res.headers.get(APPLIED)).toBe('latency=1, server-error=502');
+  });
+
   it('an unknown scenario is 400 unknown_scenario listing the known names and presets', async () => {
     const h = createHarness();
     const partner = await h.client();

@@ -531,6 +531,17 @@ describe('status-partial-failure scenario (docs/fault-injection.md)', () => {
     expect((await readStatus(partner, accountId)).status).toBe('active');
   });
 
+  it('a body naming "status" twice keeps the last (as every JSON body: docs/where-the-spec-is-silent.md)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await partner.account();
+    const res = await partner.call('PUT', STATUS(accountId), {
+      raw: '{"status":"active","status":"paused"}',
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': 'twice-1' },
+    });
+    expect(expectOk(res).status).toBe('paused');
+  });
+
   it('X-Sandbox-Warning is cut at 4 KiB (clients refuse headers over 16 KiB); the journal keeps every failed variant', async () => {
     const h = createHarness();
     const partner = await h.client();

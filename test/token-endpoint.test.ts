@@ -124,6 +124,16 @@ describe('token endpoint: request shape', () => {
     expect(expectOAuthError(res, 400, 'invalid_request')).toBe('client_id is sent more than once');
   });
 
+  it('a JSON body naming a key twice keeps the last (as every JSON body); a form naming it twice is 400', async () => {
+    const h = createHarness();
+    const raw = `{"grant_type":"client_credentials","client_id":"${DEMO.clientId}","client_secret":"wrong","client_secret":"${DEMO.clientSecret}"}`;
+    const res = await h.request('POST', '/oauth/token', {
+      raw,
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expect(res.status, res.text).toBe(200);
+  });
+
   it('an unknown parameter is ignored (RFC 6749 §3.1), also one named like a JavaScript object property', async () => {
     const h = createHarness();
     for (const extra of ['foo=bar', 'toString=x', '__proto__=x', 'constructor=x&valueOf=y']) {
