@@ -362,6 +362,18 @@ describe('idempotency: strict mode (docs/api.md#idempotency)', () => {
     expect(after.marketplace_controls_list.content_hash).toBe(hash);
     expect(blockedSubs(after)).toEqual([1001]);
   });
+
+  it("strict mode: a dry run's key reused for the real write (same body) is 422: dry_run is part of the request compared; nothing is written", async () => {
+    const { partner, accountId, read } = await setup({ strictIdempotency: true });
+    const before = await read();
+    const k = freshKey();
+    const dry = await partner.put(`${CONTROLS(accountId)}?dry_run=true`, BODY_A, key(k));
+    expect(dry.status, dry.text).toBe(200);
+    const real = await partner.put(CONTROLS(accountId), BODY_A, key(k));
+    expectErrorEnvelope(real, 422, 'idempotency_key_reused');
+    expect(real.headers.get('idempotent-replayed')).toBeNull();
+    expect(await read()).toEqual(before);
+  });
 });
 
 describe('idempotency: status PUT and layout PATCH', () => {

@@ -67,7 +67,7 @@ export function registerPartnershipExtras(app: Pick<OpenAPIHono, 'openAPIRegistr
 }
 
 const INFO_DESCRIPTION =
-  'The partner-facing Partnership Accounts API. Every response of the seven partnership endpoints is the envelope {status, error, message, request_id, data} (plus dry_run: true when dry_run=true was sent); error is {code, details?}, one schema per code.';
+  'The partner-facing Partnership Accounts API. Every response of the seven partnership endpoints is the envelope {status, error, message, request_id, data} (plus dry_run: true when dry_run=true was sent); error is {code, details?}, one schema per code. A query parameter an operation does not list, and a body field its schema does not list, is a 400 validation_error naming it.';
 
 /**
  * The partnership documents: the sandbox one (generated), the partner one (the sandbox
