@@ -48,6 +48,18 @@ export interface SandboxOptions {
    * `rate=0.1,seed=42`, optionally `,scenarios=server-error+rate-limited`.
    */
   chaos?: string;
+  /** A bundle file (docs/parallel-tests.md) loaded at start-up, as SANDBOX_SEED. */
+  seed?: string;
+  /** Token lifetime in sandbox-clock seconds (SANDBOX_TOKEN_TTL_SECONDS); default 3600. */
+  tokenTtlSeconds?: number;
+  /** How many journal entries are kept (SANDBOX_JOURNAL_MAX); default 1000. */
+  journalMax?: number;
+  /** How much of each body the journal keeps, 0 to 1048576 (SANDBOX_JOURNAL_BODY_BYTES); default 16384. */
+  journalBodyBytes?: number;
+  /** The request body limit in bytes (SANDBOX_BODY_LIMIT_BYTES); default 262144. */
+  bodyLimitBytes?: number;
+  /** How long a request may take to arrive (SANDBOX_REQUEST_TIMEOUT_SECONDS); default 30. */
+  requestTimeoutSeconds?: number;
   /** false (the default): no log; true: JSON lines on stdout; or a logger of your own. */
   log?: boolean | SandboxLogger;
 }
@@ -64,6 +76,16 @@ export interface RunningSandbox {
   stop(): Promise<void>;
 }
 
+/** An integer option in the range of the setting it stands for (a number, not digits as the environment sends). */
+const sameRange = (setting: z.ZodDefault<z.ZodCoercedNumber>) => {
+  const range = setting.unwrap();
+  return z
+    .int()
+    .min(range.minValue ?? 0)
+    .max(range.maxValue ?? Number.MAX_SAFE_INTEGER)
+    .optional();
+};
+
 const Options = z.strictObject({
   port: z.int().min(0).max(65_535).optional(),
   host: z.string().min(1).optional(),
@@ -74,6 +96,13 @@ const Options = z.strictObject({
   authPropagationSeconds: z.int().min(0).max(86_400).optional(),
   strictIdempotency: z.boolean().optional(),
   chaos: ChaosSpecSchema.optional(),
+  // The settings the environment has too, with the same ranges (core/config.ts).
+  seed: ConfigSchema.shape.seed,
+  tokenTtlSeconds: sameRange(ConfigSchema.shape.tokenTtlSeconds),
+  journalMax: sameRange(ConfigSchema.shape.journalMax),
+  journalBodyBytes: sameRange(ConfigSchema.shape.journalBodyBytes),
+  bodyLimitBytes: sameRange(ConfigSchema.shape.bodyLimitBytes),
+  requestTimeoutSeconds: sameRange(ConfigSchema.shape.requestTimeoutSeconds),
   log: z
     .custom<boolean | SandboxLogger>(
       (v) =>

@@ -313,6 +313,10 @@ describe('startSandbox() options', () => {
       /invalid option log="loud": must be a boolean or an object with info\(\) and error\(\)/,
     ],
     [{ prot: 1 }, /startSandbox: invalid option prot: Unrecognized key/],
+    [{ journalBodyBytes: -1 }, /invalid option journalBodyBytes=-1: /],
+    [{ journalBodyBytes: 1_048_577 }, /invalid option journalBodyBytes=1048577: /],
+    [{ tokenTtlSeconds: '60' }, /invalid option tokenTtlSeconds="60": /],
+    [{ bodyLimitBytes: 10 }, /invalid option bodyLimitBytes=10: /],
   ])('a bad option rejects naming it (%o)', async (options, message) => {
     await expect(startSandbox(options as SandboxOptions)).rejects.toThrow(message);
     await expect(startSandbox(options as SandboxOptions)).rejects.toBeInstanceOf(StartupError);
@@ -428,6 +432,42 @@ describe('startSandbox() options', () => {
       .map((l) => JSON.parse(l) as { msg: string });
     expect(lines.map((l) => l.msg)).toEqual(['sandbox listening', 'stopped']);
     await expect(sandbox.reset()).rejects.toThrow(`startSandbox: the sandbox at ${sandbox.url} was stopped`);
+  });
+
+  it('the settings the environment has are options too: tokenTtlSeconds, journalMax, journalBodyBytes, seed', async () => {
+    const first = await startSandbox();
+    const dir = mkdtempSync(join(tmpdir(), 'sandbox-options-'));
+    try {
+      await first.control.partners.create({ parent_account_id: 'pa_seeded_by_option' });
+      const file = join(dir, 'bundle.json');
+      writeFileSync(file, JSON.stringify(await first.control.bundles.export('pa_seeded_by_option')));
+      const sandbox = await startSandbox({
+        tokenTtlSeconds: 60,
+        journalMax: 2,
+        journalBodyBytes: 8,
+        seed: file,
+      });
+      try {
+        const token = await fetch(`${sandbox.url}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`,
+        });
+        expect(((await token.json()) as { expires_in: number }).expires_in).toBe(60);
+        for (let i = 0; i < 3; i++) await fetch(`${sandbox.url}/v1/partnership/vertical-mappings`);
+        const journal = await sandbox.control.requests.list();
+        expect(journal.requests).toHaveLength(2);
+        expect(journal.requests[0]!.response_body_truncated).not.toBeNull();
+        expect(await sandbox.control.partners.unseedMappings('pa_seeded_by_option')).toEqual({
+          vertical_mappings: [],
+        });
+      } finally {
+        await sandbox.stop();
+      }
+    } finally {
+      await first.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('defaults: a free port, in memory, loopback; a logger of our own gets the lines', async () => {
