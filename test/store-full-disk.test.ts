@@ -152,4 +152,50 @@ describe.runIf(canMount)('a real full disk: a 3 MB tmpfs, the CLI, kill -9', () 
     child = await startChild(db);
     for (const id of acknowledged) expect((await call('GET', `/__sandbox/accounts/${id}`)).status).toBe(200);
   });
+
+  it('start-up on a disk already full exits 2 with one line naming SANDBOX_DB, the path, the user and the full disk, no stack trace (a new store, and a store that has data)', () => {
+    const mountDir = mkdtempSync(join(tmpdir(), 'sandbox-tmpfs-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mountDir]);
+    cleanups.push(() => {
+      execFileSync('umount', ['-l', mountDir]);
+      rmSync(mountDir, { recursive: true, force: true });
+    });
+    const start = (db: string) => {
+      try {
+        execFileSync(process.execPath, [join(packageDir, 'dist', 'main.js')], {
+          cwd: packageDir,
+          env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SANDBOX_DB: db },
+          stdio: 'pipe',
+          timeout: 20_000,
+        });
+        return { status: 0, stderr: '' };
+      } catch (e) {
+        const err = e as { status: number; stderr: Buffer };
+        return { status: err.status, stderr: String(err.stderr) };
+      }
+    };
+    // A store that opens but whose fixtures do not fit (the first start on a 256 KiB disk)...
+    const first = start(join(mountDir, 'new.db'));
+    // ...and a store with data on a disk filled up since.
+    try {
+      writeFileSync(join(mountDir, 'ballast'), Buffer.alloc(256 * 1024));
+    } catch {
+      // ENOSPC: the failed start filled it already
+    }
+    const again = start(join(mountDir, 'new.db'));
+    for (const [what, run] of [
+      ['new', first],
+      ['again', again],
+    ] as const) {
+      expect(run.status, what).toBe(2);
+      const lines = run.stderr.trim().split('\n');
+      expect(lines, what).toHaveLength(1);
+      expect(lines[0], what).toMatch(
+        new RegExp(
+          `^partnership-sandbox: SANDBOX_DB=${join(mountDir, 'new.db')}: cannot (open|write to) the store as .*uid 0.*the disk holding ${mountDir} is full.*SQLITE_FULL`,
+        ),
+      );
+      expect(run.stderr, what).not.toMatch(/\s+at /);
+    }
+  });
 });

@@ -12,6 +12,7 @@ import { loadPresets } from '../scenarios/presets.js';
 import { importBundle } from '../services/bundles.js';
 import { snapshots } from '../services/snapshots.js';
 import { StoreHealth } from '../services/store-health.js';
+import { startupWriteError } from '../store/db.js';
 import { createStore } from '../store/index.js';
 import { secretColumns } from '../store/partners.js';
 import { Clock } from './clock.js';
@@ -106,10 +107,16 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
   };
   sandbox.snapshots = snapshots(sandbox);
   sandbox.loadClock();
-  // A fresh database gets the fixtures; a durable one keeps what it has.
-  if (store.meta.get('seeded') !== '1') seed(sandbox);
-  startupChaos(sandbox);
-  if (config.seed) seedBundle(sandbox, config.seed);
+  try {
+    // A fresh database gets the fixtures; a durable one keeps what it has.
+    if (store.meta.get('seeded') !== '1') seed(sandbox);
+    startupChaos(sandbox);
+    if (config.seed) seedBundle(sandbox, config.seed);
+  } catch (err) {
+    // A store that opened but refuses these writes (a full disk) is named, not a stack trace.
+    store.close();
+    throw startupWriteError(config.db, err);
+  }
   return sandbox;
 }
 

@@ -43,7 +43,17 @@ function probeWritable(db: Db): void {
   }
 }
 
-function openError(path: string, err: Error & { code?: string }): StartupError {
+/**
+ * A start-up write (the fixtures, a seed bundle) the store refused: a StartupError naming
+ * SANDBOX_DB, the path, the user and why, as an open that fails; anything else as it is.
+ */
+export function startupWriteError(path: string, err: unknown): unknown {
+  const code = (err as { code?: unknown })?.code;
+  if (!(err instanceof Error) || typeof code !== 'string' || !code.startsWith('SQLITE_')) return err;
+  return openError(path, err as Error & { code: string }, 'write to');
+}
+
+function openError(path: string, err: Error & { code?: string }, doing = 'open'): StartupError {
   const dir = dirname(resolve(path));
   const code = err.code ?? '';
   let cause: string;
@@ -54,10 +64,11 @@ function openError(path: string, err: Error & { code?: string }): StartupError {
     cause = existsSync(path)
       ? `the file cannot be opened for writing: check its permissions and those of ${dir}`
       : `the file cannot be created: check that this user can write to ${dir}`;
-  } else cause = 'SQLite refused it';
+  } else if (code === 'SQLITE_FULL') cause = `the disk holding ${dir} is full: free some space`;
+  else cause = 'SQLite refused it';
   const detail = `${err.message}${code ? `, ${code}` : ''}`.replace(/\s+/g, ' ');
   return new StartupError(
-    `SANDBOX_DB=${path}: cannot open the store as ${currentUser()}: ${cause} (${detail})`,
+    `SANDBOX_DB=${path}: cannot ${doing} the store as ${currentUser()}: ${cause} (${detail})`,
   );
 }
 
