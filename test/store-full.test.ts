@@ -9,9 +9,11 @@
  * a full disk answers); a read-only store is `query_only` (SQLITE_READONLY). A real 3 MB
  * tmpfs under the built command line is test/store-full-disk.test.ts (a release test).
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { storeNotWritableMessage, UNSAVED_REPLAY_WARNING } from '../src/contract/messages.js';
 import type { Logger } from '../src/core/sandbox.js';
@@ -279,6 +281,31 @@ describe('a read-only store (SQLITE_READONLY)', () => {
     h.sandbox.store.db.pragma('query_only = OFF');
     expect(typeof (await h.token())).toBe('string');
   });
+  it("a snapshot restore whose last write (releasing the image's reservations) the store refuses stands whole: store, armed scenarios and journal are the snapshot's", async () => {
+    const { h } = fileHarness();
+    const partner = await h.client();
+    await partner.account();
+    const armed = await h.request('PUT', '/__sandbox/scenarios', {
+      body: { scenario: 'latency', value: 1, parent_account_id: DEMO.parent, times: 5 },
+    });
+    expect(armed.status, armed.text).toBe(200);
+    expect((await h.request('POST', '/__sandbox/snapshots', { body: { name: 's1' } })).status).toBe(201);
+    const journalAt = (await h.request('GET', '/__sandbox/requests')).body.requests.length;
+    const accountsAt = (await h.request('GET', '/__sandbox/partners')).body;
+
+    expect((await h.request('DELETE', '/__sandbox/scenarios')).status).toBe(200);
+    await partner.account();
+    // The store refuses the restore's one write after the image is back (a disk that just filled).
+    h.sandbox.store.idempotency.releaseAbandoned = () => {
+      throw new Database.SqliteError('attempt to write a readonly database', 'SQLITE_READONLY');
+    };
+    const restored = await h.request('POST', '/__sandbox/snapshots/s1/restore');
+    expect(restored.status, restored.text).toBe(200);
+    expect((await h.request('GET', '/__sandbox/scenarios')).body.armed).toHaveLength(1);
+    expect((await h.request('GET', '/__sandbox/requests')).body.requests).toHaveLength(journalAt);
+    expect((await h.request('GET', '/__sandbox/partners')).body).toEqual(accountsAt);
+  });
+
   it('a write refused after its key was claimed, whose release is refused too, still leaves the key free', async () => {
     const { h, db } = fileHarness();
     const { partner, accountId, body } = await blocksWrite(h, 2, 'b');

@@ -75,15 +75,21 @@ export function snapshots(s: Sandbox): Snapshots {
     restore(name: string): Info {
       const snap = get(name);
       s.markWiped();
+      // All or nothing: a store that cannot take it (a full disk) changes nothing, and the 503 says so.
       s.store.restoreImage(snap.image);
-      // A reservation in the image belonged to a request of that moment; requests in flight
-      // now start over and reserve again.
-      s.store.idempotency.releaseAbandoned();
       s.loadClock();
       s.armed.restore(snap.armed);
       s.chaos.restore(snap.chaos);
       s.journal.restore(snap.journal);
       s.diagnostics.clear();
+      // Last, once the rest is back: a reservation in the image belonged to a request of that
+      // moment; requests in flight start over and reserve again. A store that refuses this
+      // one write keeps them, and they lapse as an abandoned request's do: the restore stands.
+      try {
+        s.store.idempotency.releaseAbandoned();
+      } catch (err) {
+        if (!s.storeHealth.refused(err)) throw err;
+      }
       return snap.info;
     },
     delete(name: string): Info {
