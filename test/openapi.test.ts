@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { CONTROL_OPERATIONS_FILE, renderControlOperations } from '../scripts/generate-control-operations.js';
+import { ORIGINS_KEPT } from '../src/api/docs.js';
 import { createApp } from '../src/app.js';
 import { CONTROL_OPERATIONS } from '../src/contract/control-operations.js';
 import { CONTROL_ROUTES } from '../src/contract/control-routes-all.js';
@@ -15,6 +16,7 @@ import { errorCodes } from '../src/contract/errors.js';
 import { DOMAIN_PATTERN, domainProblem, TEXT_PATTERN, textProblem } from '../src/contract/fields.js';
 import { operations as declared } from '../src/contract/operations.js';
 import { createSandbox } from '../src/core/sandbox.js';
+import { BoundedCache } from '../src/domain/bounded-cache.js';
 import { createHarness, DEMO, expectErrorEnvelope, MAPPINGS, testConfig } from './harness.js';
 
 /** What the documents list: every declared partnership operation (by path, its methods) and the token endpoint. */
@@ -529,5 +531,24 @@ describe('GET /docs', () => {
     }
     const init = await h.request('GET', '/docs/init.js');
     expect(init.text).toContain("url: '/openapi.sandbox.json'");
+    // An asset name that every JavaScript object has as a property is no asset: 404, not a 500.
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty'])
+      expectErrorEnvelope(await h.request('GET', `/docs/assets/${name}`), 404, 'not_found');
+  });
+
+  it('each origin (the Host a client calls) gets documents naming it; a few origins are kept, not one per Host ever sent', async () => {
+    const h = createHarness();
+    for (let i = 0; i < 3 * ORIGINS_KEPT; i++) {
+      for (const path of ['/openapi.json', '/__sandbox/openapi.json']) {
+        const doc = JSON.parse(await (await h.app.request(`http://h${i}.example${path}`)).text());
+        expect(doc.servers[0].variables.base_url.default, path).toBe(`http://h${i}.example`);
+      }
+    }
+    const cache = new BoundedCache<number>(ORIGINS_KEPT);
+    let made = 0;
+    for (let i = 0; i < 3 * ORIGINS_KEPT; i++) cache.get(`o${i}`, () => ++made);
+    expect(cache.size).toBe(ORIGINS_KEPT);
+    expect(cache.get(`o${3 * ORIGINS_KEPT - 1}`, () => ++made)).toBe(3 * ORIGINS_KEPT); // kept
+    expect(cache.get('o0', () => ++made)).toBe(3 * ORIGINS_KEPT + 1); // evicted, made again
   });
 });

@@ -15,8 +15,13 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import { partnershipDocuments } from '../contract/openapi.js';
 import { controlPlaneDocument } from '../contract/openapi-admin.js';
+import { BoundedCache } from '../domain/bounded-cache.js';
+import { own } from '../domain/own.js';
 import type { AppEnv } from '../http/env.js';
 import { buildGuides, type GuidePage, type Guides } from './build-guides.js';
+
+/** How many origins (Host headers) the documents are kept for. */
+export const ORIGINS_KEPT = 8;
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -136,21 +141,21 @@ export function docsApi(app: OpenAPIHono<AppEnv>) {
     return value;
   };
   const origin = (url: string) => new URL(url).origin;
-  const documents = new Map<string, { partner: string; sandbox: string; partner30: string }>();
+  // The documents name the origin they were asked at (their server URL): one set per origin,
+  // of a few origins at most, since the Host header is the client's to choose.
+  const documents = new BoundedCache<{ partner: string; sandbox: string; partner30: string }>(ORIGINS_KEPT);
+  const controlDocuments = new BoundedCache<string>(ORIGINS_KEPT);
 
   const partnership = (url: string) => {
     const o = origin(url);
-    let docs = documents.get(o);
-    if (!docs) {
+    return documents.get(o, () => {
       const built = partnershipDocuments(app, o);
-      docs = {
+      return {
         partner: JSON.stringify(built.partner),
         sandbox: JSON.stringify(built.sandbox),
         partner30: JSON.stringify(built.partner30),
       };
-      documents.set(o, docs);
-    }
-    return docs;
+    });
   };
   const document = (text: string) => ({ text, headers: { 'Content-Type': 'application/json' } });
   const serveDocument = (text: string) => {
@@ -163,7 +168,7 @@ export function docsApi(app: OpenAPIHono<AppEnv>) {
   api.get('/openapi-3.0.json', (c) => c.body(...serveDocument(partnership(c.req.url).partner30)));
   api.get('/__sandbox/openapi.json', (c) => {
     const o = origin(c.req.url);
-    return c.body(...serveDocument(once(`control ${o}`, () => JSON.stringify(controlPlaneDocument(o)))));
+    return c.body(...serveDocument(controlDocuments.get(o, () => JSON.stringify(controlPlaneDocument(o)))));
   });
   api.get('/docs', (c) => c.html(PAGE, 200, { 'Content-Security-Policy': CSP }));
 
@@ -194,7 +199,7 @@ export function docsApi(app: OpenAPIHono<AppEnv>) {
   api.get('/docs/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
   api.get('/docs/assets/:file', (c) => {
     const file = c.req.param('file');
-    const type = ASSETS[file];
+    const type = own(ASSETS, file);
     if (!type) return c.notFound();
     const text = once(file, () => readFileSync(join(assetDir(), file), 'utf8'));
     return c.body(text, 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });

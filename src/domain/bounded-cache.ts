@@ -1,0 +1,23 @@
+/**
+ * A cache of at most `max` entries: the oldest goes when a new one comes. For values keyed
+ * by what a client chooses (the Host header a document is built for), so that no client can
+ * grow it without end.
+ */
+export class BoundedCache<V> {
+  readonly #entries = new Map<string, V>();
+  constructor(readonly max: number) {}
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The value for `key`, made (and kept, evicting the oldest) when there is none. */
+  get(key: string, make: () => V): V {
+    const kept = this.#entries.get(key);
+    if (kept !== undefined) return kept;
+    const value = make();
+    if (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value!);
+    this.#entries.set(key, value);
+    return value;
+  }
+}
