@@ -593,6 +593,9 @@ describe('hostile and broken bundles: 400 naming the field, nothing loaded', () 
         'accounts[0].variants[0].variant_id',
       ],
       [(b) => (b.partner.client_id = resident.clientId), 'partner.client_id'],
+      // a journal entry of the bundle's partner naming the resident's account: it would show
+      // in the resident's journal filters and counts, and make the resident's bundle refused
+      [(b) => (b.journal[0].account_id = residentAccount), 'journal[0].account_id'],
     ];
     for (const [mutate, field] of cases) {
       const b = copy();
@@ -713,6 +716,12 @@ describe('hostile and broken bundles: 400 naming the field, nothing loaded', () 
         (b) => (b.accounts[0].external_account_id = 'merchant\n42'),
         'accounts[0].external_account_id',
         /control character/,
+      ],
+      // a counter where adding 1 no longer changes it (2^53 - 1): every old content_hash would stay valid
+      [
+        (b) => (b.accounts[0].controls.version = Number.MAX_SAFE_INTEGER),
+        'accounts[0].controls.version',
+        /<=/,
       ],
       [
         (b) => (b.accounts[0].controls.content_hash = ''),

@@ -587,6 +587,15 @@ describe('replay: bundles and snapshots carry the profile and the call position'
       field: 'chaos.scenarios[1]',
       message: 'token-expired is not a transient failure a retry can get past',
     });
+    // A call position where counting on no longer changes it is no position a run reaches.
+    bundle.body.chaos.scenarios = ['server-error'];
+    bundle.body.chaos.call = Number.MAX_SAFE_INTEGER;
+    const far = await createHarness().request('POST', '/__sandbox/bundles', { body: bundle.body });
+    expect(
+      expectErrorEnvelope(far, 400, 'validation_error').error.details.fields.map(
+        (f: { field: string }) => f.field,
+      ),
+    ).toEqual(['chaos.call']);
   });
 
   it('a snapshot restores the profiles and positions: the same calls after the restore fail the same way', async () => {

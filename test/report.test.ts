@@ -287,6 +287,19 @@ describe('report: not exercised, formats, errors, isolation', () => {
     expect(text).not.toContain('>');
   });
 
+  it('format=junit holds only characters XML 1.0 allows, whatever an API value carried (U+FFFF is a valid external_account_id)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const body = registerBody({ external_account_id: 'merchant\uffff\ufffe-7' });
+    for (let i = 0; i < 2; i++) expectOk(await partner.register(body));
+    const res = await h.request('GET', `/__sandbox/report?parent_account_id=${DEMO.parent}&format=junit`);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('merchant-7');
+    expect(res.text).not.toMatch(/[\uFFFE\uFFFF]/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting there are none
+    expect(res.text).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F]/);
+  });
+
   it('missing parent_account_id is 400; an unknown parent is 404; format=csv is 400', async () => {
     const h = createHarness();
     const missing = expectErrorEnvelope(await h.request('GET', '/__sandbox/report'), 400, 'validation_error');

@@ -8,6 +8,13 @@ import { z } from '@hono/zod-openapi';
 import { clientSecret, headerName, id, MAX_OFFSET_SECONDS, MappingSeedEntry, pathSegment } from './admin.js';
 import { DomainWrite, LayoutType, RegisterRequest, Surface } from './schemas.js';
 
+/**
+ * The largest counter a bundle may carry (a controls list's version, a chaos call position):
+ * far above what any run reaches, far below 2^53, where adding 1 no longer changes a number
+ * (a version stuck there would keep every old content_hash valid).
+ */
+export const COUNTER_MAX = 2 ** 40;
+
 export const BUNDLE_KIND = 'partnership-sandbox-bundle';
 /** Version 2: the partner's client secret as a salted hash. Version 1 (a clear client_secret) is still read. */
 export const BUNDLE_VERSION = 2;
@@ -49,7 +56,11 @@ const BundleJournalEntry = z.strictObject({
   scenarios_applied: z.array(text(200)).max(100),
   // Optional: bundles written before chaos have none.
   chaos: z
-    .strictObject({ seed: z.int(), call: z.int().min(1), scenario: z.string().min(1).max(100) })
+    .strictObject({
+      seed: z.int(),
+      call: z.int().min(1).max(COUNTER_MAX),
+      scenario: z.string().min(1).max(100),
+    })
     .nullable()
     .default(null),
   warnings: z.array(text(4000)).max(100),
@@ -164,7 +175,7 @@ export const Bundle = z
           controls: z.strictObject({
             list_id: pathSegment,
             name: text(200),
-            version: z.int().nonnegative(),
+            version: z.int().nonnegative().max(COUNTER_MAX),
             content_hash: z.string().regex(CONTENT_HASH, CONTENT_HASH_FORMAT_MESSAGE),
             blocked: z
               .array(
@@ -230,6 +241,7 @@ export const Bundle = z
         call: z
           .int()
           .min(0)
+          .max(COUNTER_MAX)
           .openapi({ description: "The partner's call position at the export: its calls seen." }),
         owed: z.array(text(2200)).max(1000).openapi({
           description:

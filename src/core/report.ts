@@ -318,9 +318,9 @@ const xml = (s: string) =>
       /[&<>"']/g,
       (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!,
     )
-    // XML 1.0 forbids most control characters even when escaped
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+    // XML 1.0 allows only its Char production, escaped or not: no C0 control but tab, newline
+    // and carriage return, no U+FFFE or U+FFFF, no lone surrogate (an API value may hold those)
+    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '');
 
 export function reportToJUnit(r: Report): string {
   const cases = r.checks

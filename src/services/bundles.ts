@@ -267,7 +267,13 @@ function problems(s: Sandbox, b: BundleData): FieldIssue[] {
         field: `journal[${i}].parent_account_id`,
         message: `is not the bundle's partner ${parent}`,
       });
-    if (e.account_id !== null && !accountIds.has(e.account_id) && e.parent_account_id !== parent)
+    // An ID none of the bundle's accounts has is allowed for the partner's own calls (a dry-run
+    // register names an account never stored), never one of another partner's accounts.
+    if (
+      e.account_id !== null &&
+      !accountIds.has(e.account_id) &&
+      (e.parent_account_id !== parent || foreign(ownerOf(e.account_id)))
+    )
       out.push({ field: `journal[${i}].account_id`, message: 'is not an account of this bundle' });
   });
   if (b.journal.length > s.journal.max)
