@@ -46,28 +46,27 @@ export const Policy = z.enum(POLICIES).openapi('Policy');
 
 // ---- params and query -------------------------------------------------------------
 
-export const AccountParams = z.object({
-  account_id: z
+/** An ID in a path or query: 1 to 128 characters, each bound named in the message. */
+const identifier = () =>
+  z
     .string()
-    .min(1)
-    .max(limits.idMax)
-    .openapi({
-      param: { name: 'account_id', in: 'path' },
-      description: 'The account ID returned by register.',
-      example: 'acct_01jbx7k2m9q4r8s6t3v5',
-    }),
+    .min(1, { error: EMPTY_MESSAGE })
+    .max(limits.idMax, { error: `must be at most ${limits.idMax} characters` });
+
+export const AccountParams = z.object({
+  account_id: identifier().openapi({
+    param: { name: 'account_id', in: 'path' },
+    description: 'The account ID returned by register.',
+    example: 'acct_01jbx7k2m9q4r8s6t3v5',
+  }),
 });
 
 export const LayoutParams = AccountParams.extend({
-  layout_id: z
-    .string()
-    .min(1)
-    .max(limits.idMax)
-    .openapi({
-      param: { name: 'layout_id', in: 'path' },
-      description: 'A layout ID of the account (pages[].layout_id of the register answer).',
-      example: '01936b2e-7c4a-7d21-9f3e-4b5c6d7e8f90',
-    }),
+  layout_id: identifier().openapi({
+    param: { name: 'layout_id', in: 'path' },
+    description: 'A layout ID of the account (pages[].layout_id of the register answer).',
+    example: '01936b2e-7c4a-7d21-9f3e-4b5c6d7e8f90',
+  }),
 });
 
 export const DryRunQuery = z.object({
@@ -83,10 +82,7 @@ export const DryRunQuery = z.object({
 });
 
 export const MappingsQuery = z.object({
-  parent_account_id: z
-    .string()
-    .min(1)
-    .max(limits.idMax)
+  parent_account_id: identifier()
     .optional()
     .openapi({
       param: { name: 'parent_account_id', in: 'query' },
