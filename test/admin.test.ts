@@ -712,3 +712,30 @@ describe('control plane: admin token', () => {
     }
   });
 });
+
+describe('control plane: bounds are named in words, not the validator library’s', () => {
+  it('an empty name, a rate above 1, times 0, too many scenarios: each field with what it must be', async () => {
+    const h = createHarness();
+    const cases: [string, string, unknown, { field: string; message: string }][] = [
+      ['POST', '/__sandbox/partners', { name: '' }, { field: 'name', message: 'must not be empty' }],
+      ['PUT', '/__sandbox/chaos', { rate: 1.5, seed: 1 }, { field: 'rate', message: 'must be at most 1' }],
+      [
+        'PUT',
+        '/__sandbox/scenarios',
+        { scenario: 'latency', value: 5, times: 0 },
+        { field: 'times', message: 'must be at least 1' },
+      ],
+      [
+        'PUT',
+        '/__sandbox/chaos',
+        { rate: 0.5, seed: 1, scenarios: Array.from({ length: 21 }, () => 'server-error') },
+        { field: 'scenarios', message: 'must have at most 20 entries' },
+      ],
+    ];
+    for (const [method, path, body, issue] of cases) {
+      const res = await h.request(method, path, { body });
+      const error = expectErrorEnvelope(res, 400, 'validation_error');
+      expect(error.error.details.fields, `${method} ${path}`).toEqual([issue]);
+    }
+  });
+});

@@ -6,8 +6,34 @@
  */
 import type { z } from 'zod';
 import type { FieldIssue } from './errors.js';
-import { REQUIRED_MESSAGE, UNKNOWN_FIELD_MESSAGE, unknownFieldHint } from './messages.js';
+import { EMPTY_MESSAGE, REQUIRED_MESSAGE, UNKNOWN_FIELD_MESSAGE, unknownFieldHint } from './messages.js';
 import { knownFieldNames } from './schemas.js';
+
+/**
+ * A length or range zod words itself ("Too small: expected string to have >=1 characters"), in
+ * the sandbox's words ("must not be empty"); undefined for a message a schema gave its own.
+ */
+function boundMessage(issue: z.core.$ZodIssue): string | undefined {
+  if (issue.code !== 'too_small' && issue.code !== 'too_big') return undefined;
+  if (!/^Too (small|big): /.test(issue.message)) return undefined;
+  const small = issue.code === 'too_small';
+  const n = Number(small ? issue.minimum : issue.maximum);
+  const inclusive = issue.inclusive !== false;
+  switch (issue.origin) {
+    case 'string':
+      if (small) return n === 1 ? EMPTY_MESSAGE : `must be at least ${n} characters`;
+      return `must be at most ${n} characters`;
+    case 'array':
+      if (small) return n === 1 ? 'must have at least one entry' : `must have at least ${n} entries`;
+      return `must have at most ${n} entries`;
+    case 'number':
+    case 'int':
+      if (small) return inclusive ? `must be at least ${n}` : `must be greater than ${n}`;
+      return inclusive ? `must be at most ${n}` : `must be less than ${n}`;
+    default:
+      return undefined;
+  }
+}
 
 /** At most this many fields are named in one validation error. */
 export const MAX_ISSUES = 20;
@@ -84,7 +110,7 @@ export function issuesToFields(
       }
       continue;
     }
-    let message = issue.message;
+    let message = boundMessage(issue) ?? issue.message;
     if (issue.code === 'invalid_type' && /received undefined/.test(message)) message = REQUIRED_MESSAGE;
     else if (issue.code === 'invalid_type') message = message.replace(/^Invalid input: /, '');
     fields.push({ field: at(issue.path), message });
