@@ -172,6 +172,7 @@ const OPTION_SETTINGS = [
   'fixtures',
   'scenarios',
   'chaos',
+  'seed',
 ] as const satisfies (keyof Config)[];
 
 /** A StartupError names the CLI's setting (`PORT (--port)=0: …`); here it names the option first. */
@@ -180,7 +181,8 @@ function asOptionError(err: unknown): unknown {
   for (const option of OPTION_SETTINGS) {
     const { env, flag } = sources[option];
     const label = `${env}${flag ? ` (${flag})` : ''}=`;
-    for (const prefix of [label, `${env}=`]) {
+    // `SANDBOX_SEED/--seed FILE: …` names a file setting that way
+    for (const prefix of [label, `${env}=`, ...(flag ? [`${env}/${flag} `] : [])]) {
       if (err.message.startsWith(prefix)) {
         // The setting's own name stays, in brackets: it is what the sandbox's documents use.
         return new StartupError(

@@ -175,6 +175,9 @@ describe('journal: a filter that cannot match by its form is a 400, never a sile
     ['status=abc', 'query.status'],
     ['limit=0', 'query.limit'],
     ['acount_id=acct_x', 'query.acount_id'],
+    // sent twice: which one would it be?
+    ['status=200&status=409', 'query.status'],
+    ['limit=1&limit=2', 'query.limit'],
   ] as const) {
     it(`GET /__sandbox/requests?${query} is 400 naming ${field}`, async () => {
       const h = createHarness();

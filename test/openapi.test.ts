@@ -550,5 +550,10 @@ describe('GET /docs', () => {
     expect(cache.size).toBe(ORIGINS_KEPT);
     expect(cache.get(`o${3 * ORIGINS_KEPT - 1}`, () => ++made)).toBe(3 * ORIGINS_KEPT); // kept
     expect(cache.get('o0', () => ++made)).toBe(3 * ORIGINS_KEPT + 1); // evicted, made again
+    // The least recently used goes: an origin in use stays however many others come.
+    for (let i = 0; i < 3 * ORIGINS_KEPT; i++) {
+      cache.get(`p${i}`, () => ++made);
+      expect(cache.get('o0', () => -1)).toBe(3 * ORIGINS_KEPT + 1);
+    }
   });
 });

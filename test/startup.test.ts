@@ -376,6 +376,10 @@ describe('startSandbox() options', () => {
           { scenarios: '/nope' },
           /^startSandbox: option scenarios \(SANDBOX_SCENARIOS\)=\/nope: no such folder$/,
         ],
+        [
+          { seed: '/nope/bundle.json' },
+          /^startSandbox: option seed \(SANDBOX_SEED\)=\/nope\/bundle\.json: cannot read a JSON bundle/,
+        ],
       ] as const) {
         const err = await startSandbox(options).catch((e: Error) => e);
         expect(err).toBeInstanceOf(StartupError);

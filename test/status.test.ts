@@ -565,6 +565,13 @@ describe('status-partial-failure scenario (docs/fault-injection.md)', () => {
     ).body.last_status_write.variants.filter((v: { result: string }) => v.result === 'failed');
     expect(failed).toHaveLength(50);
     for (const v of failed) expect(entry.warnings.join(' ')).toContain(v.variant_id);
+    // The partner's bundle holds the warning cut to what a bundle carries, and loads elsewhere.
+    const bundle = await h.request('GET', `/__sandbox/partners/${DEMO.parent}/bundle`);
+    expect(bundle.status, bundle.text).toBe(200);
+    const carried = bundle.body.journal.find((e: { request_id: string }) => e.request_id === body.request_id);
+    expect(carried.warnings.some((w: string) => w.endsWith(' ... (cut in the bundle)'))).toBe(true);
+    const imported = await createHarness().request('POST', '/__sandbox/bundles', { body: bundle.body });
+    expect(imported.status, imported.text).toBe(200);
   });
 
   it('which variants failed: X-Sandbox-Warning, the journal and the control plane account view (last_status_write) name them', async () => {

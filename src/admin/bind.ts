@@ -54,7 +54,9 @@ export function bind<R extends ControlRoute>(
   api.on(route.method.toUpperCase(), route.getRoutingPath(), (c) => {
     let query: unknown = {};
     if (querySchema) {
-      const parsed = querySchema.safeParse(c.req.query());
+      // A parameter sent twice is an array, which a schema of one value refuses (never one silently).
+      const sent = Object.entries(c.req.queries()).map(([k, v]) => [k, v.length === 1 ? v[0] : v]);
+      const parsed = querySchema.safeParse(Object.fromEntries(sent));
       if (!parsed.success) throw validationError(issuesToFields(parsed.error.issues, 'query'));
       query = parsed.data;
     }

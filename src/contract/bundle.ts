@@ -15,6 +15,9 @@ import { DomainWrite, LayoutType, RegisterRequest, Surface } from './schemas.js'
  */
 export const COUNTER_MAX = 2 ** 40;
 
+/** The longest journal warning a bundle carries; the export cuts a longer one (a partial failure of hundreds of variants). */
+export const BUNDLE_WARNING_MAX = 4000;
+
 export const BUNDLE_KIND = 'partnership-sandbox-bundle';
 /** Version 2: the partner's client secret as a salted hash. Version 1 (a clear client_secret) is still read. */
 export const BUNDLE_VERSION = 2;
@@ -63,7 +66,7 @@ const BundleJournalEntry = z.strictObject({
     })
     .nullable()
     .default(null),
-  warnings: z.array(text(4000)).max(100),
+  warnings: z.array(text(BUNDLE_WARNING_MAX)).max(100),
   duration_ms: z.number().min(0),
 });
 

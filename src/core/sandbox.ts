@@ -38,8 +38,6 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
   const fixtures = loadFixtures(config.fixtures);
   const presets = loadPresets(config.scenarios ? [builtInPresetsDir, config.scenarios] : [builtInPresetsDir]);
   const store = createStore(config.db, { hashSecret: hashSecretSync });
-  // A reservation left by a process that stopped mid-request (kill -9) never finished.
-  store.idempotency.releaseAbandoned();
   const clock = new Clock();
   let wipedAt = 0;
   const partnerWipedAt = new Map<string, number>();
@@ -108,6 +106,8 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
   sandbox.snapshots = snapshots(sandbox);
   sandbox.loadClock();
   try {
+    // A reservation left by a process that stopped mid-request (kill -9) never finished.
+    store.idempotency.releaseAbandoned();
     // A fresh database gets the fixtures; a durable one keeps what it has.
     if (store.meta.get('seeded') !== '1') seed(sandbox);
     startupChaos(sandbox);
