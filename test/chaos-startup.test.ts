@@ -11,6 +11,7 @@ import { StartupError } from '../src/core/startup-error.js';
 import { packageDir } from '../src/package-dir.js';
 import { startSandbox } from '../src/start.js';
 import { DEMO } from './harness.js';
+import { demoTokenResponse } from './raw-http.js';
 
 const MAIN = join(packageDir, 'dist', 'main.js');
 const baseEnv = Object.fromEntries(
@@ -95,16 +96,7 @@ describe('a good chaos setting', () => {
       });
       proc.once('exit', (code) => reject(new Error(`exited ${code}`)));
     });
-    const token = () =>
-      fetch(`${url}/oauth/token`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'client_credentials',
-          client_id: DEMO.clientId,
-          client_secret: DEMO.clientSecret,
-        }),
-      });
+    const token = () => demoTokenResponse(url);
     const failed = await token();
     expect(failed.status).toBe(503);
     expect(failed.headers.get('x-sandbox-chaos')).toBe('seed=42; call=1');

@@ -7,9 +7,9 @@ import { connect } from 'node:net';
 import { expect } from 'vitest';
 import { DEMO, registerBody } from './harness.js';
 
-/** A token of the demo partner (fixtures) from the sandbox at `url`. */
-export async function demoToken(url: string): Promise<string> {
-  const res = await fetch(`${url}/oauth/token`, {
+/** The demo partner's (fixtures) token request to the sandbox at `url`, as answered. */
+export function demoTokenResponse(url: string): Promise<Response> {
+  return fetch(`${url}/oauth/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
@@ -18,6 +18,11 @@ export async function demoToken(url: string): Promise<string> {
       client_secret: DEMO.clientSecret,
     }),
   });
+}
+
+/** A token of the demo partner (fixtures) from the sandbox at `url`. */
+export async function demoToken(url: string): Promise<string> {
+  const res = await demoTokenResponse(url);
   return ((await res.json()) as { access_token: string }).access_token;
 }
 

@@ -15,7 +15,7 @@ import { defaultFixturesDir } from '../src/package-dir.js';
 import { startServer } from '../src/server.js';
 import { type SandboxOptions, startSandbox } from '../src/start.js';
 import { CONTROLS, DEMO, type expectOk, registerBody, testConfig } from './harness.js';
-import { demoAccount, demoToken, expectRawEnvelope, parseReply, raw } from './raw-http.js';
+import { demoAccount, demoToken, demoTokenResponse, expectRawEnvelope, parseReply, raw } from './raw-http.js';
 
 /** A fixture file as JSON, as far as these tests edit it. */
 type FixtureFile = { partners: Record<string, unknown>[]; verticals: Record<string, unknown>[] } & Record<
@@ -190,17 +190,7 @@ describe('durability with SANDBOX_DB=path', () => {
   it('state survives a restart (start, register, stop, start, read back)', async () => {
     const db = join(tempDir(), 'sandbox.db');
     const first = await startServer(testConfig({ db, port: 0 }));
-    const token = async (url: string) => {
-      const res = await fetch(`${url}/oauth/token`, {
-        method: 'POST',
-        body: new URLSearchParams({
-          grant_type: 'client_credentials',
-          client_id: DEMO.clientId,
-          client_secret: DEMO.clientSecret,
-        }),
-      });
-      return ((await res.json()) as { access_token: string }).access_token;
-    };
+    const token = demoToken;
     const t1 = await token(first.url);
     const headers = {
       Authorization: `Bearer ${t1}`,
@@ -452,11 +442,7 @@ describe('startSandbox() options', () => {
         seed: file,
       });
       try {
-        const token = await fetch(`${sandbox.url}/oauth/token`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`,
-        });
+        const token = await demoTokenResponse(sandbox.url);
         expect(((await token.json()) as { expires_in: number }).expires_in).toBe(60);
         for (let i = 0; i < 3; i++) await fetch(`${sandbox.url}/v1/partnership/vertical-mappings`);
         const journal = await sandbox.control.requests.list();

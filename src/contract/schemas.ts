@@ -46,12 +46,8 @@ export const Policy = z.enum(POLICIES).openapi('Policy');
 
 // ---- params and query -------------------------------------------------------------
 
-/** An ID in a path or query: 1 to 128 characters, each bound named in the message. */
-const identifier = () =>
-  z
-    .string()
-    .min(1, { error: EMPTY_MESSAGE })
-    .max(limits.idMax, { error: `must be at most ${limits.idMax} characters` });
+/** An ID in a path or query: 1 to 128 characters (contract/issues.ts words the bounds). */
+const identifier = () => z.string().min(1).max(limits.idMax);
 
 export const AccountParams = z.object({
   account_id: identifier().openapi({

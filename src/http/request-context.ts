@@ -6,6 +6,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Sandbox } from '../core/state.js';
+import { cutText } from '../domain/cut.js';
 import { ids } from '../domain/ids.js';
 import { CHAOS_HEADER } from '../scenarios/chaos.js';
 import { APPLIED_HEADER, ScenarioContext } from '../scenarios/context.js';
@@ -61,7 +62,8 @@ export function outcomeHeaders(c: Context<AppEnv>): Record<string, string> {
   if (scenarios.applied.length) out[APPLIED] = scenarios.applied.join(', ');
   if (scenarios.chaos) out[CHAOS] = `seed=${scenarios.chaos.seed}; call=${scenarios.chaos.call}`;
   const warnings = c.get('warnings');
-  if (warnings.length) out[WARNING] = capWarning(warnings.map(sanitizeHeader).join(', '));
+  if (warnings.length)
+    out[WARNING] = cutText(warnings.map(sanitizeHeader).join(', '), WARNING_HEADER_MAX, WARNING_CUT);
   return out;
 }
 
@@ -72,12 +74,6 @@ export function outcomeHeaders(c: Context<AppEnv>): Record<string, string> {
  */
 export const WARNING_HEADER_MAX = 4096;
 export const WARNING_CUT = ' ... (cut: GET /__sandbox/requests has the whole warning)';
-
-function capWarning(value: string): string {
-  return value.length <= WARNING_HEADER_MAX
-    ? value
-    : `${value.slice(0, WARNING_HEADER_MAX - WARNING_CUT.length)}${WARNING_CUT}`;
-}
 
 const APPLIED = APPLIED_HEADER.toLowerCase();
 const CHAOS = CHAOS_HEADER.toLowerCase();

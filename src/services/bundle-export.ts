@@ -4,6 +4,7 @@
  */
 import { BUNDLE_KIND, BUNDLE_VERSION, BUNDLE_WARNING_MAX, type BundleData } from '../contract/bundle.js';
 import type { Sandbox } from '../core/state.js';
+import { cutText } from '../domain/cut.js';
 import { own } from '../domain/own.js';
 import { secretOf } from '../store/partners.js';
 import { partnerNotFound } from './lookup.js';
@@ -82,16 +83,16 @@ export function exportBundle(s: Sandbox, parent: string): BundleData {
     journal: s.journal
       .list()
       .filter((e) => e.parent_account_id === parent || (e.account_id !== null && owned.has(e.account_id)))
-      .map(({ id: _id, ...entry }) => ({ ...entry, warnings: entry.warnings.map(cutWarning) })),
+      .map(({ id: _id, ...entry }) => ({
+        ...entry,
+        warnings: entry.warnings.map((w) => cutText(w, BUNDLE_WARNING_MAX, WARNING_CUT)),
+      })),
     chaos: chaosOf(s, parent),
   };
 }
 
+/** A journal warning longer than a bundle holds is cut, marked so. */
 const WARNING_CUT = ' ... (cut in the bundle)';
-/** A journal warning as a bundle holds it: whole, or cut to BUNDLE_WARNING_MAX with a marker. */
-const cutWarning = (w: string) =>
-  w.length <= BUNDLE_WARNING_MAX ? w : `${w.slice(0, BUNDLE_WARNING_MAX - WARNING_CUT.length)}${WARNING_CUT}`;
-
 /** The partner's chaos profile and its place in the sequence (docs/chaos.md), or null. */
 function chaosOf(s: Sandbox, parent: string): BundleData['chaos'] {
   const profile = s.chaos.of(parent);
