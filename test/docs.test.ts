@@ -169,6 +169,35 @@ describe('runnable shell blocks', () => {
   }
 });
 
+describe('the tours and the integration report', () => {
+  it('the README tour, then the getting-started tour, against one sandbox: no check failed, and each check not exercised says what to do next', async () => {
+    const sandbox = await startSandbox();
+    try {
+      for (const page of ['README.md', 'docs/getting-started.md']) {
+        const [tour] = runnableBlocks(read(page));
+        const run = await bash(`set -euo pipefail\n${tour!.code.split(DEFAULT_URL).join(sandbox.url)}`, {
+          cwd: ROOT,
+        });
+        expect(run.status, `${page}\n${run.stderr}`).toBe(0);
+      }
+      const report = await sandbox.control.report('pa_demo_platform', 'json');
+      expect(report.summary.failed, JSON.stringify(report.checks, null, 2)).toBe(0);
+      expect(report.summary.passed).toBeGreaterThanOrEqual(3);
+      for (const check of report.checks) {
+        if (check.outcome === 'passed') expect(check.next).toBeNull();
+        else expect(check.next, check.id).toMatch(/^Drill it: |^Register |^Send /);
+      }
+      const junit = await sandbox.control.report('pa_demo_platform', 'junit');
+      for (const check of report.checks.filter((c) => c.outcome === 'not_exercised'))
+        expect(junit).toContain(
+          `<skipped message="not exercised by this integration. ${xmlEscape(check.next!)}"/>`,
+        );
+    } finally {
+      await sandbox.stop();
+    }
+  }, 60_000);
+});
+
 describe('the manual served at /docs/guides/', () => {
   const pageNames = PAGES.filter((p) => p.startsWith('docs/')).map((p) =>
     p.slice('docs/'.length, -'.md'.length),
@@ -253,6 +282,12 @@ describe('the manual served at /docs/guides/', () => {
     }
   });
 });
+
+const xmlEscape = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!,
+  );
 
 function splitTarget(target: string): [string, string | undefined] {
   const hash = target.indexOf('#');
