@@ -14,8 +14,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { type RunningSandbox, startSandbox } from '../src/start.js';
 import { bash } from './shell.js';
 
@@ -56,7 +56,7 @@ interface Job {
   env?: Record<string, string>;
   steps: Step[];
 }
-const jobsOf = (path: string) => (parse(read(path)) as { jobs: Record<string, Job> }).jobs;
+const jobsOf = (path: string) => (load(read(path)) as { jobs: Record<string, Job> }).jobs;
 
 describe('workflow lint (actionlint)', () => {
   it('finds the problems it is meant to find (an unknown context property, an unknown input, a missing job)', async () => {
@@ -92,7 +92,7 @@ describe('workflow lint (actionlint)', () => {
 });
 
 describe('the release workflow', () => {
-  const workflow = parse(read(RELEASE));
+  const workflow = load(read(RELEASE)) as { on: { push: { tags: string[] } }; permissions: unknown };
   const jobs = jobsOf(RELEASE);
   const step = (job: string, uses: string) => jobs[job]!.steps.find((s) => s.uses?.startsWith(uses));
 
