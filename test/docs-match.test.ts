@@ -71,7 +71,7 @@ describe('docs that match', () => {
 
   it('the tarball size is the one scripts/tarball-size.mjs prints (its form)', () => {
     expect(read('docs/in-your-ci.md')).toMatch(
-      /\d[\d,]* KiB \(\d[\d,]* kB\)\s+packed, \d[\d,]* KiB unpacked, \d+ files \(measured by `node scripts\/tarball-size\.mjs`/,
+      /\d[\d.]* [KM]iB \(\d[\d.]* [kM]B\)\s+packed, \d[\d.]* [KM]iB unpacked, \d+ files \(measured by `node scripts\/tarball-size\.mjs`/,
     );
   });
 
