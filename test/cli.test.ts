@@ -215,7 +215,7 @@ describe('start-up failures: one line naming the setting and the cause, exit 2',
     expect(() => loadConfig([], { [name]: value })).toThrow(
       `invalid configuration: ${name}=${JSON.stringify(value)}: must be a whole number from 0 to 65535`,
     );
-    expect(() => loadConfig(['--port', value], {})).toThrow(
+    expect(() => loadConfig([`--port=${value}`], {})).toThrow(
       `invalid configuration: --port=${JSON.stringify(value)}: must be a whole number from 0 to 65535`,
     );
   });
