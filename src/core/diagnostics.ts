@@ -38,9 +38,14 @@ const RESEND_ADVICE: { client: RegExp; advice: string }[] = [
       "Go's net/http resends a GET, HEAD or a request with an Idempotency-Key that fails on a reused keep-alive connection: drill with Transport.DisableKeepAlives = true to see the reset",
   },
   {
-    client: /^Ruby\b|\bFaraday\b|\bnet[-_/]http\b/i,
+    client: /^Ruby\b/,
     advice:
-      "Ruby's Net::HTTP (Faraday's default adapter) resends a GET, HEAD, PUT, DELETE, OPTIONS or TRACE once when the connection fails: set max_retries = 0 on the Net::HTTP object (Faraday: conn.adapter(:net_http) { |http| http.max_retries = 0 }) to see the reset",
+      "Ruby's Net::HTTP resends a GET, HEAD, PUT, DELETE, OPTIONS or TRACE once when the connection fails (max_retries is 1 by default): set http.max_retries = 0 to see the reset",
+  },
+  {
+    client: /\bFaraday\b/,
+    advice:
+      "Faraday's retry middleware resends the errors it is told to retry at once (its interval is 0 by default): give it an interval (interval: 0.5) so that a resend is a deliberate retry, or leave Faraday::ConnectionFailed out of its exceptions to see the reset (its net_http adapter already sets Net::HTTP's max_retries = 0)",
   },
   {
     client: /\bGuzzleHttp\b|\bcurl\/|\blibcurl\b|\bPHP\b/i,
@@ -50,7 +55,7 @@ const RESEND_ADVICE: { client: RegExp; advice: string }[] = [
   {
     client: /\bJava-http-client\//,
     advice:
-      'the JDK HttpClient resends a GET or HEAD once (every method with -Djdk.httpclient.enableAllMethodRetry=true) when a pooled connection fails, and no property stops that for GET: send the drill on a connection that is not reused (a new HttpClient for the drill) to see the reset',
+      'the JDK HttpClient resends a GET or HEAD once when the connection fails before an answer, on a new connection as on a pooled one (every method with -Djdk.httpclient.enableAllMethodRetry=true): start the JVM with -Djdk.httpclient.redirects.retrylimit=1 to see the reset (an IOException "Too many retries"; it also allows one redirect only)',
   },
   {
     client: /\bpython-requests\/|\burllib3\b/i,
