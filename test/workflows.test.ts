@@ -88,7 +88,9 @@ describe('the release workflow', () => {
   it('runs on a version tag, runs the tests first, and the tag must be the package version', () => {
     expect(workflow.on.push.tags).toEqual(['v[0-9]+.[0-9]+.[0-9]+']);
     expect(Object.keys(workflow.on)).toEqual(['push']);
-    expect(jobs.test!.steps.map((s) => s.run?.trim()).filter(Boolean)).toContain('bash .ci/run');
+    expect(jobs.test!.steps.map((s) => s.run?.trim()).filter(Boolean)).toContain(
+      'sudo -E env "PATH=$PATH" bash .ci/run',
+    );
     expect(jobs.test!.steps.some((s) => s.run?.includes('"v$version" != "$GITHUB_REF_NAME"'))).toBe(true);
     expect(jobs.npm!.needs).toBe('test');
     expect(jobs.image!.needs).toBe('test');
