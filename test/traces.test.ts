@@ -15,6 +15,7 @@ import {
   MAPPINGS,
   STATUS,
 } from './harness.js';
+import { demoToken } from './raw-http.js';
 import { count, newTenant } from './tenants.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -317,16 +318,8 @@ describe('traces over a real socket, with the control client', () => {
   });
 
   it('headers read from the socket (a repeated tracestate joined) and the client’s trace_id filter', async () => {
-    const token = await fetch(`${sandbox.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: DEMO.clientId,
-        client_secret: DEMO.clientSecret,
-      }),
-    }).then((r) => r.json() as Promise<{ access_token: string }>);
-    const headers = new Headers({ Authorization: `Bearer ${token.access_token}`, traceparent: TRACEPARENT });
+    const token = await demoToken(sandbox.url);
+    const headers = new Headers({ Authorization: `Bearer ${token}`, traceparent: TRACEPARENT });
     headers.append('tracestate', 'rojo=1');
     headers.append('tracestate', 'congo=2');
     const res = await fetch(`${sandbox.url}${MAPPINGS}?parent_account_id=${DEMO.parent}`, { headers });
