@@ -137,6 +137,7 @@ describe('the tarball', () => {
       'CHANGELOG.md',
       'dist/main.js',
       'dist/index.js',
+      'dist/mcp.js',
       'dist/types/index.d.ts',
       'dist/types/start.d.ts',
       'dist/types/client/control.d.ts',
@@ -147,7 +148,7 @@ describe('the tarball', () => {
       expect(files).toContain(needed);
     }
     const allowed =
-      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|index)\.js|dist\/types\/.+\.d\.ts|fixtures\/.+\.json|scenarios\/.+\.json)$/;
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|index|mcp)\.js|dist\/types\/.+\.d\.ts|fixtures\/.+\.json|scenarios\/.+\.json)$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     const size = statSync(tarball).size;
     console.log(`tarball: ${(size / 1024).toFixed(0)} KiB, ${files.length} files`);
@@ -177,6 +178,15 @@ describe('the bundles', () => {
       expect(text, bundle).toMatch(/id=\\?"where-the-spec-is-silent\\?"/);
       expect(text, bundle).not.toContain('walkTokens');
     }
+  });
+});
+
+describe('npx partnership-sandbox mcp', () => {
+  it('the bin runs the MCP server bundle (dist/mcp.js): --help prints its usage', () => {
+    const bin = join(project, 'node_modules', '.bin', 'partnership-sandbox');
+    const help = run(bin, ['mcp', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Usage: partnership-sandbox mcp --url URL [--admin-token T]');
   });
 });
 
