@@ -195,11 +195,39 @@ describe('the bundles', () => {
 });
 
 describe('npx partnership-sandbox mcp', () => {
-  it('the bin runs the MCP server bundle (dist/mcp.js): --help prints its usage', () => {
+  it('the bin runs the MCP server bundle (dist/mcp.js), which needs no package of its own: usage, and the tools listed', () => {
     const bin = join(project, 'node_modules', '.bin', 'partnership-sandbox');
     const help = run(bin, ['mcp', '--help']);
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('Usage: partnership-sandbox mcp --url URL [--admin-token T]');
+    expect(existsSync(join(project, 'node_modules', '@modelcontextprotocol'))).toBe(false);
+    const requests = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'pack', version: '1' },
+        },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ];
+    const out = execFileSync(bin, ['mcp', '--url', 'http://127.0.0.1:4010'], {
+      cwd: project,
+      env: cleanEnv,
+      encoding: 'utf8',
+      timeout: 30_000,
+      input: `${requests.map((r) => JSON.stringify(r)).join('\n')}\n`,
+    });
+    const listed = out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .find((a) => a.id === 2);
+    expect(listed.result.tools.map((t: { name: string }) => t.name)).toContain('listRequests');
   });
 });
 
