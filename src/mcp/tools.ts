@@ -161,7 +161,10 @@ function toolOf(id: ControlOperationId, op: Operation, components: Record<string
   return {
     name: id,
     title,
-    description: [op.summary, op.description].filter(Boolean).join('. ').replace(/\.\./g, '.'),
+    description: [op.summary, op.description]
+      .filter((part): part is string => Boolean(part))
+      .map((part) => (/[.!?]$/.test(part) ? part : `${part}.`))
+      .join(' '),
     inputSchema: {
       type: 'object',
       properties,
