@@ -165,9 +165,16 @@ async function callTool(
   if (!(res.headers.get('content-type') ?? '').includes('json')) {
     return { content: [{ type: 'text', text }] };
   }
-  const answer = tool.view ? tool.view(JSON.parse(text)) : JSON.parse(text);
+  let answer: unknown;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    return { content: [{ type: 'text', text }] }; // not JSON after all: as the sandbox sent it
+  }
+  if (tool.view) answer = tool.view(answer);
+  const structured = answer !== null && typeof answer === 'object' && !Array.isArray(answer);
   return {
     content: [{ type: 'text', text: JSON.stringify(answer, null, 2) }],
-    structuredContent: answer as Record<string, unknown>,
+    ...(structured ? { structuredContent: answer as Record<string, unknown> } : {}),
   };
 }
