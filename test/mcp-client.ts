@@ -18,11 +18,15 @@ const baseEnv = Object.fromEntries(
 );
 
 /** An SDK client connected to `partnership-sandbox mcp …args`. */
-export async function mcpClient(args: string[], command: string[] = FROM_SOURCE): Promise<Client> {
+export async function mcpClient(
+  args: string[],
+  command: string[] = FROM_SOURCE,
+  env: Record<string, string> = {},
+): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...command, 'mcp', ...args],
-    env: baseEnv,
+    env: { ...baseEnv, ...env },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'sandbox-test', version: '1.0.0' });

@@ -295,18 +295,23 @@ describe('mcp: a failure is a tool error that names its cause', () => {
     }
   });
 
-  it('a sandbox with SANDBOX_ADMIN_TOKEN: 401 without --admin-token, answered with it', async () => {
+  it('a sandbox with SANDBOX_ADMIN_TOKEN: 401 without the token, answered with --admin-token or SANDBOX_ADMIN_TOKEN', async () => {
     const guarded = await startSandbox({ adminToken: 'mcp-test-admin-token' });
     const without = await mcpClient(['--url', guarded.url]);
     const withToken = await mcpClient(['--url', guarded.url, '--admin-token', 'mcp-test-admin-token']);
+    const fromEnv = await mcpClient(['--url', guarded.url], undefined, {
+      SANDBOX_ADMIN_TOKEN: 'mcp-test-admin-token',
+    });
     try {
       const refused = await call(without, 'getClock');
       expect(refused.isError).toBe(true);
       expect(refused.content[0]!.text).toContain('-> 401');
       expect((await ok(withToken, 'getClock')).offset_seconds).toBe(0);
+      expect((await ok(fromEnv, 'getClock')).offset_seconds).toBe(0);
     } finally {
       await without.close();
       await withToken.close();
+      await fromEnv.close();
       await guarded.stop();
     }
   });
