@@ -374,7 +374,7 @@ const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].
 const out = (cols) =>
   `| ${cols.map((c, i) => (i === 0 || i === header.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
 console.log(
-  `\nnode ${process.version}, ${cpus().length} CPUs, ${seconds} s per run after ${warmup} s warm-up` +
+  `\n${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${cpus().length} CPUs, ${seconds} s per run after ${warmup} s warm-up` +
     `${rounds > 1 ? `, median of ${rounds} rounds` : ''}; steal = CPU time the hypervisor gave to other guests during the run\n`,
 );
 console.log(out(header));

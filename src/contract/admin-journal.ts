@@ -149,6 +149,10 @@ export const ReportAnswer = z
         title: z.string(),
         outcome: z.enum(['passed', 'failed', 'not_exercised']),
         evidence: z.array(z.string()),
+        next: z.string().nullable().openapi({
+          description:
+            'What to do next: for a check not exercised, the drill that exercises it; for a failed one, what the client must do instead; null once passed.',
+        }),
       }),
     ),
     resilience: z

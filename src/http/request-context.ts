@@ -25,7 +25,10 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     c.set('startedAt', performance.now());
     c.set('warnings', []);
     c.set('rawBody', null);
-    c.set('dryRun', false);
+    // Spec §1: the envelope carries dry_run: true whenever dry_run=true was sent, so it is
+    // read here, before any route is known: a 405, an unknown path and an unknown
+    // X-Sandbox-Scenario answer with it too. The control plane has no dry run.
+    c.set('dryRun', !path.startsWith('/__sandbox') && c.req.query('dry_run') === 'true');
     c.set('journaled', path.startsWith('/v1/') || path === '/oauth/token');
     c.set('scenarios', new ScenarioContext([], sandbox.armed, sandbox.chaos));
     c.set('responseBody', undefined);
