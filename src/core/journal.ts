@@ -78,6 +78,8 @@ export interface JournalRecord {
   responseBody: unknown;
   /** The length of the answer's text as sent (characters), when known: a long one is cut at once. */
   responseChars?: number;
+  /** The answer's headers as sent (lower-case names); none for a reset connection. */
+  responseHeaders: Readonly<Record<string, string>>;
   request_id: string;
   parent_account_id: string | null;
   account_id: string | null;
@@ -123,6 +125,7 @@ function materialize(slot: Slot, limit: number): JournalEntry {
     status: r.status,
     response_body: response.text,
     response_body_truncated: response.truncated,
+    response_headers: { ...r.responseHeaders },
     request_id: r.request_id,
     parent_account_id: r.parent_account_id,
     account_id: r.account_id,
@@ -230,6 +233,7 @@ export class Journal {
         requestBody: entry.request_body,
         status: entry.status,
         responseBody: entry.response_body ?? undefined,
+        responseHeaders: entry.response_headers,
         request_id: entry.request_id,
         parent_account_id: entry.parent_account_id,
         account_id: entry.account_id,

@@ -31,6 +31,7 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     c.set('accountId', undefined);
     c.set('responseText', undefined);
     c.set('headersSent', false);
+    c.set('responseHeaders', undefined);
     c.set('connectionReset', false);
 
     await next();
@@ -94,6 +95,7 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     status: c.get('connectionReset') ? 0 : res.status,
     responseBody: c.get('responseBody'),
     responseChars: c.get('responseText')?.length,
+    responseHeaders: responseHeaders(c, res),
     request_id: c.get('requestId'),
     parent_account_id: parent,
     account_id: c.get('accountId') ?? null,
@@ -102,6 +104,15 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     warnings: c.get('warnings'),
     duration_ms: Math.round((performance.now() - c.get('startedAt')) * 100) / 100,
   });
+}
+
+/**
+ * The answer's headers for the journal: the plain object `send` wrote (no Fetch Headers built
+ * on the way), else those of the Response; none for a reset connection, which has no answer.
+ */
+function responseHeaders(c: Context<AppEnv>, res: Response): Readonly<Record<string, string>> {
+  if (c.get('connectionReset')) return {};
+  return c.get('responseHeaders') ?? Object.fromEntries(res.headers);
 }
 
 /** What the journal keeps of a chaos failure (a reset connection's included: it has no answer). */
