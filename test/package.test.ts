@@ -124,7 +124,7 @@ function run(
 }
 
 describe('the tarball', () => {
-  it('holds the bundles, the declarations, fixtures, presets, README, LICENSE and CHANGELOG, and nothing else', () => {
+  it("holds the bundles, the declarations, fixtures, presets, the manual's screenshots, README, LICENSE and CHANGELOG, and nothing else", () => {
     const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' })
       .trim()
       .split('\n')
@@ -143,15 +143,17 @@ describe('the tarball', () => {
       'fixtures/partners.json',
       'fixtures/taxonomy.json',
       'scenarios/flaky-network.json',
+      'docs/screenshots/journal.png', // the served manual shows them (/docs/guides/screenshots/)
     ]) {
       expect(files).toContain(needed);
     }
     const allowed =
-      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|index)\.js|dist\/types\/.+\.d\.ts|fixtures\/.+\.json|scenarios\/.+\.json)$/;
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|index)\.js|dist\/types\/.+\.d\.ts|fixtures\/.+\.json|scenarios\/.+\.json|docs\/screenshots\/[a-z0-9-]+\.png)$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     const size = statSync(tarball).size;
     console.log(`tarball: ${(size / 1024).toFixed(0)} KiB, ${files.length} files`);
-    expect(size).toBeLessThan(1024 * 1024);
+    // The manual's screenshots are most of it (about 1 MB of PNG, which does not compress).
+    expect(size).toBeLessThan(2 * 1024 * 1024);
   });
 });
 
@@ -225,6 +227,10 @@ describe('npx partnership-sandbox', () => {
     const health = await fetch(`${url}/__sandbox/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok', store: { writable: true, problem: null } });
+    // The served manual shows its screenshots from the installed package.
+    const shot = await fetch(`${url}/docs/guides/screenshots/journal.png`);
+    expect(shot.status).toBe(200);
+    expect(shot.headers.get('content-type')).toBe('image/png');
     // Ctrl-C in a terminal signals the whole foreground process group: npx, its shell, the sandbox.
     process.kill(-child.pid!, 'SIGINT');
     await exited;
