@@ -296,7 +296,7 @@ describe('the dashboard in headless Chromium', () => {
 
     // accepted brands show as text in the partners and account views as well
     await page.locator('#tab-partners').click();
-    await page.getByText('Demo Commerce Platform').waitFor();
+    await page.locator('#view-partners').getByText('Demo Commerce Platform').waitFor();
     if (res2.status === 200) await page.locator('td.brand-cell', { hasText: img }).waitFor();
 
     expect(await page.evaluate('window.__xss')).toBeUndefined();

@@ -125,7 +125,7 @@ function materialize(slot: Slot, limit: number): JournalEntry {
     status: r.status,
     response_body: response.text,
     response_body_truncated: response.truncated,
-    response_headers: { ...r.responseHeaders },
+    response_headers: r.responseHeaders,
     request_id: r.request_id,
     parent_account_id: r.parent_account_id,
     account_id: r.account_id,

@@ -107,12 +107,14 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
 }
 
 /**
- * The answer's headers for the journal: the plain object `send` wrote (no Fetch Headers built
- * on the way), else those of the Response; none for a reset connection, which has no answer.
+ * The answer's headers for the journal: a copy of the plain object `send` wrote (no Fetch
+ * Headers built on the way; copied now, as the app wrote them, before the server adds its
+ * own), else those of the Response; none for a reset connection, which has no answer.
  */
 function responseHeaders(c: Context<AppEnv>, res: Response): Readonly<Record<string, string>> {
   if (c.get('connectionReset')) return {};
-  return c.get('responseHeaders') ?? Object.fromEntries(res.headers);
+  const sent = c.get('responseHeaders');
+  return sent ? { ...sent } : Object.fromEntries(res.headers);
 }
 
 /** What the journal keeps of a chaos failure (a reset connection's included: it has no answer). */
