@@ -194,7 +194,7 @@ export function accountView(): View {
         h(
           'p',
           { class: 'muted small' },
-          'Status as GET …/status words it: active (enabled) or paused (disabled); an archived variant is left out of the aggregate and of status answers.',
+          'Status in the API’s words (GET …/status): active or paused, which PATCH /__sandbox/variants/{variant_id} sets as enabled true or false. An archived variant counts in neither the aggregate nor status answers.',
         ),
       ),
       d.last_status_write ? statusWriteCard(d.last_status_write, pages) : null,

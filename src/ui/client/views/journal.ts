@@ -170,7 +170,7 @@ export function journalView(): View {
     }
     if (!drawn.changed(shown.map((e) => e.id))) return;
     const chaos = shown.filter((e) => e.chaos).length;
-    count.textContent = `${shown.length} shown${chaos ? `, ${chaos} chaos-injected` : ''} (the journal keeps each partner's last ${data.max})`;
+    count.textContent = `${shown.length} shown${chaos ? `, ${chaos} chaos-injected` : ''} (the journal keeps the last ${data.max})`;
     fill(
       list,
       table(
