@@ -12,7 +12,7 @@ import type { Config } from '../src/core/config.js';
 import { type Running, startServer } from '../src/server.js';
 import { CHROMIUM, launchChromium } from './browser.js';
 import { DEMO, REGISTER, registerBody, testConfig } from './harness.js';
-import { demoToken } from './raw-http.js';
+import { demoToken, tokenResponse } from './raw-http.js';
 
 let browser: Browser;
 let server: Running | undefined;
@@ -490,6 +490,20 @@ async function registered(api: Awaited<ReturnType<typeof partner>>, brand: strin
   return ((await res.json()) as { data: { account_id: string } }).data.account_id;
 }
 
+/** Sets a chaos profile through the control plane (PUT /__sandbox/chaos): 200 or the test fails. */
+async function setChaos(base: string, profile: Record<string, unknown>) {
+  expect((await admin(base, 'PUT', '/__sandbox/chaos', profile)).status).toBe(200);
+}
+
+/** A chaos profile of rate 1 (server-error) for the demo partner, and the call it fails: its first. */
+async function chaosFailure(base: string, api: Awaited<ReturnType<typeof partner>>, seed: number) {
+  await setChaos(base, { rate: 1, seed, scenarios: ['server-error'], parent_account_id: DEMO.parent });
+  const failed = await api.get('/v1/partnership/vertical-mappings');
+  expect(failed.status).toBe(503);
+  expect(failed.headers.get('x-sandbox-chaos')).toBe(`seed=${seed}; call=1`);
+  return failed;
+}
+
 const STATUS_PATH = (account: string) => `/v1/partnership/accounts/${account}/status`;
 const CONTROLS_PATH = (account: string) => `/v1/partnership/accounts/${account}/marketplacecontrolslists`;
 
@@ -591,17 +605,9 @@ describe('the dashboard shows what the docs promise (issue 32 item 6)', () => {
       client_id: string;
       client_secret: string;
     };
-    const otherToken = (await (
-      await fetch(`${base}/oauth/token`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'client_credentials',
-          client_id: other.client_id,
-          client_secret: other.client_secret,
-        }),
-      })
-    ).json()) as { access_token: string };
+    const otherToken = (await (await tokenResponse(base, other.client_id, other.client_secret)).json()) as {
+      access_token: string;
+    };
     const otherCall = await fetch(`${base}/v1/partnership/vertical-mappings`, {
       headers: {
         Authorization: `Bearer ${otherToken.access_token}`,
@@ -614,19 +620,7 @@ describe('the dashboard shows what the docs promise (issue 32 item 6)', () => {
       'X-Sandbox-Scenario': 'server-error=500',
     });
     expect(drill.status).toBe(500);
-    expect(
-      (
-        await admin(base, 'PUT', '/__sandbox/chaos', {
-          rate: 1,
-          seed: 3,
-          scenarios: ['server-error'],
-          parent_account_id: DEMO.parent,
-        })
-      ).status,
-    ).toBe(200);
-    const injected = await api.get('/v1/partnership/vertical-mappings');
-    expect(injected.status).toBe(503);
-    expect(injected.headers.get('x-sandbox-chaos')).toBe('seed=3; call=1');
+    await chaosFailure(base, api, 3);
 
     const { page, problems } = await open(`${base}/__sandbox/ui#/journal`);
     const rows = page.locator('#view-journal tr.clickable');
@@ -706,16 +700,12 @@ describe('the dashboard shows what the docs promise (issue 32 item 6)', () => {
     ).json()) as {
       parent_account_id: string;
     };
-    expect(
-      (
-        await admin(base, 'PUT', '/__sandbox/chaos', {
-          rate: 0.5,
-          seed: 11,
-          scenarios: ['server-error'],
-          parent_account_id: other.parent_account_id,
-        })
-      ).status,
-    ).toBe(200);
+    await setChaos(base, {
+      rate: 0.5,
+      seed: 11,
+      scenarios: ['server-error'],
+      parent_account_id: other.parent_account_id,
+    });
 
     const { page, problems } = await open(`${base}/__sandbox/ui#/partners`);
     const demoChaos = page.locator(`[data-chaos-of="${DEMO.parent}"]`);
@@ -752,18 +742,7 @@ describe('the dashboard shows what the docs promise (issue 32 item 6)', () => {
   it('the report keeps journal numbers and chaos call numbers apart; a journal number opens its entry', async () => {
     const base = await start();
     const api = await partner(base);
-    expect(
-      (
-        await admin(base, 'PUT', '/__sandbox/chaos', {
-          rate: 1,
-          seed: 9,
-          scenarios: ['server-error'],
-          parent_account_id: DEMO.parent,
-        })
-      ).status,
-    ).toBe(200);
-    const failed = await api.get('/v1/partnership/vertical-mappings');
-    expect(failed.status).toBe(503);
+    const failed = await chaosFailure(base, api, 9);
     expect((await api.get('/v1/partnership/vertical-mappings')).status).toBe(200); // never failed twice in a row
     const journal = (await (
       await admin(base, 'GET', `/__sandbox/requests?parent_account_id=${DEMO.parent}`)
