@@ -71,7 +71,13 @@ export function chaosCard() {
     const who = parent ?? 'every partner';
     const p = profileFor(profiles, parent);
     if (!p) {
-      fill(inForce, `In force for ${who}: none. No call is failed by chaos.`);
+      const own = parent === null ? profiles.length : 0;
+      fill(
+        inForce,
+        own
+          ? `In force for every partner: none; ${own === 1 ? '1 partner has its own profile' : `${own} partners have their own`} (below, or name it under Partner).`
+          : `In force for ${who}: none. No call of ${parent ? 'it' : 'any partner'} is failed by chaos.`,
+      );
       inForce.className = 'in-force none';
     } else {
       const scope = p.parent_account_id === null ? ' (the profile for every partner)' : ' (its own profile)';
