@@ -322,6 +322,7 @@ describe('the image', () => {
     );
     expect(probe.split('\n')).toEqual([
       'dist',
+      'docs', // docs/screenshots only: the manual's screenshots /docs/guides/ shows
       'fixtures',
       'node_modules',
       'package-lock.json',
