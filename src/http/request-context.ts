@@ -8,10 +8,11 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Sandbox } from '../core/state.js';
 import { cutText } from '../domain/cut.js';
 import { ids } from '../domain/ids.js';
+import { traceOf } from '../domain/trace-context.js';
 import { CHAOS_HEADER } from '../scenarios/chaos.js';
 import { APPLIED_HEADER, ScenarioContext } from '../scenarios/context.js';
 import type { AppEnv } from './env.js';
-import { requestHeaders } from './headers.js';
+import { requestHeader, requestHeaders } from './headers.js';
 
 export const WARNING_HEADER = 'X-Sandbox-Warning';
 
@@ -97,6 +98,7 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     responseChars: c.get('responseText')?.length,
     responseHeaders: responseHeaders(c, res),
     request_id: c.get('requestId'),
+    trace: traceOf(requestHeader(c, 'traceparent'), requestHeader(c, 'tracestate')),
     parent_account_id: parent,
     account_id: c.get('accountId') ?? null,
     scenarios_applied: c.get('scenarios').applied,
