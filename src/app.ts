@@ -18,7 +18,8 @@ import { errorResponse } from './http/envelope.js';
 import { requestHeader } from './http/headers.js';
 import { answerCutOff, BodyCutOff } from './http/read-body.js';
 import { requestContext } from './http/request-context.js';
-import { parseScenarioHeader, SCENARIO_HEADER, ScenarioContext } from './scenarios/context.js';
+import { parseScenarioHeader, SCENARIO_HEADER } from './scenarios/header.js';
+import { FaultPlan } from './scenarios/plan.js';
 
 export function createApp(sandbox: Sandbox) {
   const app = new OpenAPIHono<AppEnv>();
@@ -26,7 +27,7 @@ export function createApp(sandbox: Sandbox) {
   app.use('*', requestContext(sandbox));
   app.use('/v1/*', async function scenarioHeader(c, next) {
     const effects = parseScenarioHeader(requestHeader(c, SCENARIO_HEADER), sandbox.presets);
-    if (effects.length) c.set('scenarios', new ScenarioContext(effects, sandbox.armed, sandbox.chaos));
+    if (effects.length) c.set('faultPlan', new FaultPlan(effects, sandbox.armed, sandbox.chaos));
     await next();
   });
 

@@ -180,7 +180,7 @@ describe('layers: imports run one way', () => {
     expect(breaks(at('store/idempotency.ts'), at('contract/errors.ts'), true)).toBe(false);
     expect(breaks(at('domain/status.ts'), at('store/accounts.ts'), true)).toBe(true);
     expect(breaks(at('http/auth.ts'), at('admin/routes.ts'), false)).toBe(true);
-    expect(breaks(at('scenarios/context.ts'), at('http/headers.ts'), false)).toBe(true);
+    expect(breaks(at('scenarios/plan.ts'), at('http/headers.ts'), false)).toBe(true);
     expect(breaks(at('sandbox/create.ts'), at('http/body.ts'), false)).toBe(true);
     expect(breaks(at('core/state.ts'), at('services/status.ts'), true)).toBe(true);
     expect(breaks(at('sandbox/create.ts'), at('services/bundles.ts'), false)).toBe(false);

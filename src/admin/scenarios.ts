@@ -5,7 +5,7 @@ import { validationError } from '../contract/errors.js';
 import type { Sandbox } from '../core/state.js';
 import type { AppEnv } from '../http/env.js';
 import { BUILT_INS, builtIn, describeValue, parseValue } from '../scenarios/catalogue.js';
-import { scenarioError } from '../scenarios/context.js';
+import { scenarioError } from '../scenarios/header.js';
 import type { Effect } from '../scenarios/presets.js';
 import { accountOr404, partnerOr404 } from '../services/lookup.js';
 import { bind } from './bind.js';

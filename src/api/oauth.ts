@@ -18,7 +18,8 @@ import { injectFaults } from '../http/faults.js';
 import { requestHeader } from '../http/headers.js';
 import { isJsonMediaType, jsonMediaTypeProblem } from '../http/json.js';
 import { readBody } from '../http/read-body.js';
-import { parseScenarioHeader, SCENARIO_HEADER, ScenarioContext } from '../scenarios/context.js';
+import { parseScenarioHeader, SCENARIO_HEADER } from '../scenarios/header.js';
+import { FaultPlan } from '../scenarios/plan.js';
 import {
   authenticateClient,
   clientMatching,
@@ -148,9 +149,9 @@ export function oauthApi() {
       let basicRaw: Basic['raw'] | undefined;
       try {
         const effects = parseScenarioHeader(requestHeader(c, SCENARIO_HEADER), s.presets);
-        const scenarios = new ScenarioContext(effects, s.armed, s.chaos);
+        const scenarios = new FaultPlan(effects, s.armed, s.chaos);
         scenarios.endpoint = 'token';
-        c.set('scenarios', scenarios);
+        c.set('faultPlan', scenarios);
         const raw = await readBody(c);
         const basic = basicCredentials(authorization);
         const request = readTokenRequest(readFields(raw, requestHeader(c, 'content-type') ?? ''), basic);

@@ -31,13 +31,15 @@ export function partnershipApi() {
         },
       );
     }
-    return ok(c, { vertical_mappings: [...mappingFor(c.get('sandbox'), c.get('scenarios'), parent)] });
+    return ok(c, {
+      vertical_mappings: [...mappingFor(c.get('sandbox'), parent, c.get('faults').unseededMappings)],
+    });
   });
 
   serve(api, operations.registerAccount, (c) => {
     const result = register(
       c.get('sandbox'),
-      c.get('scenarios'),
+      c.get('faults'),
       c.get('principal')!.parent_account_id,
       c.req.valid('json'),
       c.get('dryRun'),
@@ -49,7 +51,7 @@ export function partnershipApi() {
   });
 
   serve(api, operations.getControls, (c) => {
-    const data = readControls(c.get('sandbox'), c.get('account')!, c.get('scenarios'));
+    const data = readControls(c.get('sandbox'), c.get('account')!, c.get('faults'));
     c.get('sandbox').diagnostics.hashShown(
       c.get('principal')!.client_id,
       data.marketplace_controls_list.content_hash,
@@ -63,7 +65,7 @@ export function partnershipApi() {
     const body = c.req.valid('json');
     const unseen = sandbox.diagnostics.hashSent(principal!.client_id, body.contentHash);
     if (unseen) c.get('warnings').push(unseen);
-    const data = writeControls(sandbox, c.get('scenarios'), c.get('account')!, body, c.get('dryRun'));
+    const data = writeControls(sandbox, c.get('faults'), c.get('account')!, body, c.get('dryRun'));
     if (!c.get('dryRun'))
       sandbox.diagnostics.hashShown(principal!.client_id, data.marketplace_controls_list.content_hash);
     return ok(c, data);
@@ -75,7 +77,7 @@ export function partnershipApi() {
     const requested = c.req.valid('json').status;
     const result = writeStatus(
       c.get('sandbox'),
-      c.get('scenarios'),
+      c.get('faults'),
       c.get('account')!,
       requested,
       c.get('dryRun'),

@@ -41,7 +41,7 @@ export function loadAccount(c: Context<AppEnv>): void {
 export function propagation(c: Context<AppEnv>): void {
   const s = c.get('sandbox');
   const account = c.get('account')!;
-  const now = c.get('scenarios').take('auth-propagation') !== undefined;
+  const now = c.get('faultPlan').take('auth-propagation') !== undefined;
   const time = s.clock.now(account.parent_account_id); // the partner's clock
   if (now || account.auth_ready_at > time) {
     const { ordinal, warning } = s.diagnostics.propagationAnswer(account.account_id, time);

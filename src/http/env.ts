@@ -1,7 +1,7 @@
 /** What the HTTP layer keeps per request, reachable from every middleware and handler. */
 import type { Sandbox } from '../core/state.js';
 import type { Endpoint } from '../scenarios/catalogue.js';
-import type { ScenarioContext } from '../scenarios/context.js';
+import type { FaultPlan, ServiceFaults } from '../scenarios/plan.js';
 import type { Principal } from '../services/auth.js';
 import type { AccountRow } from '../store/accounts.js';
 
@@ -10,7 +10,10 @@ export interface AppVariables {
   requestId: string;
   startedAt: number;
   endpoint: Endpoint | undefined;
-  scenarios: ScenarioContext;
+  /** The call's fault plan (scenarios/plan.ts). */
+  faultPlan: FaultPlan;
+  /** The service-hooked scenarios the call meets, resolved once before its handler. */
+  faults: ServiceFaults;
   principal: Principal | undefined;
   account: AccountRow | undefined;
   /** The caller's own account this call concerns (the journal files the call under it). */

@@ -10,7 +10,7 @@
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { ApiError, type ErrorCode } from '../contract/errors.js';
-import type { ScenarioContext } from '../scenarios/context.js';
+import type { FaultPlan } from '../scenarios/plan.js';
 import type { AppEnv } from './env.js';
 import { incoming, requestHeader } from './headers.js';
 
@@ -32,7 +32,7 @@ const serverErrors: Record<number, { code: ErrorCode; message: string }> = {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function injectFaults(c: Context<AppEnv>): Response | Promise<void> | undefined {
-  const scenarios = c.get('scenarios');
+  const scenarios = c.get('faultPlan');
   const diagnostics = c.get('sandbox').diagnostics;
   // Only requests a client retries on its own (Go's net/http: a GET or HEAD, or any request
   // with an Idempotency-Key) are watched for a silent retry after a reset drill.
@@ -59,7 +59,7 @@ export function injectFaults(c: Context<AppEnv>): Response | Promise<void> | und
 }
 
 /** rate-limited and server-error: thrown as the envelope the real service would send. */
-function answerFaults(scenarios: ScenarioContext): void {
+function answerFaults(scenarios: FaultPlan): void {
   const limited = scenarios.take('rate-limited');
   if (limited) {
     const seconds = limited.value ?? 1;

@@ -30,7 +30,7 @@ type Stage = (c: Context<AppEnv>) => Response | undefined | void | Promise<Respo
 
 function begin(endpoint: Endpoint): Stage {
   return function begin(c) {
-    const scenarios = c.get('scenarios');
+    const scenarios = c.get('faultPlan');
     scenarios.endpoint = endpoint;
     c.set('dryRun', c.req.query('dry_run') === 'true');
   };
@@ -58,7 +58,7 @@ function startOver(c: Context<AppEnv>): void {
   c.set('accountId', undefined);
   c.set('idempotencyKey', undefined);
   c.set('warnings', []);
-  c.set('scenarios', c.get('scenarios').fresh());
+  c.set('faultPlan', c.get('faultPlan').fresh());
 }
 
 /**
@@ -96,6 +96,8 @@ export function pipeline(
           return out;
         }
       }
+      // The scenarios its services hook, resolved once, in the handler's synchronous stretch.
+      c.set('faults', c.get('faultPlan').serviceFaults());
       await next();
       answer = c.res;
     } finally {

@@ -16,7 +16,7 @@ import type { Sandbox } from '../core/state.js';
 import { contentHash } from '../domain/controls.js';
 import { ids } from '../domain/ids.js';
 import { findPair } from '../domain/taxonomy.js';
-import type { ScenarioContext } from '../scenarios/context.js';
+import type { ServiceFaults } from '../scenarios/plan.js';
 import type { AccountRow, LayoutRow, NewAccount, PageRow } from '../store/accounts.js';
 import { mappingFor } from './mappings.js';
 
@@ -28,7 +28,7 @@ export interface RegisterResult {
 
 export function register(
   s: Sandbox,
-  scenarios: ScenarioContext,
+  faults: ServiceFaults,
   parent: string,
   body: RegisterRequest,
   dryRun = false,
@@ -41,7 +41,7 @@ export function register(
       },
     ]);
   }
-  const mapping = mappingFor(s, scenarios, parent);
+  const mapping = mappingFor(s, parent, faults.unseededMappings);
   if (mapping.length === 0) {
     throw new ApiError('vertical_mapping_not_seeded', mappingNotSeededMessage(parent), {
       details: { parent_account_id: parent },
@@ -73,7 +73,7 @@ export function register(
     const existing = s.store.accounts.byExternal(parent, body.external_account_id);
     // A match creates nothing: the propagation drill (of new accounts) is neither applied nor used up.
     if (existing) return matchedResult(s, existing, body);
-    const propagation = scenarios.take('auth-propagation')?.value ?? s.config.authPropagationSeconds;
+    const propagation = faults.authPropagation?.use() ?? s.config.authPropagationSeconds;
     const created = newAccount(s, parent, body, propagation);
     s.store.accounts.insert(created);
     const listId = ids.controlsList();

@@ -8,7 +8,7 @@ import {
   type RequestedStatus,
   type VariantOutcome,
 } from '../domain/status.js';
-import type { ScenarioContext } from '../scenarios/context.js';
+import type { ServiceFaults } from '../scenarios/plan.js';
 import type { AccountRow, VariantRow } from '../store/accounts.js';
 
 const asState = (v: VariantRow) => ({ ...v, enabled: v.enabled === 1, archived: v.archived === 1 });
@@ -77,7 +77,7 @@ export interface StatusWriteResult {
 
 export function writeStatus(
   s: Sandbox,
-  scenarios: ScenarioContext,
+  faults: ServiceFaults,
   account: AccountRow,
   requested: RequestedStatus,
   dryRun: boolean,
@@ -87,8 +87,8 @@ export function writeStatus(
     const variants = s.store.accounts.variants(account.account_id).map(asState);
     const live = variants.filter((v) => !v.archived);
     // A dry run shows the clean result; the partial-failure drill is for real writes.
-    const partial = dryRun || live.length === 0 ? undefined : scenarios.take('status-partial-failure');
-    const failing = partial ? (partial.value ?? defaultFailingCount(live.length)) : 0;
+    const drill = dryRun || live.length === 0 ? undefined : faults.statusPartialFailure;
+    const failing = drill ? (drill.use() ?? defaultFailingCount(live.length)) : 0;
     const plan = planCascade(variants, requested, failing);
     const after = plan.map((p) => ({ ...p.variant, enabled: p.enabled }));
     const outcomes = plan.map((p, i) => ({ ...variantDetail(after[i]!), result: p.result }));
