@@ -51,10 +51,10 @@ export const ok = <T extends z.ZodType>(description: string, schema: T) => ({
   ...json(schema),
 });
 export const body = <T extends z.ZodType>(schema: T) => ({ body: { required: true, ...json(schema) } });
-export const param = (name: string, description: string, example: string) =>
+export const param = <N extends string>(name: N, description: string, example: string) =>
   z.object({
     [name]: z.string().openapi({ param: { name, in: 'path' }, description, example }),
-  }) as z.ZodObject<Record<string, z.ZodString>>;
+  }) as unknown as z.ZodObject<{ [K in N]: z.ZodString }>;
 export const parentParam = param(
   'parent_account_id',
   'The parent account ID of a partner.',

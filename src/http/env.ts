@@ -1,4 +1,5 @@
 /** What the HTTP layer keeps per request, reachable from every middleware and handler. */
+import type { Context } from 'hono';
 import type { Sandbox } from '../core/state.js';
 import type { Endpoint } from '../scenarios/catalogue.js';
 import type { FaultPlan, ServiceFaults } from '../scenarios/plan.js';
@@ -47,4 +48,14 @@ export interface AppVariables {
 
 export interface AppEnv {
   Variables: AppVariables;
+}
+
+/** A value a stage before the handler set: a missing one is a bug of the binder, never the client's. */
+export function known<K extends keyof AppVariables>(
+  c: Context<AppEnv>,
+  key: K,
+): NonNullable<AppVariables[K]> {
+  const value = c.get(key);
+  if (value === undefined || value === null) throw new Error(`the pipeline set no ${String(key)}`);
+  return value as NonNullable<AppVariables[K]>;
 }

@@ -83,13 +83,15 @@ function concurrentWrite(s: Sandbox, account: AccountRow): void {
   });
 }
 
-export function writeControls(
-  s: Sandbox,
-  faults: ServiceFaults,
-  account: AccountRow,
-  body: ControlsWriteRequest,
-  dryRun: boolean,
-): ControlsData {
+/** A controls PUT, as its call names it. */
+export interface ControlsWrite {
+  account: AccountRow;
+  body: ControlsWriteRequest;
+  dryRun: boolean;
+  faults: ServiceFaults;
+}
+
+export function writeControls(s: Sandbox, { account, body, dryRun, faults }: ControlsWrite): ControlsData {
   const parent = account.parent_account_id;
   const mapping = mappingFor(s, parent, faults.unseededMappings);
   const { blocks, unmapped } = translatePairs(mapping, body.blockedVerticals);

@@ -26,13 +26,16 @@ export interface RegisterResult {
   warnings: string[];
 }
 
-export function register(
-  s: Sandbox,
-  faults: ServiceFaults,
-  parent: string,
-  body: RegisterRequest,
-  dryRun = false,
-): RegisterResult {
+/** A register call, as its call names it. */
+export interface Registration {
+  /** The parent account of the caller's token. */
+  parent: string;
+  body: RegisterRequest;
+  dryRun: boolean;
+  faults: ServiceFaults;
+}
+
+export function register(s: Sandbox, { parent, body, dryRun, faults }: Registration): RegisterResult {
   if (body.platform_parent_account_id !== parent) {
     throw validationError([
       {

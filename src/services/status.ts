@@ -75,13 +75,19 @@ export interface StatusWriteResult {
   total: number;
 }
 
+/** A status PUT, as its call names it. */
+export interface StatusWrite {
+  account: AccountRow;
+  requested: RequestedStatus;
+  dryRun: boolean;
+  /** The request's ID, kept in the record of the latest real write. */
+  requestId: string;
+  faults: ServiceFaults;
+}
+
 export function writeStatus(
   s: Sandbox,
-  faults: ServiceFaults,
-  account: AccountRow,
-  requested: RequestedStatus,
-  dryRun: boolean,
-  requestId: string,
+  { account, requested, dryRun, requestId, faults }: StatusWrite,
 ): StatusWriteResult {
   return s.store.tx(() => {
     const variants = s.store.accounts.variants(account.account_id).map(asState);
