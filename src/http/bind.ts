@@ -3,7 +3,8 @@
  * come from the declaration, so what the documents list is what is served; the stages the
  * declaration needs run before the handler (the partnership pipeline, src/http/pipeline.ts,
  * for a partnership operation; the declared path, query and body schemas for a control-plane
- * operation; the token endpoint's steps, src/api/oauth.ts), and they produce the typed call
+ * operation; the steps a module states for its operation: the token endpoint's, src/api/oauth.ts),
+ * and they produce the typed call
  * the handler receives: `{principal, account, params, query, body, dryRun, faults}` as the
  * declaration says. A handler's answers are type-checked against the declared ones.
  */
@@ -58,6 +59,20 @@ export interface ControlCall<R extends ControlRoute> {
   query: PartOf<R, 'query'>;
   /** Reads the JSON body and parses it by the declared schema (after the handler's own 404 checks). */
   body(): Promise<BodyOf<R>>;
+}
+
+/**
+ * An operation whose steps its own module states, in order (the token endpoint: api/oauth.ts):
+ * `begin` starts the attempt's record, `steps` produce the typed call or throw, and `fail`
+ * answers whatever the steps or the handler throw in the surface's own error format (RFC 6749
+ * §5.2 for the token endpoint), reading what the attempt recorded.
+ */
+export interface StepsDeclaration<Call, Attempt> {
+  route: RouteConfig;
+  begin(c: Context<AppEnv>): Attempt;
+  /** The call, or the answer a step gave itself (a reset connection). */
+  steps(c: Context<AppEnv>, attempt: Attempt): Promise<Call | Response>;
+  fail(error: unknown, c: Context<AppEnv>, attempt: Attempt): Promise<Response>;
 }
 
 type Answer<R extends RouteConfig> = RouteConfigToTypedResponse<R> | Promise<RouteConfigToTypedResponse<R>>;
@@ -117,12 +132,31 @@ export function bind<R extends ControlRoute>(
   declaration: R,
   handler: (call: ControlCall<R>, c: Context<AppEnv>) => Answer<R>,
 ): void;
+/** Binds an operation with steps of its own (the token endpoint): its steps, then its handler. */
+export function bind<Call, Attempt>(
+  api: Hono<AppEnv>,
+  declaration: StepsDeclaration<Call, Attempt>,
+  handler: (call: Call, c: Context<AppEnv>) => Response,
+): void;
 export function bind(
   api: Hono<AppEnv>,
-  declaration: (Operation & { endpoint: Endpoint }) | ControlRoute,
+  declaration: (Operation & { endpoint: Endpoint }) | ControlRoute | StepsDeclaration<unknown, unknown>,
   handler: (call: never, c: Context<AppEnv>) => unknown,
 ): void {
   const run = handler as (call: unknown, c: Context<AppEnv>) => Response | Promise<Response>;
+  if ('steps' in declaration) {
+    const { route, begin, steps, fail } = declaration;
+    api.on(route.method.toUpperCase(), routingPath(route.path), async (c) => {
+      const attempt = begin(c);
+      try {
+        const call = await steps(c, attempt);
+        return call instanceof Response ? call : await run(call, c);
+      } catch (e) {
+        return fail(e, c, attempt);
+      }
+    });
+    return;
+  }
   if ('needs' in declaration) {
     const { route, endpoint, needs } = declaration;
     (api as OpenAPIHono<AppEnv>).openAPIRegistry.registerPath(route);
