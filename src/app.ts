@@ -5,12 +5,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { adminApi } from './admin/routes.js';
 import { docsApi } from './api/docs.js';
 import { oauthApi } from './api/oauth.js';
 import { partnershipApi } from './api/partnership.js';
 import { ApiError, storeNotWritable } from './contract/errors.js';
 import { registerPartnershipExtras } from './contract/openapi.js';
+import { controlApi } from './control/routes.js';
 import type { Sandbox } from './core/state.js';
 import { routePattern } from './domain/route-pattern.js';
 import type { AppEnv } from './http/env.js';
@@ -33,7 +33,7 @@ export function createApp(sandbox: Sandbox) {
 
   app.route('/', oauthApi());
   app.route('/', partnershipApi());
-  app.route('/', adminApi(sandbox));
+  app.route('/', controlApi(sandbox));
   registerPartnershipExtras(app);
   app.route('/', docsApi(app));
 

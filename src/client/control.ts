@@ -17,8 +17,8 @@
  * isolation: partners.reset, partners.clock, snapshots, requests.count, bundles. §11: chaos.
  */
 import type { z } from 'zod';
-import type { JournalFilters } from '../contract/admin.js';
-import type { ReportAnswer } from '../contract/admin-journal.js';
+import type { JournalFilters } from '../contract/control.js';
+import type { ReportAnswer } from '../contract/control-journal.js';
 import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control-operations.js';
 import type { controlRoutes } from '../contract/control-routes.js';
 import type { isolationRoutes } from '../contract/control-routes-isolation.js';

@@ -1,7 +1,7 @@
 /** Chaos profiles on the control plane (docs/chaos.md): set, read, end. */
 import { Hono } from 'hono';
 import type { z } from 'zod';
-import type { ChaosProfileView } from '../contract/admin-journal.js';
+import type { ChaosProfileView } from '../contract/control-journal.js';
 import { controlRoutes as op } from '../contract/control-routes.js';
 import { validationError } from '../contract/errors.js';
 import type { Sandbox } from '../core/state.js';

@@ -30,8 +30,8 @@ import { snapshotRoutes } from './snapshots.js';
 export { accountDetail } from '../services/accounts.js';
 export { clockView } from './clock.js';
 
-function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
-  return async function adminAuth(c, next) {
+function controlAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
+  return async function controlAuth(c, next) {
     // The dashboard shell (/__sandbox/ui and its JS and CSS) holds no data: served without the token.
     if (token && c.req.path !== op.health.path && !isUiShellPath(c.req.path)) {
       const sent = parseBearer(requestHeader(c, 'authorization'));
@@ -49,10 +49,10 @@ function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
   };
 }
 
-export function adminApi(sandbox: Sandbox) {
+export function controlApi(sandbox: Sandbox) {
   const api = new Hono<AppEnv>();
   const s = sandbox;
-  api.use('/__sandbox/*', sameSiteOnly(), adminAuth(s.config.adminToken), noDotSegments());
+  api.use('/__sandbox/*', sameSiteOnly(), controlAuth(s.config.adminToken), noDotSegments());
 
   // 200 even while the store refuses writes: a restart frees no disk space, and reads still work.
   bind(api, op.health, (_call, c) =>
