@@ -13,6 +13,12 @@ import { packageVersion } from './package-dir.js';
 import { type Running, startServer } from './server.js';
 
 async function main() {
+  const [first, ...rest] = process.argv.slice(2);
+  // Subcommands: each is its room's own command line (docs/drift.md).
+  if (first === 'record' || first === 'verify') {
+    const { runDriftCommand } = await import('./drift/cli.js');
+    process.exit(await runDriftCommand(first, rest));
+  }
   const command = parseCommandLine(process.argv.slice(2), process.env);
   if (command.kind === 'help') return void console.log(USAGE);
   if (command.kind === 'version') return void console.log(packageVersion());
