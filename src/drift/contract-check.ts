@@ -6,8 +6,7 @@
  * (`/openapi-3.0.json`: openapi-backend reads 3.0 documents), fetched from a sandbox started
  * in this process for the purpose (startSandbox, the package's own entry) unless given.
  */
-import addFormats from 'ajv-formats';
-import { OpenAPIBackend, SetMatchType } from 'openapi-backend';
+import type { OpenAPIBackend } from 'openapi-backend';
 import { startSandbox } from '../start.js';
 
 type Operation = NonNullable<ReturnType<OpenAPIBackend['router']['matchOperation']>>;
@@ -35,6 +34,12 @@ export class ContractChecker {
   /** A checker over `document` (an OpenAPI 3.0 document), or the partner document of this package's sandbox. */
   static async create(document?: object): Promise<ContractChecker> {
     const definition = document ?? (await partnerDocument());
+    // Loaded here, not at the top: the bin and the package load them only when recording
+    // (both stay external to the bundles: scripts/build.mjs).
+    const [{ OpenAPIBackend }, { default: addFormats }] = await Promise.all([
+      import('openapi-backend'),
+      import('ajv-formats'),
+    ]);
     const api = new OpenAPIBackend({
       // biome-ignore lint/suspicious/noExplicitAny: openapi-backend types its definition as its own Document type
       definition: definition as any,
@@ -91,7 +96,7 @@ export class ContractChecker {
     // ... and the value of each documented header it has, checked against its schema.
     const result = this.#api.validator.validateResponseHeaders(headers, op, {
       statusCode: answer.status,
-      setMatchType: SetMatchType.Any,
+      setMatchType: 'any' as never, // SetMatchType.Any (the enum is a value of the lazily loaded module)
     });
     for (const e of result.errors ?? []) {
       problems.push(`header ${e.instancePath.replace(/^\/headers\//, '')} ${e.message}`);
