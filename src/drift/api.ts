@@ -33,19 +33,13 @@ export function pathIdentifiers(path: string): { account?: string; layout?: stri
   return { account: decodeURIComponent(m[1]!), ...(m[2] ? { layout: decodeURIComponent(m[2]) } : {}) };
 }
 
-/** Fields whose string values the service issues (or the partner names once): mapped, never compared by value. */
-const IDENTIFIER_FIELDS: ReadonlySet<string> = new Set([
-  'request_id',
-  'content_hash',
-  'access_token',
-  'refresh_token',
-  'page_identifier',
-]);
-
-/** Whether a string value under `key` is an identifier: `…_id` fields and the ones above. */
+/**
+ * Whether a string value under `key` is an identifier the service issues (or the partner names
+ * once): `…_id`, `…_hash`, `…_token` fields (account_id, request_id, content_hash,
+ * sent_content_hash, access_token, …) and `page_identifier`. Mapped, never compared by value.
+ */
 export function isIdentifierField(key: string | undefined): boolean {
-  if (key === undefined) return false;
-  return IDENTIFIER_FIELDS.has(key) || /(^|_)id$/.test(key);
+  return key !== undefined && /(^|_)(id|hash|token|identifier)$/.test(key);
 }
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;

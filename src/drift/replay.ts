@@ -238,7 +238,7 @@ async function setUp(plan: Plan, control: ControlClient, base: string, agent: Ht
   try {
     partner = await control.partners.create({
       ...(recorded.parent ? { parent_account_id: recorded.parent } : {}),
-      ...(recorded.clientId ? { client_id: recorded.clientId } : {}),
+      ...(recorded.clientIds[0] ? { client_id: recorded.clientIds[0] } : {}),
       name: 'Replay of a recording (verify)',
     });
   } catch (err) {
@@ -249,12 +249,10 @@ async function setUp(plan: Plan, control: ControlClient, base: string, agent: Ht
       .catch((e: unknown) => Promise.reject(setUpError(base, e)));
   }
   if (recorded.parent) ids.set(recorded.parent, partner.parent_account_id);
-  if (recorded.clientId) ids.set(recorded.clientId, partner.client_id);
-  if (recorded.secret) ids.set(recorded.secret, partner.client_secret);
-  if (recorded.basic) {
-    const pair = `${encodeURIComponent(partner.client_id)}:${encodeURIComponent(partner.client_secret)}`;
-    ids.set(recorded.basic, Buffer.from(pair).toString('base64'));
-  }
+  for (const id of recorded.clientIds) ids.set(id, partner.client_id);
+  for (const secret of recorded.secrets) ids.set(secret, partner.client_secret);
+  const pair = `${encodeURIComponent(partner.client_id)}:${encodeURIComponent(partner.client_secret)}`;
+  for (const basic of recorded.basics) ids.set(basic, Buffer.from(pair).toString('base64'));
   const taxonomy = recordedTaxonomy(plan) ?? defaultTaxonomy();
   if (taxonomy.length) {
     await control.partners
@@ -345,9 +343,9 @@ function describe(err: unknown): string {
 /** The recording's partner: parent account ID, client_id, and the placeholders of its secret. */
 function recordedPartner(plan: Plan): {
   parent?: string;
-  clientId?: string;
-  secret?: string;
-  basic?: string;
+  clientIds: string[];
+  secrets: string[];
+  basics: string[];
 } {
   let parent: string | undefined;
   for (const { entry, path } of plan.api) {
@@ -361,17 +359,25 @@ function recordedPartner(plan: Plan): {
     }
     if (parent) break;
   }
-  const tokens = plan.api.filter((i) => i.path.split('?')[0] === '/oauth/token');
-  const token = tokens.find((i) => i.entry.status === 200) ?? tokens[0];
-  if (!token) return { ...(parent ? { parent } : {}) };
-  const fields = tokenFields(token.entry);
-  const auth = headerValue(token.entry.requestHeaders, 'authorization');
-  const basic = auth && /^\s*basic\s+(\S+)/i.exec(auth)?.[1];
+  // The partner's credentials: the values its token calls sent, but for those the service only
+  // ever refused (a drill with a wrong secret stays wrong in the replay).
+  const accepted = { clientIds: new Set<string>(), secrets: new Set<string>(), basics: new Set<string>() };
+  for (const { entry, path } of plan.api) {
+    if (path.split('?')[0] !== '/oauth/token') continue;
+    const refused =
+      /invalid_client/.test(entry.responseBody) && (entry.status === 401 || entry.status === 400);
+    if (refused) continue;
+    const fields = tokenFields(entry);
+    if (fields.client_id) accepted.clientIds.add(fields.client_id);
+    if (fields.client_secret) accepted.secrets.add(fields.client_secret);
+    const basic = /^\s*basic\s+(\S+)/i.exec(headerValue(entry.requestHeaders, 'authorization') ?? '')?.[1];
+    if (basic) accepted.basics.add(basic);
+  }
   return {
     ...(parent ? { parent } : {}),
-    ...(fields.client_id ? { clientId: fields.client_id } : {}),
-    ...(fields.client_secret ? { secret: fields.client_secret } : {}),
-    ...(basic ? { basic } : {}),
+    clientIds: [...accepted.clientIds],
+    secrets: [...accepted.secrets],
+    basics: [...accepted.basics],
   };
 }
 
