@@ -26,9 +26,23 @@ const MAX_BODY_PROBLEMS = 5;
 
 export class ContractChecker {
   readonly #api: OpenAPIBackend;
+  /** The document's operations, each with its path template as a regular expression, built once. */
+  readonly #operations: { method: string; pattern: RegExp; op: Operation }[];
 
   private constructor(api: OpenAPIBackend) {
     this.#api = api;
+    // openapi-backend's router.matchOperation sorts and compiles every path at each call (a
+    // tenth of record's time under load); the document does not change, so this is done once.
+    this.#operations = api.router.getOperations().map((op) => ({
+      method: op.method.toUpperCase(),
+      pattern: new RegExp(
+        `^${op.path
+          .split(/\{[^}]+\}/)
+          .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+          .join('[^/]+')}$`,
+      ),
+      op,
+    }));
   }
 
   /** A checker over `document` (an OpenAPI 3.0 document), or the partner document of this package's sandbox. */
@@ -58,13 +72,9 @@ export class ContractChecker {
 
   /** The problems of one answer; [] when it keeps the document (or is no operation of it). */
   check(answer: CheckedAnswer): string[] {
-    const url = new URL(answer.path, 'http://recording.invalid');
-    const op = this.#api.router.matchOperation({
-      method: answer.method.toLowerCase(),
-      path: url.pathname,
-      headers: {},
-      query: Object.fromEntries(url.searchParams),
-    });
+    const pathname = answer.path.split('?')[0]!;
+    const method = answer.method.toUpperCase();
+    const op = this.#operations.find((o) => o.method === method && o.pattern.test(pathname))?.op;
     if (!op) return [];
     const problems: string[] = [];
     if (!documented(op, answer.status)) {

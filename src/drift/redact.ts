@@ -22,6 +22,10 @@ export const SECRET_FIELDS: ReadonlySet<string> = new Set([
 const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization']);
 const COOKIE_HEADERS: ReadonlySet<string> = new Set(['cookie', 'set-cookie']);
 
+/** Any secret field's name, as a body may spell it (JSON, or a form, percent-encoded or not). */
+// (a JSON key may hide behind \u escapes: such a body is parsed too)
+const SECRET_NAME = /client_secret|access_token|refresh_token|id_token|password|\\u/;
+
 /** A `[redacted:<n>]` placeholder (what verify recognises). */
 export const PLACEHOLDER = /^\[redacted:\d+\]$/;
 
@@ -59,7 +63,8 @@ export class Redactor {
 
   /** A body as text: JSON or a form redacted field by field; anything else as it is. */
   body(text: string, mimeType: string): string {
-    if (!text) return text;
+    // Most bodies hold no secret field at all: only those are parsed (a tenth of an answer's cost).
+    if (!text || !SECRET_NAME.test(text)) return text;
     const mime = mimeType.toLowerCase();
     if (mime.includes('json') || /^\s*[{[]/.test(text)) {
       let doc: unknown;
