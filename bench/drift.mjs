@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Recordings and drift (docs/drift.md, issue 29 item 6), on the production build:
+// Recordings and drift (docs/drift.md), on the production build:
 //   npm run build && node bench/drift.mjs
 // 1. record's cost: the controls GET driven by autocannon straight at a sandbox process and
 //    through `partnership-sandbox record` in front of it, at c=1 and c=50, beside the constant

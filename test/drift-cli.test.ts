@@ -1,6 +1,6 @@
 /**
  * `record` and `verify` as the built bin runs them (`node dist/main.js record|verify`, release
- * tests: each starts processes), SANDBOX.md §12:
+ * tests: each starts processes), docs/drift.md:
  * - record: the first stdout line carries the URL; SIGINT and SIGTERM exit 0; the recording then
  *   verifies with exit 0 and the closing line, --report and --junit written;
  * - an upstream reset is a reset for the client; an HTTPS upstream with a self-signed

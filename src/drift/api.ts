@@ -49,7 +49,7 @@ export function isTimestamp(value: unknown): value is string {
   return typeof value === 'string' && ISO_8601.test(value) && !Number.isNaN(Date.parse(value));
 }
 
-/** The answer headers compared (SANDBOX.md §12), as they are spelled in reports. */
+/** The answer headers compared (docs/drift.md), as they are spelled in reports. */
 export const COMPARED_HEADERS = ['Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate'] as const;
 
 /** The sandbox's scenario headers, which a recording of a sandbox carries. */

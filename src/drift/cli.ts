@@ -1,5 +1,5 @@
 /**
- * The `record` and `verify` subcommands of the bin (SANDBOX.md §12, docs/drift.md).
+ * The `record` and `verify` subcommands of the bin (docs/drift.md, docs/drift.md).
  *
  * record: the first stdout line carries the URL served; SIGINT and SIGTERM stop it (the
  * exchanges in flight written) and exit 0; a bad flag or a port it cannot take exits 2 with

@@ -1,5 +1,5 @@
 /**
- * The comparison of one recorded answer with the sandbox's (SANDBOX.md §12): the status code;
+ * The comparison of one recorded answer with the sandbox's (docs/drift.md): the status code;
  * the answer's JSON shape (each path and its type) and every value that is neither an
  * identifier nor a timestamp (identifiers: type, and the same mapping throughout; timestamps:
  * type, and order); `Retry-After`, `Idempotent-Replayed` and `WWW-Authenticate`; `message`

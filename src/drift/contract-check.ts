@@ -1,5 +1,5 @@
 /**
- * `_contract` (SANDBOX.md §12): the ways an answer breaks the partner OpenAPI document the
+ * `_contract` (docs/drift.md): the ways an answer breaks the partner OpenAPI document the
  * sandbox serves: an undocumented status, a body the schema refuses, a documented header
  * missing. The checking is openapi-backend's (its router finds the operation, its Ajv
  * validators check the body and the headers), against the partner document in OpenAPI 3.0.3

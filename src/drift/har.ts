@@ -39,7 +39,7 @@ export interface HarEntry {
   };
   cache: Record<string, never>;
   timings: { send: number; wait: number; receive: number };
-  /** The ways the answer breaks the partner OpenAPI document; [] when none (SANDBOX.md §12). */
+  /** The ways the answer breaks the partner OpenAPI document; [] when none (docs/drift.md). */
   _contract?: string[];
 }
 

@@ -1,6 +1,6 @@
 /**
  * The identifiers the recorded service issued, mapped to those the sandbox issued at the same
- * point (SANDBOX.md §12). One to one: a recorded ID seen again must come back as the same
+ * point (docs/drift.md). One to one: a recorded ID seen again must come back as the same
  * sandbox ID (an idempotent register, a replayed answer), and a sandbox ID may stand for one
  * recorded ID only; either break is a difference.
  */

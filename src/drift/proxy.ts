@@ -1,5 +1,5 @@
 /**
- * `record` (SANDBOX.md §12): a recording proxy. Each request goes to the upstream unchanged
+ * `record` (docs/drift.md): a recording proxy. Each request goes to the upstream unchanged
  * but for `Host` (and the hop-by-hop headers of RFC 9110 §7.6.1, which belong to one
  * connection); the upstream's answer comes back unchanged (status, headers, body, streamed as
  * it arrives); a reset upstream connection is a reset of the client's. Each exchange is then

@@ -1,5 +1,5 @@
 /**
- * No secret reaches a recording (SANDBOX.md §12): credentials become `[redacted:<n>]`, n a
+ * No secret reaches a recording (docs/drift.md): credentials become `[redacted:<n>]`, n a
  * number given to each distinct value in the order first seen, so the same token is the same
  * placeholder in every entry (the token answer and each call that sends it) and verify can map
  * it to the token the sandbox issues.

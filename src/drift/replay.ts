@@ -1,5 +1,5 @@
 /**
- * `verify` (SANDBOX.md §12): replays a recording's requests in order against a sandbox (one
+ * `verify` (docs/drift.md): replays a recording's requests in order against a sandbox (one
  * started here, in memory, or the one at a URL, on a partner created there) and compares each
  * answer with the recorded one.
  *
@@ -320,6 +320,12 @@ async function setUp(plan: Plan, control: ControlClient, base: string, agent: Ht
           continue;
         }
         headers.push([name, ids.toSandbox(value)]);
+      }
+      // A browser's sanitized export leaves the Authorization header out: a call the service
+      // did not refuse for it gets the replay partner's token.
+      const isToken = pathname === '/oauth/token';
+      if (!isToken && entry.status !== 401 && !headers.some(([n]) => n.toLowerCase() === 'authorization')) {
+        headers.push(['Authorization', `Bearer ${await freshToken()}`]);
       }
       const carried = carriedScenario(entry);
       if (carried && !headerValue(entry.requestHeaders, SCENARIO_HEADER))

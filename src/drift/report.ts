@@ -1,5 +1,5 @@
 /**
- * verify's output (SANDBOX.md §12): a line per differing entry naming its index, method and
+ * verify's output (docs/drift.md): a line per differing entry naming its index, method and
  * path, then each difference as `<json path>: recorded <x>, sandbox <y>`; a line per entry not
  * replayed, with its reason; then the closing line
  * `N entries: N same, N differ, N not replayed, N ignored`. The same as JSON (--report) and

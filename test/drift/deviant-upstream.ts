@@ -1,5 +1,5 @@
 /**
- * A test upstream that differs from the sandbox in exactly four ways (issue 29, item 5): it
+ * A test upstream that differs from the sandbox in exactly four ways (docs/drift.md): it
  * forwards every request to a real sandbox and changes
  * - one status code: a register that matched or created an account answers HTTP 201 (body unchanged);
  * - one `error.code`: an unknown account's 404 says `not_found`, not `account_not_found`;

@@ -1,5 +1,5 @@
 /**
- * Recordings and drift (SANDBOX.md §12, issue 29), through real listening servers: a sandbox
+ * Recordings and drift (docs/drift.md), through real listening servers: a sandbox
  * (the recorded upstream), the recording proxy in front of it (startRecorder, what `record`
  * runs), and verifyRecording (what `verify` runs) against a fresh embedded sandbox.
  *

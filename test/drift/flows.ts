@@ -1,6 +1,6 @@
 /**
  * What a partner's client does through `record`: the flows the drift tests record (the
- * getting-started tour, each scenario of SANDBOX.md §5 a header carries, an idempotent replay, a
+ * getting-started tour, each scenario of the scenario table (docs/fault-injection.md) a header carries, an idempotent replay, a
  * stale-hash 409, a run under chaos), over fetch against a base URL (the recording proxy).
  */
 import { randomUUID } from 'node:crypto';
