@@ -9,6 +9,7 @@
  * Set-Cookie, and the fields `client_secret`, `access_token`, `refresh_token` (and
  * `id_token`, `password`) wherever they appear: form or JSON bodies at any depth, query strings.
  */
+import { rewriteForm } from './form.js';
 import type { HarHeader } from './har.js';
 
 export const SECRET_FIELDS: ReadonlySet<string> = new Set([
@@ -82,15 +83,7 @@ export class Redactor {
 
   /** A query string or form body with its secret fields replaced. */
   form(text: string): string {
-    const params = new URLSearchParams(text);
-    let changed = false;
-    for (const [key, value] of [...params]) {
-      if (SECRET_FIELDS.has(key)) {
-        params.set(key, this.placeholder(value));
-        changed = true;
-      }
-    }
-    return changed ? params.toString() : text;
+    return rewriteForm(text, (key, value) => (SECRET_FIELDS.has(key) ? this.placeholder(value) : undefined));
   }
 
   /** A URL with its query's secret fields replaced. */

@@ -26,6 +26,7 @@ import { defaultFixturesDir } from '../package-dir.js';
 import { type RunningSandbox, startSandbox } from '../start.js';
 import { APPLIED_HEADER, pathIdentifiers, SCENARIO_HEADER, splitApiPath } from './api.js';
 import { type Answer, compareAnswers, type Difference, TimestampOrder } from './compare.js';
+import { rewriteForm } from './form.js';
 import { type HarHeader, headerValue, type ReadEntry, RecordingError, readHar } from './har.js';
 import { IdMap } from './ids.js';
 
@@ -493,15 +494,7 @@ function safeDecode(seg: string): string {
 }
 
 function mapForm(text: string, ids: IdMap): string {
-  const params = new URLSearchParams(text);
-  let changed = false;
-  for (const [key, value] of [...params]) {
-    if (ids.has(value)) {
-      params.set(key, ids.toSandbox(value));
-      changed = true;
-    }
-  }
-  return changed ? params.toString() : text;
+  return rewriteForm(text, (_key, value) => (ids.has(value) ? ids.toSandbox(value) : undefined));
 }
 
 /** A request body with the recorded identifiers replaced: JSON string values, form values. */

@@ -86,6 +86,13 @@ describe('self-parity: a recording of the sandbox verifies with 0 differences', 
     expect(result.totals).toMatchObject({ differ: 0, notReplayed: 0, ignored: 0 });
     expect(result.totals.same).toBe(har.log.entries.length);
     expect(result.ok).toBe(true);
+    // against a running sandbox (--url), on a partner created there: the recorded one is taken, so mapped
+    const remote = await verifyRecording(out, { url: upstream.url });
+    expect(remote.totals.differ, shown(remote)).toBe(0);
+    expect(remote.url).toBe(upstream.url);
+    expect(remote.parentAccountId).not.toBe(DEMO.parent);
+    const partners = await upstream.control.partners.list();
+    expect(partners.partners.some((p) => p.parent_account_id === remote.parentAccountId)).toBe(true);
   });
 
   it('each scenario of §5 a header carries (auth-propagation through the clock, resets, the token endpoint)', async () => {
