@@ -48,12 +48,9 @@ export class ContractChecker {
   /** A checker over `document` (an OpenAPI 3.0 document), or the partner document of this package's sandbox. */
   static async create(document?: object): Promise<ContractChecker> {
     const definition = document ?? (await partnerDocument());
-    // Loaded here, not at the top: the bin and the package load them only when recording
-    // (both stay external to the bundles: scripts/build.mjs).
-    const [{ OpenAPIBackend }, { default: addFormats }] = await Promise.all([
-      import('openapi-backend'),
-      import('ajv-formats'),
-    ]);
+    // Loaded here, not at the top: the bin and the package load it only when recording (it is
+    // a bundle of its own in dist/: scripts/build.mjs).
+    const { OpenAPIBackend, addAjvFormats } = await import('./openapi-validator.js');
     const api = new OpenAPIBackend({
       // biome-ignore lint/suspicious/noExplicitAny: openapi-backend types its definition as its own Document type
       definition: definition as any,
@@ -61,8 +58,7 @@ export class ContractChecker {
       validate: true,
       ajvOpts: { strict: false, allErrors: false },
       customizeAjv: (ajv) => {
-        // ajv-formats is CommonJS: its plugin is the module and its `default` alike
-        addFormats.default(ajv as never);
+        addAjvFormats(ajv as never);
         return ajv;
       },
     });
