@@ -7,6 +7,7 @@
  * in this process for the purpose (startSandbox, the package's own entry) unless given.
  */
 import type { OpenAPIBackend } from 'openapi-backend';
+import { StartupError } from '../core/startup-error.js';
 import { startSandbox } from '../start.js';
 
 type Operation = NonNullable<ReturnType<OpenAPIBackend['router']['matchOperation']>>;
@@ -50,7 +51,11 @@ export class ContractChecker {
     const definition = document ?? (await partnerDocument());
     // Loaded here, not at the top: the bin and the package load it only when recording (it is
     // a bundle of its own in dist/: scripts/build.mjs).
-    const { OpenAPIBackend, addAjvFormats } = await import('./openapi-validator.js');
+    const { OpenAPIBackend, addAjvFormats } = await import('./openapi-validator.js').catch((err: Error) => {
+      throw new StartupError(
+        `cannot load the OpenAPI validator (openapi-validator.js beside the bin): ${err.message}`,
+      );
+    });
     const api = new OpenAPIBackend({
       // biome-ignore lint/suspicious/noExplicitAny: openapi-backend types its definition as its own Document type
       definition: definition as any,
