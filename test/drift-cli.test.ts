@@ -10,7 +10,7 @@
  * - a deviation exits 1 with its difference lines; a bad file or bad flags exit 2 with one line.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -253,6 +253,20 @@ describe('an HTTPS upstream (self-signed, trusted through NODE_EXTRA_CA_CERTS)',
     expect(untrusted.stderr()).toMatch(
       /record: POST https:\/\/127\.0\.0\.1:\d+\/oauth\/token: upstream unreachable \(DEPTH_ZERO_SELF_SIGNED_CERT\); trust its CA with NODE_EXTRA_CA_CERTS/,
     );
+  });
+});
+
+describe('redaction', () => {
+  it('no recording the built bin wrote here holds the client secret, a Basic pair or an access token', () => {
+    const files = readdirSync(dir).filter((f) => f.endsWith('.har'));
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    const basic = Buffer.from('sandbox-demo-client:sandbox-demo-secret').toString('base64');
+    for (const file of files) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      expect(text, file).not.toContain('sandbox-demo-secret');
+      expect(text, file).not.toContain(basic);
+      expect(text, file).not.toMatch(/sbx_[A-Za-z0-9_-]{20}/);
+    }
   });
 });
 
