@@ -77,18 +77,23 @@ const dashboardAssets = {
  */
 const { buildGuides } = await tsImport('../src/api/build-guides.ts', import.meta.url);
 const guides = buildGuides(fileURLToPath(new URL('..', import.meta.url)));
-const manualPages = {
+/** Each bundle keeps the form it serves: the HTML for /docs/guides/, the Markdown for the MCP server (dist/mcp.js). */
+const manualPagesOf = (form) => ({
   name: 'manual-pages',
   setup(b) {
-    b.onResolve({ filter: /^\.\/build-guides\.js$/ }, (args) =>
-      /[\\/]src[\\/]api$/.test(args.resolveDir) ? { path: 'build-guides', namespace: 'guides' } : undefined,
+    const drop = form === 'html' ? 'markdown' : 'html';
+    const pages = { pages: guides.pages.map(({ [drop]: _, ...page }) => page) };
+    b.onResolve({ filter: /^\.\.?\/.*build-guides\.js$/ }, (args) =>
+      /[\\/]src[\\/](api|mcp)$/.test(args.resolveDir)
+        ? { path: 'build-guides', namespace: 'guides' }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'guides' }, () => ({
-      contents: `export const buildGuides = () => (${JSON.stringify(guides)});`,
+      contents: `export const buildGuides = () => (${JSON.stringify(pages)});`,
       loader: 'js',
     }));
   },
-};
+});
 console.log(`manual: ${guides.pages.length} pages${guides.pages.length ? '' : ' (no docs/ in this tree)'}`);
 
 /** Leaves src/drift/contract-check.ts's import() of the validator to dist/openapi-validator.js. */
@@ -113,7 +118,7 @@ const common = {
   sourcemap: true,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [zodEnglishOnly, dashboardAssets, manualPages, validatorBeside],
+  plugins: [zodEnglishOnly, dashboardAssets, manualPagesOf('html'), validatorBeside],
   // The dashboard shell (src/ui/index.tsx) is Hono JSX. Said here as in tsconfig.json,
   // because the image's build stage copies src/ and this script, not tsconfig.json.
   jsx: 'automatic',
@@ -133,6 +138,16 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/main.js' }),
   build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' }),
   build({ ...common, entryPoints: ['src/drift/openapi-validator.ts'], outfile: 'dist/openapi-validator.js' }),
+  // `partnership-sandbox mcp` (src/mcp.ts): a bundle of its own, loaded by dist/main.js only
+  // for that subcommand, so the sandbox's start-up never parses the MCP SDK (about 1 MB).
+  build({
+    ...common,
+    entryPoints: ['src/mcp.ts'],
+    outfile: 'dist/mcp.js',
+    plugins: [zodEnglishOnly, dashboardAssets, manualPagesOf('markdown')],
+    // Without whitespace: a third smaller in the package, names and source map kept.
+    minifyWhitespace: true,
+  }),
 ]);
 
 if (process.argv.includes('--types')) {

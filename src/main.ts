@@ -12,9 +12,17 @@ import { StartupError } from './core/startup-error.js';
 import { packageVersion } from './package-dir.js';
 import { type Running, startServer } from './server.js';
 
+const MCP_ENTRY = './mcp.js';
+
 async function main() {
+  // `partnership-sandbox mcp …`: the MCP server for coding agents (docs/coding-agents.md). A
+  // bundle of its own (dist/mcp.js), named by a variable so esbuild leaves it out of this one.
+  if (process.argv[2] === 'mcp') {
+    const { runMcp }: typeof import('./mcp.js') = await import(MCP_ENTRY);
+    return runMcp(process.argv.slice(3), process.env);
+  }
+  // `partnership-sandbox record …` and `verify …`: recordings and drift (docs/drift.md).
   const [first, ...rest] = process.argv.slice(2);
-  // Subcommands: each is its room's own command line (docs/drift.md).
   if (first === 'record' || first === 'verify') {
     const { runDriftCommand } = await import('./drift/cli.js');
     process.exit(await runDriftCommand(first, rest));

@@ -8,7 +8,6 @@
  * - the served manual (/docs/guides/, linked from /docs) has every page, offline, and every
  *   link between its pages, anchors included, answers over HTTP.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -17,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { buildGuides, headingSlugs, markdownLinks, runnableBlocks } from '../src/api/build-guides.js';
 import { startSandbox } from '../src/start.js';
 import { createHarness } from './harness.js';
+import { bash } from './shell.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DOCS = join(ROOT, 'docs');
@@ -155,7 +155,7 @@ describe('runnable shell blocks', () => {
       const sandbox = await startSandbox();
       try {
         const script = `set -euo pipefail\n${block.code.split(DEFAULT_URL).join(sandbox.url)}`;
-        const run = await bash(script);
+        const run = await bash(script, { cwd: ROOT });
         const report = `exit ${run.status}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
         expect(run.status, report).toBe(0);
         expect(run.stderr, report).toBe('');
@@ -167,6 +167,35 @@ describe('runnable shell blocks', () => {
       }
     }, 30_000);
   }
+});
+
+describe('the tours and the integration report', () => {
+  it('the README tour, then the getting-started tour, against one sandbox: no check failed, and each check not exercised says what to do next', async () => {
+    const sandbox = await startSandbox();
+    try {
+      for (const page of ['README.md', 'docs/getting-started.md']) {
+        const [tour] = runnableBlocks(read(page));
+        const run = await bash(`set -euo pipefail\n${tour!.code.split(DEFAULT_URL).join(sandbox.url)}`, {
+          cwd: ROOT,
+        });
+        expect(run.status, `${page}\n${run.stderr}`).toBe(0);
+      }
+      const report = await sandbox.control.report('pa_demo_platform', 'json');
+      expect(report.summary.failed, JSON.stringify(report.checks, null, 2)).toBe(0);
+      expect(report.summary.passed).toBeGreaterThanOrEqual(3);
+      for (const check of report.checks) {
+        if (check.outcome === 'passed') expect(check.next).toBeNull();
+        else expect(check.next, check.id).toMatch(/^Drill it: |^Register |^Send /);
+      }
+      const junit = await sandbox.control.report('pa_demo_platform', 'junit');
+      for (const check of report.checks.filter((c) => c.outcome === 'not_exercised'))
+        expect(junit).toContain(
+          `<skipped message="not exercised by this integration. ${xmlEscape(check.next!)}"/>`,
+        );
+    } finally {
+      await sandbox.stop();
+    }
+  }, 60_000);
 });
 
 describe('the manual served at /docs/guides/', () => {
@@ -244,7 +273,7 @@ describe('the manual served at /docs/guides/', () => {
     expect(tricked.text).toBe(plain.text);
   });
 
-  it('a tree without docs/ (the image build stage) renders no pages', () => {
+  it('a tree without docs/ renders no pages', () => {
     const empty = mkdtempSync(join(tmpdir(), 'no-docs-'));
     try {
       expect(buildGuides(empty).pages).toEqual([]);
@@ -253,6 +282,12 @@ describe('the manual served at /docs/guides/', () => {
     }
   });
 });
+
+const xmlEscape = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!,
+  );
 
 function splitTarget(target: string): [string, string | undefined] {
   const hash = target.indexOf('#');
@@ -268,21 +303,4 @@ function containsInOrder(text: string, expected: string): boolean {
     from = at + piece.length;
   }
   return true;
-}
-
-/** Runs a script with bash, asynchronously: the sandbox answers from this process meanwhile. */
-function bash(script: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn('bash', ['-c', script], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', fail);
-    child.on('close', (status) => done({ status, stdout, stderr }));
-  });
 }

@@ -43,6 +43,9 @@ const FORBIDDEN: Record<
   // package's own entry (start.ts), drives it with the control client, may read the contract and
   // the pure rules, and imports nothing of http/ (nor api, admin, services, store, core, ui).
   drift: { layers: [], only: ['drift', 'contract', 'domain', 'client'], topFiles: ['start.ts'] },
+  // The MCP server (a room of its own) talks to a running sandbox over HTTP: it reads the
+  // declarations (contract) and the manual's pages, never the app.
+  mcp: { layers: [], only: ['mcp', 'contract'] },
 };
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -73,7 +76,13 @@ function importsOf(file: string): Import[] {
  * Leaf modules that import nothing of the app and any layer may use (the start-up error class,
  * the control plane's generated table of methods and paths, where the package is).
  */
-const LEAVES = ['core/startup-error.ts', 'contract/control-operations.ts', 'package-dir.ts'];
+const LEAVES = [
+  'core/startup-error.ts',
+  'contract/control-operations.ts',
+  'package-dir.ts',
+  // the manual's pages: Markdown files rendered (or, bundled, constants); nothing of the app
+  'api/build-guides.ts',
+];
 
 /** Whether `file` importing `target` (a resolved path in src/) breaks the rules. */
 function breaks(file: string, target: string, typeOnly: boolean): boolean {
@@ -197,5 +206,8 @@ describe('layers: imports run one way', () => {
     expect(breaks(at('drift/replay.ts'), at('app.ts'), false)).toBe(true);
     expect(breaks(at('drift/replay.ts'), at('start.js'), false)).toBe(false);
     expect(breaks(at('drift/replay.ts'), at('client/control.ts'), false)).toBe(false);
+    expect(breaks(at('mcp/server.ts'), at('core/sandbox.ts'), false)).toBe(true);
+    expect(breaks(at('mcp/server.ts'), at('admin/routes.ts'), true)).toBe(true);
+    expect(breaks(at('mcp/tools.ts'), at('contract/openapi-admin.ts'), false)).toBe(false);
   });
 });

@@ -117,6 +117,7 @@ describe('the tarball', () => {
       'dist/main.js',
       'dist/index.js',
       'dist/openapi-validator.js',
+      'dist/mcp.js',
       'dist/types/index.d.ts',
       'dist/types/start.d.ts',
       'dist/types/client/control.d.ts',
@@ -135,7 +136,7 @@ describe('the tarball', () => {
       expect(files).toContain(needed);
     }
     const allowed =
-      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|index|openapi-validator)\.js|dist\/types\/.+\.d\.ts|dist\/swagger-ui\/(swagger-ui-bundle\.js|swagger-ui\.css|LICENSE|NOTICE)|fixtures\/.+\.json|scenarios\/.+\.json|node_modules\/better-sqlite3\/(package\.json|LICENSE|README\.md|lib\/.+\.js|prebuilds\/[a-z0-9-]+\.node))$/;
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|index|mcp|openapi-validator)\.js|dist\/types\/.+\.d\.ts|dist\/swagger-ui\/(swagger-ui-bundle\.js|swagger-ui\.css|LICENSE|NOTICE)|fixtures\/.+\.json|scenarios\/.+\.json|node_modules\/better-sqlite3\/(package\.json|LICENSE|README\.md|lib\/.+\.js|prebuilds\/[a-z0-9-]+\.node))$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     // better-sqlite3 bundled (package.json says so in the tarball only: postpack puts the
     // checkout's back), with nothing that would make npm build: no binding.gyp, no C sources.
@@ -191,6 +192,43 @@ describe('the bundles', () => {
       expect(text, bundle).toMatch(/id=\\?"where-the-spec-is-silent\\?"/);
       expect(text, bundle).not.toContain('walkTokens');
     }
+  });
+});
+
+describe('npx partnership-sandbox mcp', () => {
+  it('the bin runs the MCP server bundle (dist/mcp.js), which needs no package of its own: usage, and the tools listed', () => {
+    const bin = join(project, 'node_modules', '.bin', 'partnership-sandbox');
+    const help = run(bin, ['mcp', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Usage: partnership-sandbox mcp --url URL [--admin-token T]');
+    expect(existsSync(join(project, 'node_modules', '@modelcontextprotocol'))).toBe(false);
+    const requests = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'pack', version: '1' },
+        },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ];
+    const out = execFileSync(bin, ['mcp', '--url', 'http://127.0.0.1:4010'], {
+      cwd: project,
+      env: cleanEnv,
+      encoding: 'utf8',
+      timeout: 30_000,
+      input: `${requests.map((r) => JSON.stringify(r)).join('\n')}\n`,
+    });
+    const listed = out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .find((a) => a.id === 2);
+    expect(listed.result.tools.map((t: { name: string }) => t.name)).toContain('listRequests');
   });
 });
 

@@ -30,6 +30,8 @@ export interface GuidePage {
   title: string;
   /** The rendered body (no <html> shell). */
   html: string;
+  /** The page as written: what the MCP server gives coding agents (src/mcp/). */
+  markdown: string;
 }
 
 export interface Guides {
@@ -96,7 +98,7 @@ function renderPage(file: string, markdown: string, pages: Set<string>): GuidePa
   renderer.html = ({ text: raw }: Tokens.HTML | Tokens.Tag) => escapeHtml(raw);
   const marked = new Marked({ gfm: true, renderer });
   const html = marked.parse(markdown, { async: false });
-  return { name: pageName(file, pages) ?? file, file, title: title || file, html };
+  return { name: pageName(file, pages) ?? file, file, title: title || file, html, markdown };
 }
 
 /**

@@ -8,10 +8,11 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Sandbox } from '../core/state.js';
 import { cutText } from '../domain/cut.js';
 import { ids } from '../domain/ids.js';
+import { traceOf } from '../domain/trace-context.js';
 import { CHAOS_HEADER } from '../scenarios/chaos.js';
 import { APPLIED_HEADER, ScenarioContext } from '../scenarios/context.js';
 import type { AppEnv } from './env.js';
-import { requestHeaders } from './headers.js';
+import { requestHeader, requestHeaders } from './headers.js';
 
 export const WARNING_HEADER = 'X-Sandbox-Warning';
 
@@ -24,7 +25,10 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     c.set('startedAt', performance.now());
     c.set('warnings', []);
     c.set('rawBody', null);
-    c.set('dryRun', false);
+    // Spec §1: the envelope carries dry_run: true whenever dry_run=true was sent, so it is
+    // read here, before any route is known: a 405, an unknown path and an unknown
+    // X-Sandbox-Scenario answer with it too. The control plane has no dry run.
+    c.set('dryRun', !path.startsWith('/__sandbox') && c.req.query('dry_run') === 'true');
     c.set('journaled', path.startsWith('/v1/') || path === '/oauth/token');
     c.set('scenarios', new ScenarioContext([], sandbox.armed, sandbox.chaos));
     c.set('responseBody', undefined);
@@ -95,6 +99,7 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     responseBody: c.get('responseBody'),
     responseChars: c.get('responseText')?.length,
     request_id: c.get('requestId'),
+    trace: traceOf(requestHeader(c, 'traceparent'), requestHeader(c, 'tracestate')),
     parent_account_id: parent,
     account_id: c.get('accountId') ?? null,
     scenarios_applied: c.get('scenarios').applied,

@@ -169,6 +169,9 @@ export function journalView(): View {
           ['duration', `${e.duration_ms} ms`],
           ['parent_account_id', orNone(e.parent_account_id)],
           ['account_id', orNone(e.account_id)],
+          e.trace_id ? ['trace_id', h('span', { class: 'mono', id: 'detail-trace' }, e.trace_id)] : null,
+          e.span_id ? ['span_id', mono(e.span_id)] : null,
+          e.tracestate ? ['tracestate', mono(e.tracestate)] : null,
           query.length ? ['query', mono(query.map(([k, v]) => `${k}=${v}`).join('&'))] : null,
         ]),
         h(
