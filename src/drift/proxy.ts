@@ -87,9 +87,20 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
   const send = secure ? httpsRequest : httpRequest;
   const inFlight = new Set<Promise<void>>();
 
+  let writeFailed = false;
   const write = (entry: HarEntry, method: string, path: string) => {
     const index = writer.count;
-    writer.append(entry);
+    if (writeFailed) return;
+    try {
+      writer.append(entry);
+    } catch (err) {
+      // A full disk or a file gone: the exchanges still pass through; the file keeps what it had.
+      writeFailed = true;
+      report(
+        `record: cannot write ${out} (${(err as NodeJS.ErrnoException).code ?? err}): exchanges from entries[${index}] on are not recorded`,
+      );
+      return;
+    }
     if (entry._contract?.length) {
       report(
         `record: entries[${index}] ${method} ${path} ${entry.response.status}: ${entry._contract.join('; ')}`,
@@ -202,13 +213,17 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
               ? { text: redactor.body(text, mimeType) }
               : { text: raw.toString('base64'), encoding: 'base64' }),
           });
-          entry._contract = checker.check({
-            method: req.method ?? 'GET',
-            path,
-            status,
-            headers: Object.fromEntries(resPairs.map((h) => [h.name, h.value])),
-            body: text ?? '',
-          });
+          try {
+            entry._contract = checker.check({
+              method: req.method ?? 'GET',
+              path,
+              status,
+              headers: Object.fromEntries(resPairs.map((h) => [h.name, h.value])),
+              body: text ?? '',
+            });
+          } catch (err) {
+            entry._contract = [`not checked: ${(err as Error).message}`];
+          }
           write(entry, req.method ?? 'GET', path);
           done();
         });

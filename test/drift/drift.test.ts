@@ -307,6 +307,19 @@ describe('the recording file', () => {
   });
 });
 
+describe('record cannot write its file', () => {
+  it.runIf(process.platform === 'linux')(
+    'a file it cannot write (a full disk: /dev/full) stops it before it listens, naming --out',
+    async () => {
+      const err = await startRecorder({ upstream: upstream.url, port: 0, out: '/dev/full' }).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(Error);
+      expect((err as Error).message).toBe('--out /dev/full: cannot write the recording (ENOSPC)');
+    },
+  );
+});
+
 describe('HAR from other tools', () => {
   it('a Chrome DevTools export (a page, its assets, XHR to the API): the API calls verify, the rest is ignored and counted', async () => {
     const result = await verifyRecording(join(FIXTURES, 'devtools.har'));
