@@ -223,7 +223,7 @@ describe('the manual served at /docs/guides/', () => {
     const nav = index.text.slice(index.text.indexOf('<nav class="pages"'), index.text.indexOf('</nav>'));
     const listed = [...nav.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]);
     expect(listed.slice(0, 3)).toEqual(['./', 'getting-started', 'in-your-ci']);
-    expect(new Set(listed)).toEqual(new Set(['./', '/docs', ...pageNames]));
+    expect(new Set(listed)).toEqual(new Set(['./', '/docs', '/__sandbox/ui', ...pageNames]));
   });
 
   it('every page is served, offline, and every link on it answers (anchors included)', async () => {
@@ -243,9 +243,14 @@ describe('the manual served at /docs/guides/', () => {
     for (const name of ['', ...pageNames]) {
       const path = `/docs/guides/${name}`;
       const html = await fetchPage(path);
-      // Offline: nothing is loaded from anywhere (no script, stylesheet, image or frame).
-      expect(html, path).not.toMatch(/<(script|link|img|iframe)\b/i);
-      expect(html, path).not.toMatch(/\bsrc="/);
+      // Offline: nothing is loaded from anywhere (no script, stylesheet or frame); an image
+      // is a screenshot the sandbox serves itself, and answers.
+      expect(html, path).not.toMatch(/<(script|link|iframe)\b/i);
+      for (const [, src = ''] of html.matchAll(/\bsrc="([^"]*)"/g)) {
+        expect(src, path).toMatch(/^screenshots\/[a-z0-9-]+\.png$/);
+        const image = await h.app.request(new URL(src, `http://sandbox${path}`).pathname);
+        if (image.status !== 200) problems.push(`${path}: ${src}: ${image.status}`);
+      }
       for (const [, href = ''] of html.matchAll(/href="([^"]*)"/g)) {
         if (/^https?:/.test(href)) continue; // a link a reader may follow; nothing loads it
         const url = new URL(href.replace(/&amp;/g, '&'), `http://sandbox${path}`);
@@ -259,6 +264,38 @@ describe('the manual served at /docs/guides/', () => {
     expect(pages.get('/docs/guides/where-the-spec-is-silent')).toContain(
       '<h1 id="where-the-spec-is-silent">',
     );
+  });
+
+  it('the screenshots render as images (not "[image: …]"), served as PNG from docs/screenshots/; other names are 404', async () => {
+    const h = createHarness();
+    const page = await h.request('GET', '/docs/guides/dashboard');
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain('[image:');
+    const sources = [...page.text.matchAll(/<img src="([^"]+)" alt="([^"]*)"/g)].map((m) => [m[1], m[2]]);
+    expect(sources).toContainEqual(['screenshots/journal.png', 'journal']);
+    expect(sources.length).toBeGreaterThanOrEqual(6);
+    const markdown = readFileSync(join(ROOT, 'docs', 'dashboard.md'), 'utf8');
+    expect(sources.length).toBe([...markdown.matchAll(/!\[[^\]]*\]\(screenshots\//g)].length);
+
+    const image = await h.app.request('/docs/guides/screenshots/journal.png');
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    const bytes = Buffer.from(await image.arrayBuffer());
+    expect(bytes.equals(readFileSync(join(ROOT, 'docs', 'screenshots', 'journal.png')))).toBe(true);
+    for (const bad of ['nope.png', '..%2Fdashboard.md', '.hidden.png', 'x.svg', 'dashboard.md']) {
+      expect((await h.request('GET', `/docs/guides/screenshots/${bad}`)).status, bad).toBe(404);
+    }
+  });
+
+  it('/docs and every page of the manual link the dashboard, and /docs has its styled bar', async () => {
+    const h = createHarness();
+    const docs = await h.request('GET', '/docs');
+    expect(docs.text).toContain('<nav class="sandbox-bar"');
+    expect(docs.text).toContain('href="/__sandbox/ui"');
+    expect(docs.text).toMatch(/<style>[^<]*nav\.sandbox-bar \{/);
+    const guide = await h.request('GET', '/docs/guides/troubleshooting');
+    expect(guide.text).toContain('<a href="/__sandbox/ui">Dashboard</a>');
+    expect((await h.request('GET', '/__sandbox/ui')).status).toBe(200);
   });
 
   it('an unknown page is 404, and a page is static: the query is not reflected', async () => {

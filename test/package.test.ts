@@ -103,7 +103,7 @@ function run(
 }
 
 describe('the tarball', () => {
-  it('holds the bundles, the declarations, Swagger UI, fixtures, presets, README, LICENSE, CHANGELOG and the bundled better-sqlite3, and nothing else', () => {
+  it("holds the bundles, the declarations, Swagger UI, the manual's screenshots, fixtures, presets, README, LICENSE, CHANGELOG and the bundled better-sqlite3, and nothing else", () => {
     const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' })
       .trim()
       .split('\n')
@@ -126,6 +126,7 @@ describe('the tarball', () => {
       'scenarios/flaky-network.json',
       'dist/swagger-ui/swagger-ui-bundle.js',
       'dist/swagger-ui/swagger-ui.css',
+      'docs/screenshots/journal.png', // the served manual shows them (/docs/guides/screenshots/)
       'node_modules/better-sqlite3/package.json',
       'node_modules/better-sqlite3/lib/index.js',
       'node_modules/better-sqlite3/prebuilds/linux-x64.node',
@@ -136,7 +137,7 @@ describe('the tarball', () => {
       expect(files).toContain(needed);
     }
     const allowed =
-      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|index|mcp|openapi-validator)\.js|dist\/types\/.+\.d\.ts|dist\/swagger-ui\/(swagger-ui-bundle\.js|swagger-ui\.css|LICENSE|NOTICE)|fixtures\/.+\.json|scenarios\/.+\.json|node_modules\/better-sqlite3\/(package\.json|LICENSE|README\.md|lib\/.+\.js|prebuilds\/[a-z0-9-]+\.node))$/;
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|index|mcp|openapi-validator)\.js|dist\/types\/.+\.d\.ts|dist\/swagger-ui\/(swagger-ui-bundle\.js|swagger-ui\.css|LICENSE|NOTICE)|docs\/screenshots\/[a-z0-9-]+\.png|fixtures\/.+\.json|scenarios\/.+\.json|node_modules\/better-sqlite3\/(package\.json|LICENSE|README\.md|lib\/.+\.js|prebuilds\/[a-z0-9-]+\.node))$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     // better-sqlite3 bundled (package.json says so in the tarball only: postpack puts the
     // checkout's back), with nothing that would make npm build: no binding.gyp, no C sources.
@@ -152,7 +153,8 @@ describe('the tarball', () => {
     );
     const size = statSync(tarball).size;
     console.log(`tarball: ${(size / 1024).toFixed(0)} KiB, ${files.length} files`);
-    // Eight prebuilt addons (about 2 MB each, which hardly compress) are most of it.
+    // Eight prebuilt addons (about 2 MB each, which hardly compress) are most of it; the
+    // manual's screenshots add about 1 MB.
     expect(size).toBeLessThan(12 * 1024 * 1024);
   });
 });
@@ -277,6 +279,10 @@ describe('npx partnership-sandbox', () => {
     const health = await fetch(`${url}/__sandbox/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok', store: { writable: true, problem: null } });
+    // The served manual shows its screenshots from the installed package.
+    const shot = await fetch(`${url}/docs/guides/screenshots/journal.png`);
+    expect(shot.status).toBe(200);
+    expect(shot.headers.get('content-type')).toBe('image/png');
     // Ctrl-C in a terminal signals the whole foreground process group: npx, its shell, the sandbox.
     process.kill(-child.pid!, 'SIGINT');
     await exited;

@@ -47,6 +47,10 @@ export const JournalEntry = z
       description: 'Redacted, then cut as request_body is: see response_body_truncated.',
     }),
     response_body_truncated: BodyTruncated,
+    response_headers: z.record(z.string(), z.string()).openapi({
+      description:
+        'The headers of the answer as sent (lower-case names: Retry-After, X-Sandbox-Scenario-Applied, X-Sandbox-Chaos, X-Sandbox-Warning, ...); {} for a reset connection, which has no answer.',
+    }),
     request_id: z.string(),
     trace_id: z.string().nullable().openapi({
       description:

@@ -341,6 +341,10 @@ export const AccountDetail = z
     status: z.enum(['active', 'paused', 'mixed']),
     last_status_write: StatusWriteRecord.nullable(),
     controls: ControlsRecord,
+    vertical_mappings: z.array(VerticalMapping).openapi({
+      description:
+        "The partner's vertical mapping (its seeded taxonomy), which names the account's vertical_id and sub_vertical_id and the translated verticals' IDs; [] when the partner is not seeded.",
+    }),
   })
   .openapi('AccountDetail');
 export const ChaosEndQuery = z.strictObject({

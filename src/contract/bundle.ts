@@ -62,6 +62,8 @@ const BundleJournalEntry = z
     status: z.int().min(0).max(599),
     response_body: text(JOURNAL_BODY_MAX_BYTES + 100).nullable(),
     response_body_truncated: BundleTruncated,
+    // Older bundles have none.
+    response_headers: z.record(headerName, text(16_384)).default({}),
     request_id: text(128),
     // Optional: bundles written before traces have none.
     trace_id: hexId(32).nullable().default(null),

@@ -81,6 +81,8 @@ export interface JournalRecord {
   responseBody: unknown;
   /** The length of the answer's text as sent (characters), when known: a long one is cut at once. */
   responseChars?: number;
+  /** The answer's headers as sent (lower-case names); none for a reset connection. */
+  responseHeaders: Readonly<Record<string, string>>;
   request_id: string;
   /** The partner's W3C traceparent (and tracestate), when it sent a valid one (domain/trace-context.ts). */
   trace: TraceContext | null;
@@ -128,6 +130,7 @@ function materialize(slot: Slot, limit: number): JournalEntry {
     status: r.status,
     response_body: response.text,
     response_body_truncated: response.truncated,
+    response_headers: r.responseHeaders,
     request_id: r.request_id,
     trace_id: r.trace?.trace_id ?? null,
     span_id: r.trace?.span_id ?? null,
@@ -239,6 +242,7 @@ export class Journal {
         requestBody: entry.request_body,
         status: entry.status,
         responseBody: entry.response_body ?? undefined,
+        responseHeaders: entry.response_headers,
         request_id: entry.request_id,
         trace:
           entry.trace_id === null || entry.span_id === null

@@ -35,6 +35,7 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     c.set('accountId', undefined);
     c.set('responseText', undefined);
     c.set('headersSent', false);
+    c.set('responseHeaders', undefined);
     c.set('connectionReset', false);
 
     await next();
@@ -98,6 +99,7 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     status: c.get('connectionReset') ? 0 : res.status,
     responseBody: c.get('responseBody'),
     responseChars: c.get('responseText')?.length,
+    responseHeaders: responseHeaders(c, res),
     request_id: c.get('requestId'),
     trace: traceOf(requestHeader(c, 'traceparent'), requestHeader(c, 'tracestate')),
     parent_account_id: parent,
@@ -107,6 +109,17 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     warnings: c.get('warnings'),
     duration_ms: Math.round((performance.now() - c.get('startedAt')) * 100) / 100,
   });
+}
+
+/**
+ * The answer's headers for the journal: a copy of the plain object `send` wrote (no Fetch
+ * Headers built on the way; copied now, as the app wrote them, before the server adds its
+ * own), else those of the Response; none for a reset connection, which has no answer.
+ */
+function responseHeaders(c: Context<AppEnv>, res: Response): Readonly<Record<string, string>> {
+  if (c.get('connectionReset')) return {};
+  const sent = c.get('responseHeaders');
+  return sent ? { ...sent } : Object.fromEntries(res.headers);
 }
 
 /** What the journal keeps of a chaos failure (a reset connection's included: it has no answer). */
