@@ -49,6 +49,10 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/RUN npm ci/);
     expect(dockerfile).toMatch(/npm run build/);
   });
+
+  it("sets glibc's trim threshold, so the idle process gives back the heap scrypt freed at start (docs/performance.md)", () => {
+    expect(runtimeStage()).toMatch(/^\s+MALLOC_TRIM_THRESHOLD_=4194304$/m);
+  });
 });
 
 describe('runtime stage: production dependencies only', () => {
