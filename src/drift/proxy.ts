@@ -2,9 +2,11 @@
  * `record` (docs/drift.md): a recording proxy. Each request goes to the upstream unchanged
  * but for `Host` (and the hop-by-hop headers of RFC 9110 §7.6.1, which belong to one
  * connection); the upstream's answer comes back unchanged (status, headers, body, streamed as
- * it arrives); a reset upstream connection is a reset of the client's. Each exchange is then
- * appended to the HAR file, redacted, with its `_contract` problems; a line on stderr names
- * each answer that breaks the partner document.
+ * it arrives); a reset upstream connection is a reset of the client's. Once the client has its
+ * answer, each exchange is appended to the HAR file, redacted, with its `_contract` problems, at
+ * the end of that turn of the event loop, in the order the exchanges completed (one write for
+ * those that completed in the same turn); a line on stderr names each answer that breaks the
+ * partner document.
  */
 import { once } from 'node:events';
 import {
@@ -36,6 +38,13 @@ export interface RecorderOptions {
   onContractBreak?: (line: string) => void;
   /** The OpenAPI 3.0 document to check answers against; default: the partner document the sandbox serves. */
   document?: object;
+}
+
+/** An exchange as written: its entry, and the method and path its stderr line names. */
+interface Recorded {
+  entry: HarEntry;
+  method: string;
+  path: string;
 }
 
 export interface Recorder {
@@ -85,64 +94,93 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     ? new HttpsAgent({ keepAlive: true, timeout: 1000, maxSockets: 256 })
     : new HttpAgent({ keepAlive: true, timeout: 1000, maxSockets: 256 });
   const send = secure ? httpsRequest : httpRequest;
-  const inFlight = new Set<Promise<void>>();
+  // Exchanges not yet written (answered, or still passing through); stop() waits for 0.
+  let open = 0;
+  let onIdle: (() => void) | undefined;
+  const settle = () => {
+    if (--open === 0) onIdle?.();
+  };
+
+  /**
+   * The exchanges answered and not yet written, in the order they completed. The client has its
+   * answer first; the entries are built (redaction, the contract check) and appended at the end
+   * of this turn of the event loop, all of them with one write, in that order, before any new
+   * request is read: the file is whole HAR after each write, and a kill loses only the exchanges
+   * in flight and those answered in the turn it strikes.
+   */
+  let completed: (() => Recorded)[] = [];
+  const flush = () => {
+    const batch = completed;
+    completed = [];
+    write(batch.map((build) => build()));
+    for (let i = 0; i < batch.length; i++) settle();
+  };
+  /** Queues the exchange's entry; the exchange is settled once it is written. */
+  const complete = (build: () => Recorded) => {
+    if (completed.push(build) === 1) setImmediate(flush);
+  };
 
   let writeFailed = false;
-  const write = (entry: HarEntry, method: string, path: string) => {
-    const index = writer.count;
+  const write = (recorded: readonly Recorded[]) => {
+    const first = writer.count;
     if (writeFailed) return;
     try {
-      writer.append(entry);
+      writer.appendAll(recorded.map((r) => r.entry));
     } catch (err) {
       // A full disk or a file gone: the exchanges still pass through; the file keeps what it had.
       writeFailed = true;
       report(
-        `record: cannot write ${out} (${(err as NodeJS.ErrnoException).code ?? err}): exchanges from entries[${index}] on are not recorded`,
+        `record: cannot write ${out} (${(err as NodeJS.ErrnoException).code ?? err}): exchanges from entries[${first}] on are not recorded`,
       );
       return;
     }
-    if (entry._contract?.length) {
-      report(
-        `record: entries[${index}] ${method} ${path} ${entry.response.status}: ${entry._contract.join('; ')}`,
-      );
-    }
+    recorded.forEach(({ entry, method, path }, i) => {
+      if (entry._contract?.length) {
+        report(
+          `record: entries[${first + i}] ${method} ${path} ${entry.response.status}: ${entry._contract.join('; ')}`,
+        );
+      }
+    });
   };
 
   const server: Server = createServer({ keepAlive: true }, (req, res) => {
     const startedAt = Date.now();
-    const startedDateTime = new Date(startedAt).toISOString();
     const path = req.url ?? '/';
+    const method = req.method ?? 'GET';
     const target = new URL(upstream.prefix + path, upstream.origin);
     const requestChunks: Buffer[] = [];
-    let done!: () => void;
-    const settled = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    inFlight.add(settled);
-    settled.then(() => inFlight.delete(settled));
+    open++;
+    // Settled once: written (complete), or neither answered nor recorded (an error).
+    let recorded = false;
+    const unrecorded = () => {
+      if (recorded) return;
+      recorded = true;
+      settle();
+    };
 
     req.on('data', (chunk: Buffer) => requestChunks.push(chunk));
-    req.on('error', () => done());
+    req.on('error', unrecorded);
     req.on('end', () => {
-      const body = Buffer.concat(requestChunks);
+      const body = requestChunks.length === 1 ? requestChunks[0]! : Buffer.concat(requestChunks);
       const headers = forwardedHeaders(req.rawHeaders, target.host);
-      const up = send(target, { method: req.method, headers, agent });
+      const up = send(target, { method, headers, agent });
       let firstByteAt = 0;
+      /** The entry of the exchange that ended at `end`; built after the client has its answer. */
       const entryOf = (
+        end: number,
         status: number,
         statusText: string,
         resHeaders: HarHeader[],
         content: HarEntry['response']['content'],
         error?: string,
       ): HarEntry => {
-        const end = Date.now();
         const requestMime = req.headers['content-type'] ?? '';
         const url = redactor.url(target.href);
         return {
-          startedDateTime,
+          startedDateTime: new Date(startedAt).toISOString(),
           time: end - startedAt,
           request: {
-            method: req.method ?? 'GET',
+            method,
             url,
             httpVersion: `HTTP/${req.httpVersion}`,
             cookies: [],
@@ -151,7 +189,9 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
                 h.name.toLowerCase() === 'host' ? { name: h.name, value: target.host } : h,
               ),
             ),
-            queryString: [...new URL(url).searchParams].map(([name, value]) => ({ name, value })),
+            queryString: target.search
+              ? [...new URL(url).searchParams].map(([name, value]) => ({ name, value }))
+              : [],
             ...(body.length
               ? {
                   postData: {
@@ -185,14 +225,19 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
         };
       };
       const resetClient = () => {
-        write(entryOf(0, '', [], { size: 0, mimeType: '' }, RESET_ERROR), req.method ?? 'GET', path);
+        if (recorded) return;
+        recorded = true;
+        const end = Date.now();
         (req.socket as Socket).resetAndDestroy();
-        done();
+        complete(() => ({
+          entry: entryOf(end, 0, '', [], { size: 0, mimeType: '' }, RESET_ERROR),
+          method,
+          path,
+        }));
       };
       up.on('response', (ures: IncomingMessage) => {
         firstByteAt = Date.now();
         const status = ures.statusCode ?? 502;
-        const resPairs = pairs(ures.rawHeaders);
         res.writeHead(status, ures.statusMessage, withoutHopByHop(ures.rawHeaders));
         const chunks: Buffer[] = [];
         ures.on('data', (chunk: Buffer) => {
@@ -200,32 +245,37 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
           res.write(chunk);
         });
         ures.on('end', () => {
+          if (recorded) return;
+          recorded = true;
           res.end();
-          const raw = Buffer.concat(chunks);
-          const mimeType = ures.headers['content-type'] ?? '';
-          const decoded = decode(raw, ures.headers['content-encoding']);
-          const textual = decoded !== undefined && isTextual(mimeType, decoded);
-          const text = textual ? decoded.toString('utf8') : undefined;
-          const entry = entryOf(status, ures.statusMessage ?? '', resPairs, {
-            size: decoded?.length ?? raw.length,
-            mimeType,
-            ...(text !== undefined
-              ? { text: redactor.body(text, mimeType) }
-              : { text: raw.toString('base64'), encoding: 'base64' }),
-          });
-          try {
-            entry._contract = checker.check({
-              method: req.method ?? 'GET',
-              path,
-              status,
-              headers: Object.fromEntries(resPairs.map((h) => [h.name, h.value])),
-              body: text ?? '',
+          const end = Date.now();
+          complete(() => {
+            const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+            const resPairs = pairs(ures.rawHeaders);
+            const mimeType = ures.headers['content-type'] ?? '';
+            const decoded = decode(raw, ures.headers['content-encoding']);
+            const textual = decoded !== undefined && isTextual(mimeType, decoded);
+            const text = textual ? decoded.toString('utf8') : undefined;
+            const entry = entryOf(end, status, ures.statusMessage ?? '', resPairs, {
+              size: decoded?.length ?? raw.length,
+              mimeType,
+              ...(text !== undefined
+                ? { text: redactor.body(text, mimeType) }
+                : { text: raw.toString('base64'), encoding: 'base64' }),
             });
-          } catch (err) {
-            entry._contract = [`not checked: ${(err as Error).message}`];
-          }
-          write(entry, req.method ?? 'GET', path);
-          done();
+            try {
+              entry._contract = checker.check({
+                method,
+                path,
+                status,
+                headers: Object.fromEntries(resPairs.map((h) => [h.name, h.value])),
+                body: text ?? '',
+              });
+            } catch (err) {
+              entry._contract = [`not checked: ${(err as Error).message}`];
+            }
+            return { entry, method, path };
+          });
         });
         ures.on('error', () => resetClient());
         ures.on('aborted', () => resetClient());
@@ -245,7 +295,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
         }`;
         report(why);
         res.writeHead(502, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`${why}\n`);
-        done();
+        unrecorded();
       });
       up.end(body);
     });
@@ -275,7 +325,13 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       stopped ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await Promise.race([Promise.all([...inFlight]), new Promise((r) => setTimeout(r, 5000).unref())]);
+        await Promise.race([
+          new Promise<void>((resolve) => {
+            onIdle = resolve;
+            if (open === 0) resolve();
+          }),
+          new Promise((r) => setTimeout(r, 5000).unref()),
+        ]);
         server.closeAllConnections();
         await closed;
         agent.destroy();
