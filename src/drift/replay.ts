@@ -8,7 +8,8 @@
  *   default fixtures' when there is none).
  * - Identifiers the recorded service issued are mapped to the sandbox's (ids.ts), in answers
  *   and in later requests (path, query, headers, body); a bearer token the recording never
- *   saw issued (a browser's HAR of a page that had one) is replaced by a fresh one.
+ *   saw issued (a browser's HAR of a page that had one) is replaced by a fresh one, unless
+ *   the service refused it (a 401 no scenario made): then it is sent as recorded.
  * - The partner's clock is advanced by the recorded time between requests.
  * - What the recorded service did not do on its own is carried into the replay as the sandbox
  *   scenario that does it: a reset connection (`connection-reset`), a 429 (`rate-limited`
@@ -317,7 +318,7 @@ async function setUp(plan: Plan, control: ControlClient, base: string, agent: Ht
         const lower = name.toLowerCase();
         if (name.startsWith(':') || NOT_REPLAYED_HEADERS.has(lower)) continue;
         if (lower === 'authorization') {
-          headers.push([name, await authorization(value, ids, freshToken)]);
+          headers.push([name, await authorization(value, ids, freshToken, refusedAsIs(entry))]);
           continue;
         }
         headers.push([name, ids.toSandbox(value)]);
@@ -471,12 +472,25 @@ function carriedScenario(entry: ReadEntry): string | undefined {
   return undefined;
 }
 
-async function authorization(value: string, ids: IdMap, freshToken: () => Promise<string>): Promise<string> {
+/**
+ * A 401 that no scenario made: the service refused the credential itself (a drill with a wrong
+ * token), so a token it never issued is sent as recorded, and refused again.
+ */
+function refusedAsIs(entry: ReadEntry): boolean {
+  return entry.status === 401 && carriedScenario(entry) === undefined;
+}
+
+async function authorization(
+  value: string,
+  ids: IdMap,
+  freshToken: () => Promise<string>,
+  refused: boolean,
+): Promise<string> {
   const m = /^(\s*)(\S+)(\s+)(.*)$/s.exec(value);
   if (!m) return ids.toSandbox(value);
   const [, lead, scheme, gap, credential] = m as unknown as [string, string, string, string, string];
   if (ids.has(credential)) return `${lead}${scheme}${gap}${ids.toSandbox(credential)}`;
-  if (scheme.toLowerCase() === 'bearer') {
+  if (scheme.toLowerCase() === 'bearer' && !refused) {
     // A token the recording never saw issued: the replay's partner gets one of its own.
     const token = await freshToken();
     ids.set(credential, token);
