@@ -184,7 +184,12 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
           _contract: [],
         };
       };
+      // An upstream that dies mid-answer emits 'aborted', then 'error' on the answer and on the
+      // request: one reset, one entry.
+      let reset = false;
       const resetClient = () => {
+        if (reset) return;
+        reset = true;
         write(entryOf(0, '', [], { size: 0, mimeType: '' }, RESET_ERROR), req.method ?? 'GET', path);
         (req.socket as Socket).resetAndDestroy();
         done();

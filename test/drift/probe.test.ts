@@ -1,4 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+/**
+ * Findings of a black-box probe of record and verify (docs/drift.md), each through real
+ * listening servers: a sandbox or a misbehaving test upstream, the recording proxy
+ * (startRecorder, what `record` runs) in front of it, and verifyRecording (what `verify` runs).
+ *
+ * - A call refused for a bearer token the service never issued (a 401 drill) replays with that
+ *   same wrong token, so the recording still verifies with 0 differences.
+ * - An upstream that dies mid-answer is one entry (a reset), not two.
+ * - A request-target in absolute form or starting with `//` goes to the upstream, never to the
+ *   host it names.
+ * - A file that is not JSON is refused in one line that keeps its whole reason.
+ * - `--url` of a sandbox that does not answer is one line naming the URL, not a TypeError.
+ */
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +39,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+async function listen(server: Server): Promise<string> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 describe('verify: a 401 for a token the service never issued', () => {
   it('replays with the same wrong token: 0 differences', async () => {
     const out = join(dir, 'bad-token.har');
@@ -43,5 +65,38 @@ describe('verify: a 401 for a token the service never issued', () => {
     expect(result.totals.differ, reportLines(result).join('\n')).toBe(0);
     expect(result.totals.notReplayed).toBe(0);
     expect(result.ok).toBe(true);
+  });
+});
+
+describe('record: an upstream that misbehaves', () => {
+  let dying: Server;
+  let dyingUrl: string;
+  beforeAll(async () => {
+    dying = createServer((req, res) => {
+      // headers and part of the body, then the connection dies
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"status":200,');
+      setTimeout(() => req.socket.destroy(), 20);
+    });
+    dyingUrl = await listen(dying);
+  });
+  afterAll(() => new Promise<void>((resolve) => dying.close(() => resolve())));
+
+  it('dies mid-answer: the client is reset and the file has one entry for it, not two', async () => {
+    const out = join(dir, 'dying.har');
+    const recorder = await startRecorder({ upstream: dyingUrl, port: 0, out, onContractBreak: () => {} });
+    let err: unknown;
+    try {
+      err = await fetch(`${recorder.url}/v1/partnership/vertical-mappings`)
+        .then((r) => r.text())
+        .catch((e: unknown) => e);
+      await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      await recorder.stop();
+    }
+    expect(err).toBeInstanceOf(Error);
+    const entries = JSON.parse(readFileSync(out, 'utf8')).log.entries;
+    expect(entries).toHaveLength(1);
+    expect(entries[0].response).toMatchObject({ status: 0, _error: 'net::ERR_CONNECTION_RESET' });
   });
 });
