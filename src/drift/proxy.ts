@@ -111,8 +111,18 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
   const server: Server = createServer({ keepAlive: true }, (req, res) => {
     const startedAt = Date.now();
     const startedDateTime = new Date(startedAt).toISOString();
-    const path = req.url ?? '/';
-    const target = new URL(upstream.prefix + path, upstream.origin);
+    const path = originForm(req.url ?? '/');
+    if (path === undefined) {
+      // '*' or a CONNECT authority: nothing of the API's, and never a tunnel to another host.
+      report(`record: ${req.method} ${req.url}: not a path of the upstream; answered 400, not recorded`);
+      req.resume();
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+      res.end(`record forwards paths to ${upstream.origin} only\n`);
+      return;
+    }
+    // The upstream's origin, always: a path starting with '//' or a request-target in absolute
+    // form (a client that takes record for a forward proxy) never names the host.
+    const target = new URL(`${upstream.origin}${upstream.prefix}${path}`);
     const requestChunks: Buffer[] = [];
     let done!: () => void;
     const settled = new Promise<void>((resolve) => {
@@ -304,6 +314,21 @@ function parseUpstream(raw: string): { origin: string; protocol: string; prefix:
   if (url.search || url.hash)
     throw new StartupError(`--upstream ${raw}: a base URL has no query or fragment`);
   return { origin: url.origin, protocol: url.protocol, prefix: url.pathname.replace(/\/+$/, '') };
+}
+
+/**
+ * The request-target as a path and query (RFC 9112 §3.2): origin form as it is; absolute form
+ * (what a client sends to a forward proxy) by its path and query; anything else undefined.
+ */
+function originForm(raw: string): string | undefined {
+  if (raw.startsWith('/')) return raw;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return `${url.pathname}${url.search}`;
+  } catch {
+    // not a URL: below
+  }
+  return undefined;
 }
 
 function pairs(raw: readonly string[]): HarHeader[] {

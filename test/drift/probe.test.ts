@@ -13,7 +13,7 @@
  */
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +43,22 @@ async function listen(server: Server): Promise<string> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Sends one raw request-target (absolute form, `//`) that fetch would normalise away. */
+function rawGet(base: string, target: string, method = 'GET'): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path: target, method }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => {
+        body += c;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 describe('verify: a 401 for a token the service never issued', () => {
@@ -98,5 +114,61 @@ describe('record: an upstream that misbehaves', () => {
     const entries = JSON.parse(readFileSync(out, 'utf8')).log.entries;
     expect(entries).toHaveLength(1);
     expect(entries[0].response).toMatchObject({ status: 0, _error: 'net::ERR_CONNECTION_RESET' });
+  });
+});
+
+describe('record: a request-target that names another host', () => {
+  let elsewhere: Server;
+  let elsewhereUrl: string;
+  let reached = 0;
+  beforeAll(async () => {
+    elsewhere = createServer((_req, res) => {
+      reached++;
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('elsewhere');
+    });
+    elsewhereUrl = await listen(elsewhere);
+  });
+  afterAll(() => new Promise<void>((resolve) => elsewhere.close(() => resolve())));
+
+  it.each([
+    ['absolute form', (host: string) => `http://${host}/v1/partnership/vertical-mappings`],
+    ['a path starting with //', (host: string) => `//${host}/v1/partnership/vertical-mappings`],
+  ])('%s: the request goes to the upstream only', async (_name, target) => {
+    const out = join(dir, 'elsewhere.har');
+    const recorder = await startRecorder({ upstream: upstream.url, port: 0, out, onContractBreak: () => {} });
+    let reply: { status: number; body: string };
+    try {
+      reply = await rawGet(recorder.url, target(new URL(elsewhereUrl).host));
+    } finally {
+      await recorder.stop();
+    }
+    expect(reached).toBe(0);
+    expect(reply.body).not.toBe('elsewhere');
+    // the upstream (the sandbox) answered: an envelope, never the other host's page
+    expect(JSON.parse(reply.body)).toMatchObject({ status: reply.status, error: expect.anything() });
+    for (const e of JSON.parse(readFileSync(out, 'utf8')).log.entries) {
+      expect(e.request.url.startsWith(`${upstream.url}/`)).toBe(true);
+    }
+  });
+
+  it('an asterisk (OPTIONS *): a 400 from record itself, nothing sent, nothing recorded', async () => {
+    const out = join(dir, 'asterisk.har');
+    const lines: string[] = [];
+    const recorder = await startRecorder({
+      upstream: upstream.url,
+      port: 0,
+      out,
+      onContractBreak: (l) => lines.push(l),
+    });
+    let reply: { status: number; body: string };
+    try {
+      reply = await rawGet(recorder.url, '*', 'OPTIONS');
+    } finally {
+      await recorder.stop();
+    }
+    expect(reply.status).toBe(400);
+    expect(reply.body).toBe(`record forwards paths to ${new URL(upstream.url).origin} only\n`);
+    expect(lines).toEqual(['record: OPTIONS *: not a path of the upstream; answered 400, not recorded']);
+    expect(JSON.parse(readFileSync(out, 'utf8')).log.entries).toEqual([]);
   });
 });
