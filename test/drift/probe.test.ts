@@ -12,13 +12,14 @@
  * - `--url` of a sandbox that does not answer is one line naming the URL, not a TypeError.
  */
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  RecordingError,
   type RunningSandbox,
   reportLines,
   startRecorder,
@@ -170,5 +171,16 @@ describe('record: a request-target that names another host', () => {
     expect(reply.body).toBe(`record forwards paths to ${new URL(upstream.url).origin} only\n`);
     expect(lines).toEqual(['record: OPTIONS *: not a path of the upstream; answered 400, not recorded']);
     expect(JSON.parse(readFileSync(out, 'utf8')).log.entries).toEqual([]);
+  });
+});
+
+describe('verify: bad files and a sandbox that does not answer, in one line', () => {
+  it('not JSON, its first line ending in a newline: the whole reason, in one line', async () => {
+    const file = join(dir, 'lines.har');
+    writeFileSync(file, 'not json\nat all\n');
+    const err = await verifyRecording(file).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RecordingError);
+    expect((err as Error).message).not.toContain('\n');
+    expect((err as Error).message).toMatch(/^.+lines\.har is not JSON \(.+\), so not a HAR file$/);
   });
 });
