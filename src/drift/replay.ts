@@ -343,7 +343,9 @@ function setUpError(base: string, err: unknown): Error {
 }
 
 function describe(err: unknown): string {
-  if (err instanceof ControlPlaneError) return `${err.status} ${JSON.stringify(err.body).slice(0, 300)}`;
+  // status 0: no answer at all (nothing listens there); its message says so and names the URL
+  if (err instanceof ControlPlaneError && err.status !== 0)
+    return `${err.status} ${String(JSON.stringify(err.body)).slice(0, 300)}`;
   const cause = (err as { cause?: { code?: string } }).cause?.code;
   return cause ? `${(err as Error).message} (${cause})` : String((err as Error).message ?? err);
 }

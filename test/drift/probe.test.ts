@@ -183,4 +183,21 @@ describe('verify: bad files and a sandbox that does not answer, in one line', ()
     expect((err as Error).message).not.toContain('\n');
     expect((err as Error).message).toMatch(/^.+lines\.har is not JSON \(.+\), so not a HAR file$/);
   });
+
+  it('--url of a sandbox that does not answer: a RecordingError naming it', async () => {
+    const out = join(dir, 'small.har');
+    const recorder = await startRecorder({ upstream: upstream.url, port: 0, out, onContractBreak: () => {} });
+    try {
+      await new Client(recorder.url).login();
+    } finally {
+      await recorder.stop();
+    }
+    const closed = createServer();
+    const url = await listen(closed);
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const err = await verifyRecording(out, { url }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RecordingError);
+    expect((err as Error).message).toMatch(new RegExp(`^cannot create the replay's partner at ${url}: .+`));
+    expect((err as Error).message).not.toContain('\n');
+  });
 });
