@@ -32,11 +32,20 @@ export interface RecorderOptions {
   host?: string;
   /** The HAR file written; default `recording.har` (replaced if it exists). */
   out?: string;
-  /** Called with one line for each answer that breaks the partner document; default: stderr. */
+  /** Called with one line for each answer that breaks the partner document, and for each exchange not recorded; default: stderr. */
   onContractBreak?: (line: string) => void;
   /** The OpenAPI 3.0 document to check answers against; default: the partner document the sandbox serves. */
   document?: object;
+  /**
+   * The largest request or answer body recorded, in bytes; default 64 MiB. A larger request is
+   * answered 413 by record itself (not sent, not recorded); a larger answer is passed on whole
+   * but not recorded. Bounds what record holds in memory and what one HAR entry can be.
+   */
+  maxBodyBytes?: number;
 }
+
+/** 64 MiB: four times the largest body limit the sandbox can be set to (16 MiB). */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface Recorder {
   /** The URL to point a client at, e.g. http://127.0.0.1:4010 (no trailing slash). */
@@ -76,6 +85,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       `--out ${out}: cannot write the recording (${(err as NodeJS.ErrnoException).code ?? err})`,
     );
   }
+  const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const redactor = new Redactor();
   const report = options.onContractBreak ?? ((line: string) => process.stderr.write(`${line}\n`));
   const secure = upstream.protocol === 'https:';
@@ -131,9 +141,29 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     inFlight.add(settled);
     settled.then(() => inFlight.delete(settled));
 
-    req.on('data', (chunk: Buffer) => requestChunks.push(chunk));
+    let requestBytes = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      requestBytes += chunk.length;
+      if (requestBytes <= maxBody) {
+        requestChunks.push(chunk);
+        return;
+      }
+      // Not sent, not recorded: a 413 from record itself, and the connection closed so the
+      // rest of the body is not read.
+      tooLarge = true;
+      requestChunks.length = 0;
+      report(
+        `record: ${req.method} ${path}: a request body over ${maxBody} bytes; answered 413, not sent, not recorded`,
+      );
+      res.writeHead(413, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+      res.end(`record keeps request bodies up to ${maxBody} bytes\n`, () => req.socket.destroy());
+      done();
+    });
     req.on('error', () => done());
     req.on('end', () => {
+      if (tooLarge) return;
       const body = Buffer.concat(requestChunks);
       const headers = forwardedHeaders(req.rawHeaders, target.host);
       const up = send(target, { method: req.method, headers, agent });
@@ -210,12 +240,22 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
         const resPairs = pairs(ures.rawHeaders);
         res.writeHead(status, ures.statusMessage, withoutHopByHop(ures.rawHeaders));
         const chunks: Buffer[] = [];
+        let answerBytes = 0;
         ures.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
+          answerBytes += chunk.length;
+          if (answerBytes <= maxBody) chunks.push(chunk);
+          else chunks.length = 0;
           res.write(chunk);
         });
         ures.on('end', () => {
           res.end();
+          if (answerBytes > maxBody) {
+            report(
+              `record: ${req.method} ${path} ${status}: an answer body over ${maxBody} bytes; passed on, not recorded`,
+            );
+            done();
+            return;
+          }
           const raw = Buffer.concat(chunks);
           const mimeType = ures.headers['content-type'] ?? '';
           const decoded = decode(raw, ures.headers['content-encoding']);

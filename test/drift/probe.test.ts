@@ -6,6 +6,8 @@
  * - A call refused for a bearer token the service never issued (a 401 drill) replays with that
  *   same wrong token, so the recording still verifies with 0 differences.
  * - An upstream that dies mid-answer is one entry (a reset), not two.
+ * - A body over the recorded limit: a request is answered 413 by record (not sent, not recorded);
+ *   an answer is passed on whole but not recorded; later exchanges are recorded as ever.
  * - A request-target in absolute form or starting with `//` goes to the upstream, never to the
  *   host it names.
  * - A file that is not JSON is refused in one line that keeps its whole reason.
@@ -26,7 +28,7 @@ import {
   startSandbox,
   verifyRecording,
 } from '../../src/index.js';
-import { Client, STATUS, tour } from './flows.js';
+import { Client, DEMO, STATUS, tour } from './flows.js';
 
 let dir: string;
 let upstream: RunningSandbox;
@@ -199,5 +201,50 @@ describe('verify: bad files and a sandbox that does not answer, in one line', ()
     expect(err).toBeInstanceOf(RecordingError);
     expect((err as Error).message).toMatch(new RegExp(`^cannot create the replay's partner at ${url}: .+`));
     expect((err as Error).message).not.toContain('\n');
+  });
+});
+
+describe('record: a body over the limit it records', () => {
+  it('a request body: 413 from record, not sent, not recorded; an answer body: passed on, not recorded', async () => {
+    const out = join(dir, 'large.har');
+    const lines: string[] = [];
+    const recorder = await startRecorder({
+      upstream: upstream.url,
+      port: 0,
+      out,
+      maxBodyBytes: 2048,
+      onContractBreak: (l) => lines.push(l),
+    });
+    const c = new Client(recorder.url);
+    let large: Response;
+    let mappings: Awaited<ReturnType<Client['raw']>>;
+    try {
+      await c.login();
+      const before = (await upstream.control.requests.list({ method: 'PUT' })).requests.length;
+      large = await fetch(`${recorder.url}${STATUS('acct_x')}`, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${c.token}` },
+        body: JSON.stringify({ status: 'active', pad: 'x'.repeat(10_000) }),
+      });
+      // nothing reached the upstream
+      expect((await upstream.control.requests.list({ method: 'PUT' })).requests.length).toBe(before);
+      // the vertical mappings answer is some 4 KB: passed on whole
+      mappings = await c.call('GET', `/v1/partnership/vertical-mappings?parent_account_id=${DEMO.parent}`);
+      await c.call('GET', STATUS('acct_not_there'));
+    } finally {
+      await recorder.stop();
+    }
+    expect(large.status).toBe(413);
+    expect(await large.text()).toBe('record keeps request bodies up to 2048 bytes\n');
+    expect(mappings.status).toBe(200);
+    expect(mappings.body.data.vertical_mappings.length).toBeGreaterThan(10);
+    expect(lines).toEqual([
+      `record: PUT ${STATUS('acct_x')}: a request body over 2048 bytes; answered 413, not sent, not recorded`,
+      `record: GET /v1/partnership/vertical-mappings?parent_account_id=${DEMO.parent} 200: an answer body over 2048 bytes; passed on, not recorded`,
+    ]);
+    const urls = JSON.parse(readFileSync(out, 'utf8')).log.entries.map(
+      (e: { request: { url: string } }) => new URL(e.request.url).pathname,
+    );
+    expect(urls).toEqual(['/oauth/token', STATUS('acct_not_there')]);
   });
 });
