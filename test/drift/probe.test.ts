@@ -11,6 +11,9 @@
  * - A request-target in absolute form or starting with `//` goes to the upstream, never to the
  *   host it names.
  * - A file that is not JSON is refused in one line that keeps its whole reason.
+ * - A damaged or hand-edited file (a method or header HTTP cannot send, a body nested 100,000
+ *   deep, a date 8,000 years on) verifies without a crash: the unsendable entry is "not
+ *   replayed" with its reason.
  * - `--url` of a sandbox that does not answer is one line naming the URL, not a TypeError.
  */
 import { once } from 'node:events';
@@ -246,5 +249,83 @@ describe('record: a body over the limit it records', () => {
       (e: { request: { url: string } }) => new URL(e.request.url).pathname,
     );
     expect(urls).toEqual(['/oauth/token', STATUS('acct_not_there')]);
+  });
+});
+
+describe('verify: a damaged or hand-edited recording', () => {
+  // biome-ignore lint/suspicious/noExplicitAny: HAR entries are edited field by field
+  type Entries = any[];
+  let good: string;
+  beforeAll(async () => {
+    good = join(dir, 'good.har');
+    const recorder = await startRecorder({
+      upstream: upstream.url,
+      port: 0,
+      out: good,
+      onContractBreak: () => {},
+    });
+    try {
+      const c = new Client(recorder.url);
+      await c.login();
+      await c.call('GET', `/v1/partnership/vertical-mappings?parent_account_id=${DEMO.parent}`);
+      await c.call('GET', STATUS('acct_not_there'));
+    } finally {
+      await recorder.stop();
+    }
+  });
+  const edited = (name: string, edit: (entries: Entries) => void) => {
+    const har = JSON.parse(readFileSync(good, 'utf8'));
+    edit(har.log.entries);
+    const file = join(dir, `${name}.har`);
+    writeFileSync(file, JSON.stringify(har));
+    return file;
+  };
+
+  it.each([
+    [
+      'a method that is no HTTP token',
+      (e: Entries) => {
+        e[2].request.method = 'GET /x HTTP/1.1\r\nX: y';
+      },
+      'its method "GET /X HTTP/1.1\\r\\nX: Y" is no HTTP method',
+    ],
+    [
+      'a header name that is no token',
+      (e: Entries) => {
+        e[2].request.headers.push({ name: 'a b', value: 'c' });
+      },
+      'its header "a b" cannot be sent (a name that is no HTTP token, or a control character in the value)',
+    ],
+    [
+      'a CR LF in a header value',
+      (e: Entries) => {
+        e[2].request.headers.push({ name: 'X-Note', value: 'a\r\nInjected: yes' });
+      },
+      'its header "X-Note" cannot be sent (a name that is no HTTP token, or a control character in the value)',
+    ],
+  ])(
+    '%s: that entry is not replayed, with the reason; the others are the same',
+    async (name, edit, reason) => {
+      const result = await verifyRecording(edited(name.replace(/\W+/g, '-'), edit));
+      expect(result.entries[2]).toMatchObject({ outcome: 'not replayed', reason, differences: [] });
+      expect(result.totals).toMatchObject({ same: 2, differ: 0, notReplayed: 1 });
+    },
+  );
+
+  it('a request body nested 100,000 deep, a date 8,000 years on: a result, no crash', async () => {
+    const deep = edited('deep', (e) => {
+      e[2].request.postData = {
+        mimeType: 'application/json',
+        text: `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+      };
+    });
+    expect((await verifyRecording(deep)).totals.entries).toBe(3);
+    const later = edited('later', (e) => {
+      e[2].startedDateTime = '9999-01-01T00:00:00.000Z';
+    });
+    const result = await verifyRecording(later);
+    expect(result.totals.entries).toBe(3);
+    // the entries before the jump are untouched; after it the token has long expired (a 401)
+    expect(result.entries.slice(0, 2).map((e) => e.outcome)).toEqual(['same', 'same']);
   });
 });
