@@ -167,6 +167,17 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       const body = Buffer.concat(requestChunks);
       const headers = forwardedHeaders(req.rawHeaders, target.host);
       const up = send(target, { method: req.method, headers, agent });
+      // A client that hangs up before the upstream answered: the upstream's request is closed too,
+      // as it would be without the proxy, and there is no answer to record. (Once the answer
+      // has begun it is read to its end and recorded: the service did answer.)
+      let answered = false;
+      let clientGone = false;
+      res.on('close', () => {
+        if (answered || res.writableFinished) return;
+        clientGone = true;
+        up.destroy();
+        done();
+      });
       let firstByteAt = 0;
       const entryOf = (
         status: number,
@@ -235,6 +246,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
         done();
       };
       up.on('response', (ures: IncomingMessage) => {
+        answered = true;
         firstByteAt = Date.now();
         const status = ures.statusCode ?? 502;
         const resPairs = pairs(ures.rawHeaders);
@@ -287,6 +299,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       });
       up.on('timeout', () => {}); // the agent's idle timeout; an exchange in flight is never cut
       up.on('error', (err: NodeJS.ErrnoException) => {
+        if (clientGone) return;
         if (res.headersSent || RESET_CODES.has(err.code ?? '')) {
           if (!res.writableEnded) resetClient();
           return;

@@ -6,6 +6,8 @@
  * - A call refused for a bearer token the service never issued (a 401 drill) replays with that
  *   same wrong token, so the recording still verifies with 0 differences.
  * - An upstream that dies mid-answer is one entry (a reset), not two.
+ * - A client that hangs up before the upstream answered closes the upstream's request too, and
+ *   record stops at once instead of waiting for an answer that never comes.
  * - A body over the recorded limit: a request is answered 413 by record (not sent, not recorded);
  *   an answer is passed on whole but not recorded; later exchanges are recorded as ever.
  * - A request-target in absolute form or starting with `//` goes to the upstream, never to the
@@ -120,6 +122,34 @@ describe('record: an upstream that misbehaves', () => {
     const entries = JSON.parse(readFileSync(out, 'utf8')).log.entries;
     expect(entries).toHaveLength(1);
     expect(entries[0].response).toMatchObject({ status: 0, _error: 'net::ERR_CONNECTION_RESET' });
+  });
+});
+
+describe('record: a client that hangs up', () => {
+  it('before the upstream answered: the upstream request is closed too, nothing is recorded, stop is quick', async () => {
+    let upstreamClosed!: () => void;
+    const closedUpstream = new Promise<void>((resolve) => {
+      upstreamClosed = resolve;
+    });
+    const silent = createServer((req) => {
+      req.on('close', () => upstreamClosed()); // never answers
+    });
+    const silentUrl = await listen(silent);
+    const out = join(dir, 'hangup.har');
+    const recorder = await startRecorder({ upstream: silentUrl, port: 0, out, onContractBreak: () => {} });
+    try {
+      const gone = await fetch(`${recorder.url}/v1/partnership/vertical-mappings`, {
+        signal: AbortSignal.timeout(200),
+      }).catch((e: unknown) => e);
+      expect(gone).toBeInstanceOf(Error);
+      await closedUpstream; // the test times out here when record keeps the upstream request open
+    } finally {
+      const t0 = Date.now();
+      await recorder.stop();
+      expect(Date.now() - t0).toBeLessThan(2000);
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+    expect(JSON.parse(readFileSync(out, 'utf8')).log.entries).toEqual([]);
   });
 });
 
