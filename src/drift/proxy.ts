@@ -44,6 +44,9 @@ export interface RecorderOptions {
   maxBodyBytes?: number;
 }
 
+/** Request line and headers passed on: four times Node's default (what the sandbox accepts). */
+const MAX_HEADER_BYTES = 64 * 1024;
+
 /** 64 MiB: four times the largest body limit the sandbox can be set to (16 MiB). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -118,7 +121,10 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     }
   };
 
-  const server: Server = createServer({ keepAlive: true }, (req, res) => {
+  // Headers up to 64 KiB pass to the upstream, which decides (Node's own 16 KiB would answer a
+  // bare 431 the service never gave); past that, and for what is no HTTP at all, record answers
+  // itself in plain text and says so on stderr.
+  const server: Server = createServer({ keepAlive: true, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     const startedAt = Date.now();
     const startedDateTime = new Date(startedAt).toISOString();
     const path = originForm(req.url ?? '/');
@@ -319,6 +325,25 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     });
   });
 
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const text = tooLarge
+      ? `record passes request headers up to ${MAX_HEADER_BYTES} bytes in all`
+      : `record could not parse the request (${err.code ?? err.message})`;
+    report(
+      tooLarge
+        ? `record: a request whose headers exceed ${MAX_HEADER_BYTES} bytes; answered 431, not sent, not recorded`
+        : `record: a request it could not parse (${err.code ?? err.message}); answered 400, not sent, not recorded`,
+    );
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+        `Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text) + 1}\r\nConnection: close\r\n\r\n${text}\n`,
+    );
+  });
   server.listen(options.port ?? 4010, options.host ?? '127.0.0.1');
   try {
     await once(server, 'listening');

@@ -12,6 +12,8 @@
  *   an answer is passed on whole but not recorded; later exchanges are recorded as ever.
  * - A request-target in absolute form or starting with `//` goes to the upstream, never to the
  *   host it names.
+ * - Request headers over Node's 16 KiB reach the upstream, whose answer the client gets (not a
+ *   bare 431 from record); over 64 KiB record answers 431 itself and says so.
  * - A file that is not JSON is refused in one line that keeps its whole reason.
  * - A damaged or hand-edited file (a method or header HTTP cannot send, a body nested 100,000
  *   deep, a date 8,000 years on) verifies without a crash: the unsendable entry is "not
@@ -150,6 +152,58 @@ describe('record: a client that hangs up', () => {
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
     expect(JSON.parse(readFileSync(out, 'utf8')).log.entries).toEqual([]);
+  });
+});
+
+describe('record: large request headers', () => {
+  it("up to 64 KiB go to the upstream and its answer comes back; past that, record's own 431", async () => {
+    const out = join(dir, 'headers.har');
+    const lines: string[] = [];
+    const recorder = await startRecorder({
+      upstream: upstream.url,
+      port: 0,
+      out,
+      onContractBreak: (l) => lines.push(l),
+    });
+    let big: { status: number; body: string };
+    let huge: { status: number; body: string };
+    try {
+      const send = (size: number) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const { hostname, port } = new URL(recorder.url);
+          const req = request(
+            {
+              host: hostname,
+              port,
+              path: '/v1/partnership/vertical-mappings',
+              headers: { 'X-Big': 'a'.repeat(size) },
+            },
+            (res) => {
+              let body = '';
+              res.on('data', (c: Buffer) => {
+                body += c;
+              });
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+            },
+          );
+          req.on('error', reject);
+          req.end();
+        });
+      big = await send(20_000);
+      huge = await send(70_000);
+    } finally {
+      await recorder.stop();
+    }
+    // the sandbox's own 431, in its envelope, as the client would get it without the proxy
+    expect(big.status).toBe(431);
+    expect(JSON.parse(big.body)).toMatchObject({ status: 431, error: { code: 'request_headers_too_large' } });
+    expect(huge).toEqual({ status: 431, body: 'record passes request headers up to 65536 bytes in all\n' });
+    expect(lines).toContain(
+      'record: a request whose headers exceed 65536 bytes; answered 431, not sent, not recorded',
+    );
+    const entries = JSON.parse(readFileSync(out, 'utf8')).log.entries;
+    expect(entries).toHaveLength(1);
+    expect(entries[0].response.status).toBe(431);
   });
 });
 
