@@ -136,6 +136,7 @@ describe('the tarball', () => {
       'LICENSE',
       'CHANGELOG.md',
       'dist/main.js',
+      'dist/cli.js',
       'dist/index.js',
       'dist/types/index.d.ts',
       'dist/types/start.d.ts',
@@ -147,7 +148,7 @@ describe('the tarball', () => {
       expect(files).toContain(needed);
     }
     const allowed =
-      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|index)\.js|dist\/types\/.+\.d\.ts|fixtures\/.+\.json|scenarios\/.+\.json)$/;
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|cli|index)\.js|dist\/types\/.+\.d\.ts|fixtures\/.+\.json|scenarios\/.+\.json)$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     const size = statSync(tarball).size;
     console.log(`tarball: ${(size / 1024).toFixed(0)} KiB, ${files.length} files`);
@@ -172,7 +173,7 @@ describe('the install', () => {
 
 describe('the bundles', () => {
   it('carry the manual (README.md and docs/) as constants for /docs/guides/, without marked', () => {
-    for (const bundle of ['main.js', 'index.js']) {
+    for (const bundle of ['cli.js', 'index.js']) {
       const text = readFileSync(join(project, 'node_modules', 'partnership-sandbox', 'dist', bundle), 'utf8');
       expect(text, bundle).toMatch(/id=\\?"where-the-spec-is-silent\\?"/);
       expect(text, bundle).not.toContain('walkTokens');

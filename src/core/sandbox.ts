@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { ApiError } from '../contract/errors.js';
 import { hashSecretSync, type SecretHash } from '../domain/secrets.js';
-import { builtInPresetsDir } from '../package-dir.js';
+import { builtInPresetsDir, isDefaultFixtures } from '../package-dir.js';
 import { ArmedRegistry } from '../scenarios/armed.js';
 import { ChaosRegistry, chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';
 import { loadPresets } from '../scenarios/presets.js';
@@ -121,20 +121,24 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
 }
 
 /**
- * A fixture partner's secret, hashed once per process (about 50 ms each): every sandbox of
- * this process and every reset stores the same salt and hash for the same fixture partner.
+ * A fixture partner's secret, hashed once per process: every sandbox of this process and every
+ * reset stores the same salt and hash for the same fixture partner. The package's own fixtures
+ * are published (the README prints their secret): a fast salted hash, since a slow one would
+ * protect nothing and cost every start about 50 ms per partner. A fixtures folder of one's own
+ * holds secrets a person chose: the slow hash, as for POST /__sandbox/partners.
  */
 const fixtureSecrets = new Map<string, SecretHash>();
-function fixtureSecret(p: FixturePartner): SecretHash {
-  const key = JSON.stringify([p.parent_account_id, p.client_id, p.client_secret]);
-  const stored = fixtureSecrets.get(key) ?? hashSecretSync(p.client_secret);
+function fixtureSecret(p: FixturePartner, published: boolean): SecretHash {
+  const key = JSON.stringify([p.parent_account_id, p.client_id, p.client_secret, published]);
+  const stored = fixtureSecrets.get(key) ?? hashSecretSync(p.client_secret, { published });
   fixtureSecrets.set(key, stored);
   return stored;
 }
 
 function seed(s: Sandbox): void {
   const at = s.clock.iso();
-  const secrets = s.fixtures.partners.map(fixtureSecret);
+  const published = isDefaultFixtures(s.fixtures.dir);
+  const secrets = s.fixtures.partners.map((p) => fixtureSecret(p, published));
   s.store.tx(() => {
     for (const [i, p] of s.fixtures.partners.entries()) {
       s.store.partners.insert({
