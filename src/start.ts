@@ -13,8 +13,8 @@ import {
   SECRET_SETTINGS,
   sources,
 } from './core/config.js';
-import { jsonLogger } from './core/sandbox.js';
 import { StartupError } from './core/startup-error.js';
+import { jsonLogger } from './sandbox/create.js';
 import { startServer } from './server.js';
 
 /** Where the sandbox's log lines go, when `log` is an object: one call per line. */

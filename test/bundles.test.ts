@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PATH_SEGMENT_MESSAGE } from '../src/contract/admin.js';
 import { loadConfig } from '../src/core/config.js';
-import { createSandbox } from '../src/core/sandbox.js';
 import { StartupError } from '../src/core/startup-error.js';
+import { createSandbox } from '../src/sandbox/create.js';
 import {
   CONTROLS,
   createHarness,

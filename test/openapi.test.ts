@@ -15,8 +15,8 @@ import { CONTROL_ROUTES } from '../src/contract/control-routes-all.js';
 import { errorCodes } from '../src/contract/errors.js';
 import { DOMAIN_PATTERN, domainProblem, TEXT_PATTERN, textProblem } from '../src/contract/fields.js';
 import { operations as declared } from '../src/contract/operations.js';
-import { createSandbox } from '../src/core/sandbox.js';
 import { BoundedCache } from '../src/domain/bounded-cache.js';
+import { createSandbox } from '../src/sandbox/create.js';
 import { createHarness, DEMO, expectErrorEnvelope, MAPPINGS, testConfig } from './harness.js';
 
 /** What the documents list: every declared partnership operation (by path, its methods) and the token endpoint. */

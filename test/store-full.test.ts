@@ -16,8 +16,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { storeNotWritableMessage, UNSAVED_REPLAY_WARNING } from '../src/contract/messages.js';
-import type { Logger } from '../src/core/sandbox.js';
-import { STORE_LOG_INTERVAL_MS } from '../src/services/store-health.js';
+import { STORE_LOG_INTERVAL_MS } from '../src/core/store-health.js';
+import type { Logger } from '../src/sandbox/create.js';
 import {
   CONTROLS,
   createHarness,

@@ -38,7 +38,7 @@ export const errorStatus = {
   internal_error: 500,
   bad_gateway: 502,
   service_unavailable: 503,
-  /** A write the store refused: a full disk, a read-only store, an I/O error (services/store-health.ts). */
+  /** A write the store refused: a full disk, a read-only store, an I/O error (core/store-health.ts). */
   store_not_writable: 503,
 } as const;
 
@@ -84,7 +84,7 @@ export class ApiError extends Error {
   }
 }
 
-/** A write the store refused (services/store-health.ts): 503 naming SANDBOX_DB and the cause. */
+/** A write the store refused (core/store-health.ts): 503 naming SANDBOX_DB and the cause. */
 export function storeNotWritable(refused: { failure: { code: string }; message: string }): ApiError {
   return new ApiError('store_not_writable', refused.message, {
     details: { setting: 'SANDBOX_DB', sqlite_code: refused.failure.code },

@@ -186,7 +186,7 @@ export const DOMAIN_PATH_MESSAGE = 'must be a bare domain without a path';
 export const DOMAIN_PORT_MESSAGE = 'must be a bare domain without a port';
 export const DOMAIN_NAME_MESSAGE = 'must be a valid domain name such as "example.com"';
 
-/** A write the store refused (a full disk, a read-only store, an I/O error): services/store-health.ts. */
+/** A write the store refused (a full disk, a read-only store, an I/O error): core/store-health.ts. */
 export const storeNotWritableMessage = (path: string, failure: { code: string; cause: string }) =>
   `The sandbox's store (SANDBOX_DB=${path === '' ? ':memory:' : path}) cannot take writes: ${failure.cause} (${failure.code}). Nothing was written; retry once the store can take writes again (free space, or make it writable).`;
 export const UNSAVED_REPLAY_WARNING =

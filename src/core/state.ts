@@ -1,20 +1,21 @@
 /**
  * The sandbox's state as the layers share it: the one object handlers, services and the
- * control plane work on, created by createSandbox() (core/sandbox.ts). Types only, so a
- * service takes the sandbox without importing what creates it (which imports services).
+ * control plane work on, created by createSandbox() (src/sandbox/create.ts, above services/).
+ * Types only, so a service takes the sandbox without importing what creates it.
  */
 import type { z } from 'zod';
 import type { SnapshotInfo } from '../contract/admin.js';
 import type { ArmedRegistry } from '../scenarios/armed.js';
 import type { ChaosRegistry } from '../scenarios/chaos.js';
 import type { Preset } from '../scenarios/presets.js';
-import type { StoreHealth } from '../services/store-health.js';
 import type { Store } from '../store/index.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { Fixtures } from './fixtures.js';
 import type { Journal } from './journal.js';
+import type { StateRegistry } from './state-registry.js';
+import type { StoreHealth } from './store-health.js';
 
 type SnapshotView = z.infer<typeof SnapshotInfo>;
 
@@ -50,6 +51,11 @@ export interface Sandbox {
   storeHealth: StoreHealth;
   /** Saved states of the whole sandbox, by name (docs/parallel-tests.md). */
   snapshots: Snapshots;
+  /**
+   * Every piece of its state (core/state-registry.ts), which a reset, a partner reset,
+   * snapshots and bundles loop over.
+   */
+  state: StateRegistry;
   /**
    * Bumped by every reset, partner reset, restore and bundle import. A request that awaited
    * across one asks `wipedSince` whether its own state went; if so it starts over against

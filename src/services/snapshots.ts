@@ -1,17 +1,16 @@
 /**
- * Snapshots of the whole sandbox (docs/parallel-tests.md): the store as SQLite's own image
- * (`serialize()` in memory, `VACUUM INTO` a file beside a file store), with the clocks
- * (kept in the store), the armed scenarios, the chaos profiles and the journal. A restore is synchronous, so a
+ * Snapshots of the whole sandbox (docs/parallel-tests.md): an image of every piece of its
+ * state (core/state-registry.ts): the store as SQLite's own image (`serialize()` in memory,
+ * `VACUUM INTO` a file beside a file store) with the clocks in it, the armed scenarios, the
+ * chaos profiles and the journal. A restore is synchronous, so a
  * request sees the state before it or after it; it marks the whole state wiped, so a
  * request that awaited across it starts over (src/http/pipeline.ts).
  */
 import type { z } from 'zod';
 import type { SnapshotInfo } from '../contract/admin.js';
 import { ApiError, validationError } from '../contract/errors.js';
-import type { JournalImage } from '../core/journal.js';
 import type { Sandbox, Snapshots } from '../core/state.js';
-import type { Armed } from '../scenarios/armed.js';
-import type { ChaosProfile } from '../scenarios/chaos.js';
+import type { StateImage } from '../core/state-registry.js';
 import type { StoreImage } from '../store/index.js';
 
 /** How many snapshots are kept at most (each holds a whole database image). */
@@ -21,11 +20,8 @@ type Info = z.infer<typeof SnapshotInfo>;
 
 interface Snapshot {
   info: Info;
-  image: StoreImage;
-  armed: Armed[];
-  /** Chaos profiles with each partner's call position (docs/chaos.md). */
-  chaos: ChaosProfile[];
-  journal: JournalImage;
+  /** Every piece's image, the store's first (its size is the snapshot's). */
+  image: StateImage;
 }
 
 export const snapshotNotFound = (name: string) =>
@@ -52,36 +48,27 @@ export function snapshots(s: Sandbox): Snapshots {
           },
         ]);
       }
-      const image = s.store.saveImage(name);
+      const image = s.state.image(name);
+      const store = image.get('store') as StoreImage;
       const info = {
         name,
-        size_bytes: image.kind === 'memory' ? image.bytes.length : image.bytes,
+        size_bytes: store.kind === 'memory' ? store.bytes.length : store.bytes,
         saved_at: new Date().toISOString(),
         clock: s.clock.iso(),
       };
-      saved.set(name, {
-        info,
-        image,
-        armed: s.armed.image(),
-        chaos: s.chaos.image(),
-        journal: s.journal.image(),
-      });
+      saved.set(name, { info, image });
       return { snapshot: info, replaced: previous !== undefined };
     },
     list(): Info[] {
       return [...saved.values()].map((snap) => snap.info);
     },
-    /** Puts the whole sandbox back to the snapshot: store, clocks, armed scenarios, journal. */
+    /** Puts the whole sandbox back to the snapshot: every piece of its state. */
     restore(name: string): Info {
       const snap = get(name);
       s.markWiped();
-      // All or nothing: a store that cannot take it (a full disk) changes nothing, and the 503 says so.
-      s.store.restoreImage(snap.image);
-      s.loadClock();
-      s.armed.restore(snap.armed);
-      s.chaos.restore(snap.chaos);
-      s.journal.restore(snap.journal);
-      s.diagnostics.clear();
+      // All or nothing: the store's image goes back first, and a store that cannot take it (a
+      // full disk) changes nothing, and the 503 says so.
+      s.state.restore(snap.image);
       // Last, once the rest is back: a reservation in the image belonged to a request of that
       // moment; requests in flight start over and reserve again. A store that refuses this
       // one write keeps them, and they lapse as an abandoned request's do: the restore stands.
@@ -95,7 +82,7 @@ export function snapshots(s: Sandbox): Snapshots {
     delete(name: string): Info {
       const snap = get(name);
       saved.delete(name);
-      s.store.dropImage(snap.image);
+      s.state.drop(snap.image);
       return snap.info;
     },
   };

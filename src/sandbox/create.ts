@@ -1,30 +1,34 @@
 /**
- * The sandbox's state and services, independent of HTTP: config, store, clock, fixtures,
- * scenario presets and armed scenarios, the journal. createApp() serves it.
+ * The sandbox assembled, independent of HTTP: config, store, clock, fixtures, scenario
+ * presets and armed scenarios, the journal, and the registry of its state (pieces.ts) that a
+ * reset, a partner reset, snapshots and bundles loop over. createApp() serves it. It sits
+ * above services/ (snapshots and bundles are services), so core/ imports none of them.
  */
 import { readFileSync } from 'node:fs';
 import { ApiError } from '../contract/errors.js';
+import { Clock } from '../core/clock.js';
+import { CLOCK_KEY, changeClocks, PARTNER_CLOCK_PREFIX } from '../core/clock-store.js';
+import type { Config } from '../core/config.js';
+import { Diagnostics } from '../core/diagnostics.js';
+import { type FixturePartner, loadFixtures } from '../core/fixtures.js';
+import { Journal } from '../core/journal.js';
+import { StartupError } from '../core/startup-error.js';
+import type { Logger, Sandbox, Snapshots } from '../core/state.js';
+import { StateRegistry } from '../core/state-registry.js';
+import { StoreHealth } from '../core/store-health.js';
 import { hashSecretSync, type SecretHash } from '../domain/secrets.js';
 import { builtInPresetsDir, isDefaultFixtures } from '../package-dir.js';
 import { ArmedRegistry } from '../scenarios/armed.js';
-import { ChaosRegistry, chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';
+import { ChaosRegistry } from '../scenarios/chaos.js';
 import { loadPresets } from '../scenarios/presets.js';
 import { importBundle } from '../services/bundles.js';
 import { snapshots } from '../services/snapshots.js';
-import { StoreHealth } from '../services/store-health.js';
 import { startupWriteError } from '../store/db.js';
 import { createStore } from '../store/index.js';
 import { secretColumns } from '../store/partners.js';
-import { Clock } from './clock.js';
-import { CLOCK_KEY, changeClocks, PARTNER_CLOCK_PREFIX } from './clock-store.js';
-import type { Config } from './config.js';
-import { Diagnostics } from './diagnostics.js';
-import { type FixturePartner, loadFixtures } from './fixtures.js';
-import { Journal } from './journal.js';
-import { StartupError } from './startup-error.js';
-import type { Logger, Sandbox, Snapshots } from './state.js';
+import { startupChaos, statePieces } from './pieces.js';
 
-export type { Logger, Sandbox } from './state.js';
+export type { Logger, Sandbox } from '../core/state.js';
 
 export function jsonLogger(enabled: boolean): Logger {
   const write = (level: string, msg: string, fields?: Record<string, unknown>) => {
@@ -54,6 +58,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     diagnostics: new Diagnostics(),
     storeHealth: new StoreHealth(config.db, log),
     snapshots: undefined as unknown as Snapshots,
+    state: undefined as unknown as StateRegistry,
     epoch: 0,
     wipedSince(epoch, parent) {
       if (sandbox.epoch === epoch) return false;
@@ -68,30 +73,12 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     },
     reset() {
       sandbox.markWiped();
-      store.wipe();
-      clock.reset();
-      sandbox.armed.clear();
-      startupChaos(sandbox);
-      sandbox.journal.clear();
-      sandbox.diagnostics.clear();
+      sandbox.state.clear();
       seed(sandbox);
     },
     resetPartner(parent) {
       sandbox.markWiped(parent);
-      const client = store.partners.byParent(parent)?.client_id;
-      const gone = new Set(
-        changeClocks(
-          sandbox,
-          () => clock.setPartner(parent, 0),
-          () => store.wipePartner(parent),
-        ),
-      );
-      sandbox.armed.removeWhere(
-        (a) => a.parent_account_id === parent || (a.account_id !== undefined && gone.has(a.account_id)),
-      );
-      sandbox.chaos.forget(parent);
-      sandbox.journal.removePartner(parent, gone);
-      sandbox.diagnostics.forget(gone, client);
+      sandbox.state.forget(parent);
     },
     loadClock() {
       clock.reset(Number(store.meta.get(CLOCK_KEY) ?? 0));
@@ -103,6 +90,22 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
       store.close();
     },
   };
+  sandbox.state = new StateRegistry(statePieces(sandbox), {
+    scopeOf: (parent) => ({
+      parent,
+      accounts: new Set(store.accounts.idsOf(parent)),
+      client: store.partners.byParent(parent)?.client_id,
+    }),
+    // The durable pieces' work and the clocks saved, in one transaction; the caches then
+    // forget what the rows were, whether it went through or not.
+    durably: (work) => {
+      try {
+        changeClocks(sandbox, () => {}, work);
+      } finally {
+        store.clearCaches();
+      }
+    },
+  });
   sandbox.snapshots = snapshots(sandbox);
   sandbox.loadClock();
   try {
@@ -155,27 +158,6 @@ function seed(s: Sandbox): void {
     }
     s.store.meta.set('seeded', '1');
   });
-}
-
-/**
- * `SANDBOX_CHAOS` / `--chaos`: a profile for every partner, set at start-up and again by a
- * reset (which ends the profiles set since, as it reloads the fixtures). Anything else ends.
- */
-function startupChaos(s: Sandbox): void {
-  s.chaos.end();
-  if (!s.config.chaos) return;
-  const where = `SANDBOX_CHAOS (--chaos)=${JSON.stringify(s.config.chaos)}`;
-  let settings: ReturnType<typeof parseChaosSpec>;
-  try {
-    settings = parseChaosSpec(s.config.chaos);
-  } catch (e) {
-    throw new StartupError(`${where}: ${(e as Error).message}`);
-  }
-  for (const name of settings.scenarios) {
-    const problem = chaosScenarioProblem(name, s.presets);
-    if (problem) throw new StartupError(`${where}: scenarios: ${problem}`);
-  }
-  s.chaos.set(settings, s.clock.iso());
 }
 
 /** `--seed FILE` / SANDBOX_SEED: a bundle loaded at start-up, or start-up stops naming the problem. */

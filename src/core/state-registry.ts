@@ -1,0 +1,138 @@
+/**
+ * The sandbox's state as one registry: each piece of state (the store, the clocks,
+ * armed scenarios, chaos profiles, the journal, diagnostics) implements `StatePiece`, and the
+ * six operations that must touch all of it loop over the registry: a reset (clear), a partner
+ * reset (forget), a snapshot's save and restore (image, restore), a bundle's export and
+ * import (exportPartner, check, importPartner). New state is one more piece where the sandbox
+ * is assembled (src/sandbox/pieces.ts); test/state-registry.test.ts fails when the sandbox
+ * holds state that no piece registers, or when an operation skips a piece.
+ */
+import type { BundleData } from '../contract/bundle.js';
+import type { FieldIssue } from '../contract/errors.js';
+
+/** One partner's state, as an operation that forgets, exports or replaces it sees it. */
+export interface PartnerScope {
+  parent: string;
+  /** Its accounts (for an import: those it has here and those the bundle brings). */
+  accounts: ReadonlySet<string>;
+  /** Its client_id here before the operation (undefined: a partner new to this sandbox). */
+  client: string | undefined;
+}
+
+/** What a piece writes into a partner's bundle: the bundle's fields it owns. */
+export type BundlePart = Partial<Omit<BundleData, 'kind' | 'version' | 'exported_at'>>;
+
+/** A bundle's import as each piece receives it (checked already, by every piece). */
+export interface PartnerImport {
+  scope: PartnerScope;
+  bundle: BundleData;
+  /** Real time (epoch ms) at the import, read once so the pieces agree on it. */
+  realNow: number;
+}
+
+/** One piece of the sandbox's state: what each of the six operations does to it. */
+export interface StatePiece<Image = unknown> {
+  /** Its name (the key of its image in a snapshot). */
+  readonly name: string;
+  /** The sandbox member holding this state (the registry test finds unregistered state by it). */
+  readonly holds: object;
+  /**
+   * Whether it is kept in the store: its part of a partner reset or an import runs in the one
+   * store transaction, so a store that refuses it (a full disk) leaves the partner as it was.
+   */
+  readonly durable: boolean;
+  /** A reset: back to empty (the fixtures are seeded after every piece is clear). */
+  clear(): void;
+  /** A partner reset: this partner's state goes. */
+  forget(scope: PartnerScope): void;
+  /** The state now, for a snapshot named `name`. */
+  image(name: string): Image;
+  /** Puts the state back to an image (which may be restored again later). */
+  restore(image: Image): void;
+  /** Frees what an image holds outside memory (its snapshot deleted). */
+  drop(image: Image): void;
+  /** This partner's part of its bundle. */
+  exportPartner(scope: PartnerScope): BundlePart;
+  /** A bundle's problems for this piece, by field, found before anything is written. */
+  check(bundle: BundleData): FieldIssue[];
+  /** Replaces the partner's state of this piece by the bundle's. */
+  importPartner(load: PartnerImport): void;
+}
+
+/** A snapshot's images, by piece name. */
+export type StateImage = ReadonlyMap<string, unknown>;
+
+export interface StateRegistryOptions {
+  /** The partner's scope as the store has it now. */
+  scopeOf(parent: string): PartnerScope;
+  /** Runs the durable pieces' work in one store transaction (the clocks put back if it fails). */
+  durably(work: () => void): void;
+}
+
+export class StateRegistry {
+  readonly pieces: readonly StatePiece[];
+  readonly #options: StateRegistryOptions;
+
+  constructor(pieces: readonly StatePiece[], options: StateRegistryOptions) {
+    const names = pieces.map((p) => p.name);
+    const twice = names.find((n, i) => names.indexOf(n) !== i);
+    if (twice !== undefined) throw new Error(`state piece "${twice}" is registered twice`);
+    this.pieces = pieces;
+    this.#options = options;
+  }
+
+  scopeOf(parent: string): PartnerScope {
+    return this.#options.scopeOf(parent);
+  }
+
+  /** The durable pieces in one transaction, then the others. */
+  #each(act: (piece: StatePiece) => void): void {
+    this.#options.durably(() => {
+      for (const p of this.pieces) if (p.durable) act(p);
+    });
+    for (const p of this.pieces) if (!p.durable) act(p);
+  }
+
+  clear(): void {
+    for (const p of this.pieces) p.clear();
+  }
+
+  forget(parent: string): void {
+    const scope = this.scopeOf(parent);
+    this.#each((p) => p.forget(scope));
+  }
+
+  image(name: string): StateImage {
+    return new Map(this.pieces.map((p) => [p.name, p.image(name)]));
+  }
+
+  /** In the registry's order: the store first, so the clocks read theirs from it. */
+  restore(image: StateImage): void {
+    for (const p of this.pieces) p.restore(image.get(p.name));
+  }
+
+  drop(image: StateImage): void {
+    for (const p of this.pieces) p.drop(image.get(p.name));
+  }
+
+  exportPartner(parent: string): BundlePart {
+    const scope = this.scopeOf(parent);
+    return Object.assign({}, ...this.pieces.map((p) => p.exportPartner(scope))) as BundlePart;
+  }
+
+  /** Every piece's problems with the bundle, in the registry's order. */
+  check(bundle: BundleData): FieldIssue[] {
+    return this.pieces.flatMap((p) => p.check(bundle));
+  }
+
+  /** Replaces the bundle's partner (checked first with `check`); the scope it replaced. */
+  importPartner(bundle: BundleData, realNow: number): PartnerScope {
+    const here = this.scopeOf(bundle.partner.parent_account_id);
+    const scope = {
+      ...here,
+      accounts: new Set([...here.accounts, ...bundle.accounts.map((a) => a.account_id)]),
+    };
+    this.#each((p) => p.importPartner({ scope, bundle, realNow }));
+    return scope;
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * The registry of the sandbox's state (core/state-registry.ts): every piece, in the order the
+ * six operations visit them. The store first (a restore puts its rows back before the clocks
+ * read theirs from it), then the clocks, armed scenarios, chaos profiles, the journal and
+ * diagnostics. New state is one more piece here.
+ */
+import { BUNDLE_WARNING_MAX, type BundleData } from '../contract/bundle.js';
+import type { FieldIssue } from '../contract/errors.js';
+import type { JournalImage } from '../core/journal.js';
+import { StartupError } from '../core/startup-error.js';
+import type { Sandbox } from '../core/state.js';
+import type { PartnerScope, StatePiece } from '../core/state-registry.js';
+import { cutText } from '../domain/cut.js';
+import { own } from '../domain/own.js';
+import type { Armed } from '../scenarios/armed.js';
+import { builtIn, parseValue } from '../scenarios/catalogue.js';
+import { type ChaosProfile, chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';
+import { clockPlan } from './clock-plan.js';
+import { storePiece } from './store-piece.js';
+
+/** Whether a partner's state holds this account's entry (armed for it, or its journal entry). */
+const ofAccount = (scope: PartnerScope, accountId: string | null | undefined) =>
+  accountId !== undefined && accountId !== null && scope.accounts.has(accountId);
+
+/** The clocks: kept in the store's meta table, so a store image holds them and they read it again. */
+function clocksPiece(s: Sandbox): StatePiece<undefined> {
+  return {
+    name: 'clocks',
+    holds: s.clock,
+    durable: true,
+    clear: () => s.clock.reset(),
+    forget: (scope) => s.clock.setPartner(scope.parent, 0),
+    image: () => undefined,
+    restore: () => s.loadClock(),
+    drop: () => {},
+    exportPartner: (scope) => ({
+      clock: {
+        now: s.clock.iso(scope.parent),
+        offset_seconds: (s.clock.offsetMs + s.clock.partnerOffsetMs(scope.parent)) / 1000,
+      },
+    }),
+    check: () => [],
+    importPartner: ({ scope, bundle, realNow }) =>
+      s.clock.setPartner(scope.parent, clockPlan(s, bundle.clock.now, realNow).ownMs),
+  };
+}
+
+/** Scenarios armed on the control plane: the partner's are those for its parent or one of its accounts. */
+function armedPiece(s: Sandbox): StatePiece<Armed[]> {
+  const isPartners = (scope: PartnerScope) => (a: Armed) =>
+    a.parent_account_id === scope.parent || ofAccount(scope, a.account_id);
+  return {
+    name: 'armed',
+    holds: s.armed,
+    durable: false,
+    clear: () => s.armed.clear(),
+    forget: (scope) => s.armed.removeWhere(isPartners(scope)),
+    image: () => s.armed.image(),
+    restore: (image) => s.armed.restore(image),
+    drop: () => {},
+    exportPartner: (scope) => ({
+      armed: s.armed
+        .list()
+        .filter(
+          (a) =>
+            (a.parent_account_id === scope.parent && a.account_id === undefined) ||
+            ofAccount(scope, a.account_id),
+        )
+        .map((a) => ({
+          scenario: a.scenario,
+          effects: a.effects.map((e) => ({ ...e })),
+          ...(a.account_id !== undefined ? { account_id: a.account_id } : {}),
+          ...(a.remaining !== undefined ? { remaining: a.remaining } : {}),
+          armed_at: a.armed_at,
+        })),
+    }),
+    check: (b) => {
+      const out: FieldIssue[] = [];
+      const accountIds = new Set(b.accounts.map((a) => a.account_id));
+      b.armed.forEach((a, i) => {
+        if (a.account_id !== undefined && !accountIds.has(a.account_id))
+          out.push({ field: `armed[${i}].account_id`, message: 'is not an account of this bundle' });
+        a.effects.forEach((e, j) => {
+          const def = builtIn(e.name);
+          if (!def)
+            out.push({ field: `armed[${i}].effects[${j}].name`, message: `unknown scenario "${e.name}"` });
+          else {
+            const { error } = parseValue(def, e.value);
+            if (error) out.push({ field: `armed[${i}].effects[${j}].value`, message: error });
+          }
+        });
+      });
+      return out;
+    },
+    importPartner: ({ scope, bundle }) => {
+      s.armed.removeWhere(isPartners(scope));
+      // As the control plane arms them: for the parent, or for one account.
+      for (const a of bundle.armed)
+        s.armed.arm(a.account_id !== undefined ? a : { ...a, parent_account_id: scope.parent });
+    },
+  };
+}
+
+/**
+ * `SANDBOX_CHAOS` / `--chaos`: a profile for every partner, set at start-up and again by a
+ * reset (which ends the profiles set since, as it reloads the fixtures). Anything else ends.
+ */
+export function startupChaos(s: Sandbox): void {
+  s.chaos.end();
+  if (!s.config.chaos) return;
+  const where = `SANDBOX_CHAOS (--chaos)=${JSON.stringify(s.config.chaos)}`;
+  let settings: ReturnType<typeof parseChaosSpec>;
+  try {
+    settings = parseChaosSpec(s.config.chaos);
+  } catch (e) {
+    throw new StartupError(`${where}: ${(e as Error).message}`);
+  }
+  for (const name of settings.scenarios) {
+    const problem = chaosScenarioProblem(name, s.presets);
+    if (problem) throw new StartupError(`${where}: scenarios: ${problem}`);
+  }
+  s.chaos.set(settings, s.clock.iso());
+}
+
+/** The partner's chaos profile and its place in the sequence (docs/chaos.md), or null. */
+function chaosOf(s: Sandbox, parent: string): BundleData['chaos'] {
+  const profile = s.chaos.of(parent);
+  if (!profile) return null;
+  const position = own(profile.positions, parent);
+  return {
+    rate: profile.rate,
+    seed: profile.seed,
+    scenarios: [...profile.scenarios],
+    call: position?.calls ?? 0,
+    owed: [...(position?.owed ?? [])],
+  };
+}
+
+/** Chaos profiles and each partner's place in their sequence; a reset sets the start-up profile again. */
+function chaosPiece(s: Sandbox): StatePiece<ChaosProfile[]> {
+  return {
+    name: 'chaos',
+    holds: s.chaos,
+    durable: false,
+    clear: () => startupChaos(s),
+    forget: (scope) => s.chaos.forget(scope.parent),
+    image: () => s.chaos.image(),
+    restore: (image) => s.chaos.restore(image),
+    drop: () => {},
+    exportPartner: (scope) => ({ chaos: chaosOf(s, scope.parent) }),
+    check: (b) => {
+      const out: FieldIssue[] = [];
+      b.chaos?.scenarios.forEach((name, i) => {
+        const problem = chaosScenarioProblem(name, s.presets);
+        if (problem) out.push({ field: `chaos.scenarios[${i}]`, message: problem });
+      });
+      return out;
+    },
+    importPartner: ({ scope, bundle }) => {
+      // The partner's own profile, where its sequence was; none: its sequence starts over.
+      s.chaos.forget(scope.parent);
+      if (bundle.chaos) {
+        const { call, owed, ...settings } = bundle.chaos;
+        s.chaos.set(settings, s.clock.iso(scope.parent), scope.parent, {
+          [scope.parent]: { calls: call, owed },
+        });
+      }
+    },
+  };
+}
+
+/** A journal warning longer than a bundle holds is cut, marked so. */
+const WARNING_CUT = ' ... (cut in the bundle)';
+
+/** The journal: a partner's entries are those filed under its parent or one of its accounts. */
+function journalPiece(s: Sandbox): StatePiece<JournalImage> {
+  return {
+    name: 'journal',
+    holds: s.journal,
+    durable: false,
+    clear: () => s.journal.clear(),
+    forget: (scope) => s.journal.removePartner(scope.parent, scope.accounts),
+    image: () => s.journal.image(),
+    restore: (image) => s.journal.restore(image),
+    drop: () => {},
+    exportPartner: (scope) => ({
+      journal: s.journal
+        .list()
+        .filter((e) => e.parent_account_id === scope.parent || ofAccount(scope, e.account_id))
+        .map(({ id: _id, ...entry }) => ({
+          ...entry,
+          warnings: entry.warnings.map((w) => cutText(w, BUNDLE_WARNING_MAX, WARNING_CUT)),
+        })),
+    }),
+    check: (b) => {
+      const out: FieldIssue[] = [];
+      const parent = b.partner.parent_account_id;
+      const accountIds = new Set(b.accounts.map((a) => a.account_id));
+      const foreignAccount = (id: string) => {
+        const owner = s.store.accounts.byId(id)?.parent_account_id;
+        return owner !== undefined && owner !== parent;
+      };
+      b.journal.forEach((e, i) => {
+        if (e.parent_account_id !== null && e.parent_account_id !== parent)
+          out.push({
+            field: `journal[${i}].parent_account_id`,
+            message: `is not the bundle's partner ${parent}`,
+          });
+        // An ID none of the bundle's accounts has is allowed for the partner's own calls (a dry-run
+        // register names an account never stored), never one of another partner's accounts.
+        if (
+          e.account_id !== null &&
+          !accountIds.has(e.account_id) &&
+          (e.parent_account_id !== parent || foreignAccount(e.account_id))
+        )
+          out.push({ field: `journal[${i}].account_id`, message: 'is not an account of this bundle' });
+      });
+      if (b.journal.length > s.journal.max)
+        out.push({
+          field: 'journal',
+          message: `holds ${b.journal.length} entries; this sandbox's journal keeps ${s.journal.max} (SANDBOX_JOURNAL_MAX)`,
+        });
+      return out;
+    },
+    importPartner: ({ scope, bundle }) => {
+      s.journal.removePartner(scope.parent, scope.accounts);
+      for (let i = bundle.journal.length - 1; i >= 0; i--) s.journal.addImported(bundle.journal[i]!);
+    },
+  };
+}
+
+/** Coaching warnings' memory: nothing a snapshot or bundle keeps; a restore or import starts it over. */
+function diagnosticsPiece(s: Sandbox): StatePiece<undefined> {
+  const forget = (scope: PartnerScope) => s.diagnostics.forget(scope.accounts, scope.client);
+  return {
+    name: 'diagnostics',
+    holds: s.diagnostics,
+    durable: false,
+    clear: () => s.diagnostics.clear(),
+    forget,
+    image: () => undefined,
+    restore: () => s.diagnostics.clear(),
+    drop: () => {},
+    exportPartner: () => ({}),
+    check: () => [],
+    importPartner: ({ scope }) => forget(scope),
+  };
+}
+
+/** Every piece of the sandbox's state, in the order the operations visit them. */
+export function statePieces(s: Sandbox): StatePiece[] {
+  return [storePiece(s), clocksPiece(s), armedPiece(s), chaosPiece(s), journalPiece(s), diagnosticsPiece(s)];
+}

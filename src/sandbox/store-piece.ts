@@ -1,0 +1,350 @@
+/**
+ * The store as a piece of the sandbox's state (core/state-registry.ts). A partner's part of a
+ * bundle: its credentials, mapping, accounts with everything under them and completed
+ * idempotency keys. An import checks them against the bundle itself and against this sandbox
+ * (IDs held by another partner here) before anything is written, then replaces the partner in
+ * the registry's one transaction (the clocks, their own piece, in the same one).
+ */
+import type { z } from 'zod';
+import { BUNDLE_SECRET_ALGORITHMS, type BundleData } from '../contract/bundle.js';
+import type { FieldIssue } from '../contract/errors.js';
+import { issuesToFields } from '../contract/issues.js';
+import { operations } from '../contract/operations.js';
+import type { Sandbox } from '../core/state.js';
+import type { BundlePart, PartnerImport, StatePiece } from '../core/state-registry.js';
+import { canonical } from '../domain/canonical-json.js';
+import { routePattern } from '../domain/route-pattern.js';
+import { SECRET_ALGORITHMS, type SecretAlgorithm } from '../domain/secrets.js';
+import { lastStatusWrite, putLastStatusWrite } from '../services/status.js';
+import type { StoreImage } from '../store/index.js';
+import { secretColumns, secretOf } from '../store/partners.js';
+import { clockPlan } from './clock-plan.js';
+
+// The bundle's algorithms are those the store keeps, both ways (a compile-time check).
+const _sameAlgorithms: [SecretAlgorithm[], (typeof BUNDLE_SECRET_ALGORITHMS)[number][]] = [
+  [...BUNDLE_SECRET_ALGORITHMS],
+  [...SECRET_ALGORITHMS],
+];
+void _sameAlgorithms;
+
+/**
+ * The operations a stored answer can replay on: the routes whose 200 documents
+ * Idempotent-Replayed, each with its path as a pattern and its documented 200 body.
+ */
+const replayable = Object.values(operations)
+  .map((o) => o.route)
+  .filter((r) => 'Idempotent-Replayed' in r.responses[200].headers)
+  .map((r) => ({
+    method: r.method.toUpperCase(),
+    template: r.path,
+    pattern: routePattern(r.path),
+    statuses: Object.keys(r.responses)
+      .map(Number)
+      .filter((n) => n >= 200 && n < 300),
+    schema: r.responses[200].content['application/json'].schema as z.ZodType,
+  }));
+
+type StoredKey = BundleData['idempotency_keys'][number];
+
+/**
+ * A stored answer is replayed byte for byte (`Idempotent-Replayed: true`), so it must be
+ * an answer its operation could have given: an operation that takes a key, on an account
+ * (and layout) of this bundle; a documented 2xx; JSON that is exactly the documented 200
+ * body (no field more or less), its envelope's status the stored one, dry_run present
+ * exactly when the key was a dry run's, and its data about the operation's account.
+ */
+function storedAnswerProblems(
+  k: StoredKey,
+  at: string,
+  layoutsOf: ReadonlyMap<string, ReadonlySet<string>>,
+): FieldIssue[] {
+  const space = k.operation.indexOf(' ');
+  const method = k.operation.slice(0, space);
+  const path = k.operation.slice(space + 1);
+  const route = space > 0 ? replayable.find((r) => r.method === method && r.pattern.test(path)) : undefined;
+  if (!route) {
+    const known = replayable.map((r) => `${r.method} ${r.template}`).join(', ');
+    return [
+      { field: `${at}.operation`, message: `must be an operation that takes an Idempotency-Key (${known})` },
+    ];
+  }
+  const params = route.pattern.exec(path)!.groups ?? {};
+  const account = params.account_id!;
+  const layouts = layoutsOf.get(account);
+  if (!layouts)
+    return [{ field: `${at}.operation`, message: `names account ${account}, not an account of this bundle` }];
+  if (params.layout_id !== undefined && !layouts.has(params.layout_id))
+    return [
+      {
+        field: `${at}.operation`,
+        message: `names layout ${params.layout_id}, not a layout of account ${account}`,
+      },
+    ];
+  if (!route.statuses.includes(k.status))
+    return [
+      {
+        field: `${at}.status`,
+        message: `must be ${route.statuses.join(' or ')}, what ${method} ${route.template} answers`,
+      },
+    ];
+
+  let body: unknown;
+  try {
+    body = JSON.parse(k.body);
+  } catch {
+    return [{ field: `${at}.body`, message: 'must be the JSON answer that is replayed (it is not JSON)' }];
+  }
+  const answer = route.schema.safeParse(body);
+  if (!answer.success) {
+    return issuesToFields(answer.error.issues, '', 'bundle').map((f) => ({
+      field: f.field === '(body)' ? `${at}.body` : `${at}.body.${f.field}`,
+      message: `${f.message} (not an answer of ${method} ${route.template})`,
+    }));
+  }
+  if (JSON.stringify(canonical(answer.data)) !== JSON.stringify(canonical(body)))
+    return [
+      { field: `${at}.body`, message: `holds fields that an answer of ${method} ${route.template} does not` },
+    ];
+  const envelope = body as { status: number; dry_run?: true; data: Record<string, unknown> };
+  const out: FieldIssue[] = [];
+  if (envelope.status !== k.status)
+    out.push({ field: `${at}.body.status`, message: `must be ${k.status}, the stored status` });
+  if ('dry_run' in envelope !== k.dry_run)
+    out.push({
+      field: `${at}.body.dry_run`,
+      message: k.dry_run
+        ? "must be true: the key is a dry run's"
+        : "must be absent: the key is not a dry run's",
+    });
+  if ('account_id' in envelope.data && envelope.data.account_id !== account)
+    out.push({
+      field: `${at}.body.data.account_id`,
+      message: `must be ${account}, the account of the operation`,
+    });
+  if (params.layout_id !== undefined && envelope.data.layout_id !== params.layout_id)
+    out.push({
+      field: `${at}.body.data.layout_id`,
+      message: `must be ${params.layout_id}, the layout of the operation`,
+    });
+  return out;
+}
+/** The store's part of a bundle checked against itself and against this sandbox: the problems, by field. */
+function storeProblems(s: Sandbox, b: BundleData): FieldIssue[] {
+  const out: FieldIssue[] = [];
+  const parent = b.partner.parent_account_id;
+  const foreign = (owner: string | undefined) => owner !== undefined && owner !== parent;
+  const holder = s.store.partners.byClient(b.partner.client_id);
+  if (foreign(holder?.parent_account_id))
+    out.push({ field: 'partner.client_id', message: 'is the client_id of another partner in this sandbox' });
+
+  const seen = new Map<string, string>();
+  const unique = (kind: string, value: string, field: string) => {
+    const key = `${kind}\u0000${value}`;
+    const first = seen.get(key);
+    if (first !== undefined) out.push({ field, message: `repeats ${first}` });
+    else seen.set(key, field);
+  };
+  b.vertical_mappings.forEach((m, i) => {
+    unique('sub', String(m.partner_sub_vertical_id), `vertical_mappings[${i}].partner_sub_vertical_id`);
+  });
+  const listOwners = s.store.controls.listOwners(b.accounts.map((a) => a.controls.list_id));
+  const ownerOf = (accountId: string | undefined) =>
+    accountId === undefined ? undefined : s.store.accounts.byId(accountId)?.parent_account_id;
+  b.accounts.forEach((a, i) => {
+    const at = `accounts[${i}]`;
+    unique('account', a.account_id, `${at}.account_id`);
+    unique('external', a.external_account_id, `${at}.external_account_id`);
+    if (foreign(ownerOf(a.account_id)))
+      out.push({ field: `${at}.account_id`, message: 'belongs to another partner in this sandbox' });
+    const pages = new Set(a.pages.map((p) => p.page_id));
+    a.pages.forEach((p, j) => {
+      unique('page', p.page_id, `${at}.pages[${j}].page_id`);
+      if (foreign(ownerOf(s.store.accounts.page(p.page_id)?.account_id)))
+        out.push({
+          field: `${at}.pages[${j}].page_id`,
+          message: 'belongs to another partner in this sandbox',
+        });
+    });
+    /** A layout or variant: unique, on a page of this account, not another partner's. */
+    const onPage = (
+      kind: 'layout' | 'variant',
+      id: string,
+      pageId: string,
+      where: string,
+      owner?: string,
+    ) => {
+      unique(kind, id, `${where}.${kind}_id`);
+      if (!pages.has(pageId))
+        out.push({ field: `${where}.page_id`, message: 'is not a page of this account' });
+      if (foreign(ownerOf(owner)))
+        out.push({ field: `${where}.${kind}_id`, message: 'belongs to another partner in this sandbox' });
+    };
+    for (const [j, l] of a.layouts.entries()) {
+      onPage(
+        'layout',
+        l.layout_id,
+        l.page_id,
+        `${at}.layouts[${j}]`,
+        s.store.accounts.layout(l.layout_id)?.account_id,
+      );
+    }
+    const list = a.controls;
+    unique('list', list.list_id, `${at}.controls.list_id`);
+    if (foreign(listOwners.get(list.list_id)))
+      out.push({ field: `${at}.controls.list_id`, message: 'belongs to another partner in this sandbox' });
+    list.blocked.forEach((block, j) => {
+      // A block on a category the mapping no longer has is kept: a partner re-seeded after a
+      // write holds such blocks, and the controls GET leaves them out (domain/taxonomy.ts).
+      unique(`blocked ${i}`, block.vertical_name, `${at}.controls.blocked[${j}].vertical_name`);
+    });
+    list.domains.forEach((d, j) => {
+      unique(`domain ${i}`, d.domain.toLowerCase(), `${at}.controls.domains[${j}].domain`);
+    });
+    for (const [j, v] of a.variants.entries()) {
+      onPage(
+        'variant',
+        v.variant_id,
+        v.page_id,
+        `${at}.variants[${j}]`,
+        s.store.accounts.variant(v.variant_id)?.account_id,
+      );
+    }
+    // A variant keeps its page and name for good: the record names this account's variants as they are.
+    const variants = new Map(a.variants.map((v) => [v.variant_id, v]));
+    const recorded = new Set<string>();
+    a.last_status_write?.variants.forEach((r, j) => {
+      const where = `${at}.last_status_write.variants[${j}]`;
+      const v = variants.get(r.variant_id);
+      if (!v) out.push({ field: `${where}.variant_id`, message: 'is not a variant of this account' });
+      else if (recorded.has(r.variant_id)) out.push({ field: `${where}.variant_id`, message: 'is repeated' });
+      else {
+        if (r.page_id !== v.page_id)
+          out.push({ field: `${where}.page_id`, message: `must be ${v.page_id}, the page of that variant` });
+        if (r.name !== v.name)
+          out.push({ field: `${where}.name`, message: 'must be the name of that variant' });
+      }
+      recorded.add(r.variant_id);
+    });
+  });
+  const layoutsOf = new Map(
+    b.accounts.map((a) => [a.account_id, new Set(a.layouts.map((l) => l.layout_id))]),
+  );
+  b.idempotency_keys.forEach((k, i) => {
+    unique('key', k.key, `idempotency_keys[${i}].key`);
+    out.push(...storedAnswerProblems(k, `idempotency_keys[${i}]`, layoutsOf));
+  });
+  return out;
+}
+
+type BundleAccount = BundleData['accounts'][number];
+type BundlePage = BundleAccount['pages'][number];
+type BundleLayout = BundleAccount['layouts'][number];
+
+const strip = <T extends object, K extends keyof T>(row: T, ...keys: K[]): Omit<T, K> => {
+  const out = { ...row };
+  for (const k of keys) delete out[k];
+  return out;
+};
+
+/** The partner's rows as its bundle carries them (the partner exists: the export checked). */
+function exportRows(s: Sandbox, parent: string): BundlePart {
+  const partner = s.store.partners.byParent(parent)!;
+  return {
+    partner: {
+      parent_account_id: partner.parent_account_id,
+      client_id: partner.client_id,
+      client_secret_hash: secretOf(partner),
+      name: partner.name,
+      created_at: partner.created_at,
+    },
+    vertical_mappings: s.store.partners.mappings(parent).map((m) => ({ ...m })),
+    accounts: s.store.accounts.allOf(parent).map((a) => {
+      const controls = s.store.controls.get(a.account_id)!;
+      return {
+        ...strip(a, 'parent_account_id'),
+        // The store keeps what the API validated: its surfaces and layout types are the enums'.
+        pages: s.store.accounts.pages(a.account_id).map((p) => strip(p, 'account_id') as BundlePage),
+        layouts: s.store.accounts.layouts(a.account_id).map((l) => strip(l, 'account_id') as BundleLayout),
+        variants: s.store.accounts.variants(a.account_id).map((v) => ({
+          ...strip(v, 'account_id'),
+          enabled: v.enabled === 1,
+          archived: v.archived === 1,
+        })),
+        controls: strip(controls, 'account_id'),
+        last_status_write: lastStatusWrite(s, a.account_id),
+      };
+    }),
+    idempotency_keys: s.store.idempotency.doneOf(parent).map((k) => ({
+      key: k.key,
+      operation: k.operation,
+      fingerprint: k.fingerprint,
+      dry_run: k.dry_run === 1,
+      status: k.status ?? 200,
+      body: k.body ?? '',
+      expires_at: k.expires_at,
+    })),
+  };
+}
+
+/**
+ * Replaces the partner's rows by the bundle's, inside the registry's transaction. Deadlines
+ * are kept relative to the partner's clock (clockPlan); historical times (created_at,
+ * updated_at) are kept as they are.
+ */
+function importRows(s: Sandbox, { scope, bundle: b, realNow }: PartnerImport): void {
+  const parent = scope.parent;
+  const previous = s.store.partners.byParent(parent);
+  const before = previous ? s.store.accounts.idsOf(parent) : [];
+  const clock = clockPlan(s, b.clock.now, realNow);
+  // The old accounts' records go with them; a bundle's account without one has none.
+  for (const id of before) putLastStatusWrite(s, id, null);
+  if (previous) {
+    s.store.idempotency.deleteOf(parent);
+    s.store.partners.delete(parent); // its mapping, tokens and accounts cascade
+  }
+  const { client_secret_hash, ...partner } = b.partner;
+  s.store.partners.insert({ ...partner, ...secretColumns(client_secret_hash) });
+  s.store.partners.replaceMappings(parent, b.vertical_mappings);
+  for (const a of b.accounts) {
+    const { pages, layouts, variants, controls, last_status_write, ...account } = a;
+    const account_id = a.account_id;
+    s.store.accounts.insert({
+      account: { ...account, auth_ready_at: clock.deadline(a.auth_ready_at), parent_account_id: parent },
+      pages: pages.map((p) => ({ ...p, account_id })),
+      layouts: layouts.map((l) => ({ ...l, account_id })),
+      variants: variants.map((v) => ({
+        ...v,
+        account_id,
+        enabled: v.enabled ? 1 : 0,
+        archived: v.archived ? 1 : 0,
+      })),
+    });
+    s.store.controls.put({ ...controls, account_id });
+    putLastStatusWrite(s, account_id, last_status_write ?? null);
+  }
+  for (const k of b.idempotency_keys) {
+    s.store.idempotency.insertDone({
+      ...k,
+      parent_account_id: parent,
+      dry_run: k.dry_run ? 1 : 0,
+      expires_at: clock.deadline(k.expires_at),
+    });
+  }
+}
+
+/** The store: every row, its image a snapshot's database (with the clocks in its meta table). */
+export function storePiece(s: Sandbox): StatePiece<StoreImage> {
+  return {
+    name: 'store',
+    holds: s.store,
+    durable: true,
+    clear: () => s.store.wipe(),
+    forget: (scope) => void s.store.wipePartner(scope.parent),
+    image: (name) => s.store.saveImage(name),
+    restore: (image) => s.store.restoreImage(image),
+    drop: (image) => s.store.dropImage(image),
+    exportPartner: (scope) => exportRows(s, scope.parent),
+    check: (bundle) => storeProblems(s, bundle),
+    importPartner: (load) => importRows(s, load),
+  };
+}
