@@ -67,7 +67,8 @@ export function adminApi(sandbox: Sandbox) {
   bind(api, op.getReport, (c, { query }) => {
     const { parent_account_id: parent, format = 'json' } = query;
     partnerOr404(s, parent);
-    const report = buildReport(parent, s.journal.list(), s.clock.iso(parent));
+    // The partner's own ring: the report reads entries filed under its parent only.
+    const report = buildReport(parent, s.journal.list({ parent_account_id: parent }), s.clock.iso(parent));
     if (format === 'junit')
       return c.body(reportToJUnit(report), 200, { 'Content-Type': 'application/xml; charset=utf-8' });
     return c.json(report, 200);

@@ -78,6 +78,8 @@ export const ConfigSchema = z.object({
   strictIdempotency: flag.default(false),
   tokenTtlSeconds: int(1, 7 * 86_400).default(3600),
   journalMax: int(1, 100_000).default(1000),
+  /** The memory all partners' journals may hold together, in MiB (estimated); past it the fullest loses its oldest. */
+  journalBudgetMb: int(1, 1024 * 1024).default(256),
   /** How much of each request and response body the journal keeps (redacted, then cut); 0 keeps none. */
   journalBodyBytes: int(0, JOURNAL_BODY_MAX_BYTES).default(16 * 1024),
   bodyLimitBytes: int(1024, 16 * 1024 * 1024).default(256 * 1024),
@@ -103,6 +105,7 @@ export const sources: Record<keyof Config, { env: string; flag?: string }> = {
   strictIdempotency: { env: 'SANDBOX_STRICT_IDEMPOTENCY' },
   tokenTtlSeconds: { env: 'SANDBOX_TOKEN_TTL_SECONDS' },
   journalMax: { env: 'SANDBOX_JOURNAL_MAX' },
+  journalBudgetMb: { env: 'SANDBOX_JOURNAL_BUDGET_MB' },
   journalBodyBytes: { env: 'SANDBOX_JOURNAL_BODY_BYTES' },
   bodyLimitBytes: { env: 'SANDBOX_BODY_LIMIT_BYTES' },
   requestTimeoutSeconds: { env: 'SANDBOX_REQUEST_TIMEOUT_SECONDS' },

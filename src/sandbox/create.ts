@@ -53,7 +53,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     presets,
     armed: new ArmedRegistry(),
     chaos: new ChaosRegistry(presets),
-    journal: new Journal(config.journalMax, config.journalBodyBytes),
+    journal: new Journal(config.journalMax, config.journalBodyBytes, config.journalBudgetMb * 1024 * 1024),
     log,
     diagnostics: new Diagnostics(),
     storeHealth: new StoreHealth(config.db, log),

@@ -184,13 +184,10 @@ function journalPiece(s: Sandbox): StatePiece<JournalImage> {
     restore: (image) => s.journal.restore(image),
     drop: () => {},
     exportPartner: (scope) => ({
-      journal: s.journal
-        .list()
-        .filter((e) => e.parent_account_id === scope.parent || ofAccount(scope, e.account_id))
-        .map(({ id: _id, ...entry }) => ({
-          ...entry,
-          warnings: entry.warnings.map((w) => cutText(w, BUNDLE_WARNING_MAX, WARNING_CUT)),
-        })),
+      journal: s.journal.ofPartner(scope.parent, scope.accounts).map(({ id: _id, ...entry }) => ({
+        ...entry,
+        warnings: entry.warnings.map((w) => cutText(w, BUNDLE_WARNING_MAX, WARNING_CUT)),
+      })),
     }),
     check: (b) => {
       const out: FieldIssue[] = [];
@@ -224,7 +221,8 @@ function journalPiece(s: Sandbox): StatePiece<JournalImage> {
     },
     importPartner: ({ scope, bundle }) => {
       s.journal.removePartner(scope.parent, scope.accounts);
-      for (let i = bundle.journal.length - 1; i >= 0; i--) s.journal.addImported(bundle.journal[i]!);
+      for (let i = bundle.journal.length - 1; i >= 0; i--)
+        s.journal.addImported(bundle.journal[i]!, scope.parent);
     },
   };
 }
