@@ -37,7 +37,7 @@ export type VerticalMappingInput = BodyOf<'seedVerticalMappings'>['vertical_mapp
 export type VariantCreateInput = BodyOf<'addVariant'>;
 export type VariantPatchInput = BodyOf<'updateVariant'>;
 export type ArmInput = BodyOf<'armScenario'>;
-/** A chaos profile to set: `{rate, seed, scenarios?, parent_account_id?}` (docs/chaos.md). */
+/** A chaos profile to set: `{rate, seed, scenarios?, parent_account_id?, from_call?}` (docs/chaos.md). */
 export type ChaosProfileInput = BodyOf<'setChaos'>;
 /** The journal's filters, typed (status and limit as numbers): the client writes them into the query. */
 export type JournalFiltersInput = z.input<typeof JournalFilters>;

@@ -121,6 +121,16 @@ export const ChaosRequest = z.strictObject({
       'Transient scenarios or presets to draw from; default auth-propagation, stale-content-hash, server-error, rate-limited, connection-reset.',
   }),
   parent_account_id: z.string().min(1).max(128).nullish(),
+  from_call: z
+    .int()
+    .min(1)
+    .max(2 ** 40)
+    .nullish()
+    .openapi({
+      description:
+        "The position of the partner's next partnership call (default 1): the `call` of a failed test's first call (its X-Sandbox-Chaos header or the journal) replays that test's failures.",
+      example: 1,
+    }),
 });
 
 /** The journal's filters (GET /__sandbox/requests query), as a client sends them. */

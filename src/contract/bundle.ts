@@ -61,7 +61,8 @@ const BundleJournalEntry = z.strictObject({
   chaos: z
     .strictObject({
       seed: z.int(),
-      call: z.int().min(1).max(COUNTER_MAX),
+      call: z.int().min(1).max(COUNTER_MAX).optional(),
+      token_call: z.int().min(1).max(COUNTER_MAX).optional(),
       scenario: z.string().min(1).max(100),
     })
     .nullable()
@@ -245,7 +246,12 @@ export const Bundle = z
           .int()
           .min(0)
           .max(COUNTER_MAX)
-          .openapi({ description: "The partner's call position at the export: its calls seen." }),
+          .openapi({
+            description: "The partner's call position at the export: its last partnership call's.",
+          }),
+        token_call: z.int().min(0).max(COUNTER_MAX).default(0).openapi({
+          description: "The partner's token call position at the export (absent in older bundles: 0).",
+        }),
         owed: z.array(text(2200)).max(1000).openapi({
           description:
             'Operations (`METHOD path`) chaos failed last, whose next call gets through (docs/chaos.md, convergent).',

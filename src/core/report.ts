@@ -269,7 +269,9 @@ function resilience(log: Parsed[]): Resilience[] {
     };
     by.set(e.chaos.scenario, r);
     r.injected++;
-    const what = `call ${e.chaos.call}: ${e.method} ${e.path} -> ${e.status === 0 ? 'reset' : e.status} (request_id ${e.request_id})`;
+    const position =
+      e.chaos.token_call === undefined ? `call ${e.chaos.call}` : `token_call ${e.chaos.token_call}`;
+    const what = `${position}: ${e.method} ${e.path} -> ${e.status === 0 ? 'reset' : e.status} (request_id ${e.request_id})`;
     const next = log.slice(i + 1).find((x) => x.method === e.method && x.path === e.path);
     const wait = retryAfterOf(e);
     const waited = next ? (next.at - e.at) / 1000 : 0;

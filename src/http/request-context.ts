@@ -60,7 +60,8 @@ export function outcomeHeaders(c: Context<AppEnv>): Record<string, string> {
   const out: Record<string, string> = {};
   const scenarios = c.get('scenarios');
   if (scenarios.applied.length) out[APPLIED] = scenarios.applied.join(', ');
-  if (scenarios.chaos) out[CHAOS] = `seed=${scenarios.chaos.seed}; call=${scenarios.chaos.call}`;
+  if (scenarios.chaos)
+    out[CHAOS] = `seed=${scenarios.chaos.seed}; ${scenarios.chaos.sequence}=${scenarios.chaos.call}`;
   const warnings = c.get('warnings');
   if (warnings.length)
     out[WARNING] = cutText(warnings.map(sanitizeHeader).join(', '), WARNING_HEADER_MAX, WARNING_CUT);
@@ -107,7 +108,7 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
 /** What the journal keeps of a chaos failure (a reset connection's included: it has no answer). */
 function chaosEvidence(c: Context<AppEnv>) {
   const drawn = c.get('scenarios').chaos;
-  return drawn ? { seed: drawn.seed, call: drawn.call, scenario: drawn.scenario } : null;
+  return drawn ? { seed: drawn.seed, [drawn.sequence]: drawn.call, scenario: drawn.scenario } : null;
 }
 
 /** Header values must be one line of visible ASCII. */

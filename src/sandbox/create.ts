@@ -26,7 +26,7 @@ import { snapshots } from '../services/snapshots.js';
 import { startupWriteError } from '../store/db.js';
 import { createStore } from '../store/index.js';
 import { secretColumns } from '../store/partners.js';
-import { startupChaos, statePieces } from './pieces.js';
+import { durableChaos, startupChaos, statePieces } from './pieces.js';
 
 export type { Logger, Sandbox } from '../core/state.js';
 
@@ -87,6 +87,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
       }
     },
     close() {
+      flushChaos();
       store.close();
     },
   };
@@ -107,13 +108,17 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     },
   });
   sandbox.snapshots = snapshots(sandbox);
+  let flushChaos = () => {};
   sandbox.loadClock();
   try {
     // A reservation left by a process that stopped mid-request (kill -9) never finished.
     store.idempotency.releaseAbandoned();
     // A fresh database gets the fixtures; a durable one keeps what it has.
     if (store.meta.get('seeded') !== '1') seed(sandbox);
-    startupChaos(sandbox);
+    // A durable store reads back the chaos profiles and positions it saved, and keeps saving them.
+    const durable = config.db !== ':memory:' && config.db !== '';
+    if (durable) flushChaos = durableChaos(sandbox);
+    startupChaos(sandbox, durable);
     if (config.seed) seedBundle(sandbox, config.seed);
   } catch (err) {
     // A store that opened but refuses these writes (a full disk) is named, not a stack trace.

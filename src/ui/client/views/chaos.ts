@@ -24,6 +24,15 @@ export function chaosCard() {
     value: '0.1',
   });
   const seed = h('input', { id: 'chaos-seed', class: 'narrow', type: 'number', step: 1, value: '42' });
+  // The position of the partner's next call: a failed test's first `call` replays its failures.
+  const fromCall = h('input', {
+    id: 'chaos-from-call',
+    class: 'narrow',
+    type: 'number',
+    min: 1,
+    step: 1,
+    placeholder: '1',
+  });
   const scenarios = h('input', { id: 'chaos-scenarios', class: 'wide mono', placeholder: DEFAULT_SCENARIOS });
   const target = h('input', {
     id: 'chaos-target',
@@ -43,6 +52,7 @@ export function chaosCard() {
       .filter(Boolean);
     if (names.length) profile.scenarios = names;
     if (target.value.trim()) profile.parent_account_id = target.value.trim();
+    if (fromCall.value.trim()) profile.from_call = Number(fromCall.value);
     control((c) => c.chaos.set(profile))
       .then(({ profile: p }) => {
         toast(`Chaos: ${p.rate} of ${p.parent_account_id ?? 'every partner'}'s calls, seed ${p.seed}`);
@@ -65,7 +75,7 @@ export function chaosCard() {
     fill(
       list,
       table(
-        ['Scope', 'Rate', 'Seed', 'Scenarios', 'Calls seen', 'Failed', 'Set at', ''],
+        ['Scope', 'Rate', 'Seed', 'From call', 'Scenarios', 'Calls seen', 'Failed', 'Set at', ''],
         data.profiles.map((p) =>
           h(
             'tr',
@@ -73,6 +83,7 @@ export function chaosCard() {
             h('td', null, p.parent_account_id ? ['parent ', mono(p.parent_account_id)] : 'every partner'),
             h('td', { class: 'mono' }, p.rate),
             h('td', { class: 'mono' }, p.seed),
+            h('td', { class: 'mono' }, p.from_call),
             h(
               'td',
               null,
@@ -127,6 +138,7 @@ export function chaosCard() {
     { class: 'inline', id: 'chaos-form', onsubmit: set },
     label('Rate (0 to 1)', rate),
     label('Seed', seed),
+    label('From call', fromCall),
     label('Scenarios', scenarios),
     label('Partner', target),
     targets,
@@ -140,7 +152,7 @@ export function chaosCard() {
       h(
         'p',
         { class: 'muted' },
-        "Fails that share of a partner's calls with a transient failure drawn from the seed and the call's position; setting it again changes it.",
+        "Fails that share of a partner's calls with a transient failure drawn from the seed and the call's position; setting it again changes it. From call: the position of the partner's next call (a failed test's first call= replays its failures).",
       ),
       form,
       list,

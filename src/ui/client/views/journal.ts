@@ -185,7 +185,7 @@ export function journalView(): View {
                   h(
                     'span',
                     { class: 'mono', id: 'detail-chaos' },
-                    `${e.chaos.scenario}: seed=${e.chaos.seed}; call=${e.chaos.call}`,
+                    `${e.chaos.scenario}: seed=${e.chaos.seed}; ${e.chaos.token_call === undefined ? `call=${e.chaos.call}` : `token_call=${e.chaos.token_call}`}`,
                   ),
                 ]
               : null,
