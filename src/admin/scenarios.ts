@@ -28,6 +28,38 @@ export function catalogue(s: Sandbox) {
   };
 }
 
+/** The most scenarios armed at once for one partner (its parent and its accounts), or for the whole sandbox. */
+export const ARMED_MAX = 1000;
+
+/**
+ * Arming past ARMED_MAX for one partner (or, with neither parent nor account, for every
+ * partner) is a 400 naming the limit: a partner's bundle carries its armed scenarios and an
+ * import takes at most that many, and every call of every partner reads the list.
+ */
+function armedLimit(
+  s: Sandbox,
+  owner: string | undefined,
+  body: { parent_account_id?: string; account_id?: string },
+) {
+  const accounts = owner === undefined ? undefined : new Set(s.store.accounts.idsOf(owner));
+  const held = s.armed
+    .list()
+    .filter((a) =>
+      accounts === undefined
+        ? a.parent_account_id === undefined && a.account_id === undefined
+        : a.parent_account_id === owner || (a.account_id !== undefined && accounts.has(a.account_id)),
+    ).length;
+  if (held < ARMED_MAX) return;
+  const field = body.account_id ? 'account_id' : body.parent_account_id ? 'parent_account_id' : 'scenario';
+  const whose = owner === undefined ? 'for every partner' : `for partner ${owner}`;
+  throw validationError([
+    {
+      field,
+      message: `at most ${ARMED_MAX} scenarios are armed at once ${whose}, and ${held} are; disarm first (DELETE /__sandbox/scenarios, or POST /__sandbox/partners/{parent_account_id}/reset)`,
+    },
+  ]);
+}
+
 export function scenarioRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
   bind(api, op.listScenarios, (c) => c.json(catalogue(s), 200));
@@ -56,6 +88,7 @@ export function scenarioRoutes(s: Sandbox) {
     }
     if (body.parent_account_id) partnerOr404(s, body.parent_account_id);
     const account = body.account_id ? accountOr404(s, body.account_id) : undefined;
+    armedLimit(s, body.parent_account_id ?? account?.parent_account_id, body);
     const armed = s.armed.arm({
       scenario: body.scenario,
       effects,

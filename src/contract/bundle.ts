@@ -18,6 +18,20 @@ export const COUNTER_MAX = 2 ** 40;
 /** The longest journal warning a bundle carries; the export cuts a longer one (a partial failure of hundreds of variants). */
 export const BUNDLE_WARNING_MAX = 4000;
 
+/**
+ * What a bundle's journal entry carries at most; the export cuts what the journal kept longer
+ * (Node accepts a request line and headers of 16 KiB in all), marked, so that an export always
+ * imports.
+ */
+export const BUNDLE_JOURNAL_LIMITS = {
+  path: 2048,
+  queryName: 1000,
+  queryValue: 8192,
+  headerName: 256,
+  headerValue: 16_384,
+  requestId: 128,
+} as const;
+
 export const BUNDLE_KIND = 'partnership-sandbox-bundle';
 /** Version 2: the partner's client secret as a salted hash. Version 1 (a clear client_secret) is still read. */
 export const BUNDLE_VERSION = 2;
@@ -44,16 +58,16 @@ const BundleJournalEntry = z.strictObject({
   time: isoTime,
   partner_time: isoTime.nullable(),
   method: z.string().min(1).max(16),
-  path: text(2048),
-  query: z.record(text(1000), text(8192)),
-  request_headers: z.record(headerName, text(16_384)),
+  path: text(BUNDLE_JOURNAL_LIMITS.path),
+  query: z.record(text(BUNDLE_JOURNAL_LIMITS.queryName), text(BUNDLE_JOURNAL_LIMITS.queryValue)),
+  request_headers: z.record(headerName, text(BUNDLE_JOURNAL_LIMITS.headerValue)),
   // Bodies as the journal kept them (cut at SANDBOX_JOURNAL_BODY_BYTES, at most 1 MiB); older bundles have no *_truncated.
   request_body: text(JOURNAL_BODY_MAX_BYTES + 100).nullable(),
   request_body_truncated: BundleTruncated,
   status: z.int().min(0).max(599),
   response_body: text(JOURNAL_BODY_MAX_BYTES + 100).nullable(),
   response_body_truncated: BundleTruncated,
-  request_id: text(128),
+  request_id: text(BUNDLE_JOURNAL_LIMITS.requestId),
   parent_account_id: id.nullable(),
   account_id: id.nullable(),
   scenarios_applied: z.array(text(200)).max(100),
@@ -237,18 +251,18 @@ export const Bundle = z
       .array(BundleJournalEntry)
       .max(100_000)
       .openapi({ description: 'Newest first, redacted as the journal is.' }),
+    journal_left_out: z.int().min(1).max(100_000).optional().openapi({
+      description:
+        'How many older journal entries the export left out so that the bundle stays within what an import reads (BUNDLE_LIMIT_BYTES); absent when none.',
+    }),
     chaos: z
       .strictObject({
         rate: z.number().min(0).max(1),
         seed: z.int(),
         scenarios: z.array(z.string().min(1).max(100)).min(1).max(20),
-        call: z
-          .int()
-          .min(0)
-          .max(COUNTER_MAX)
-          .openapi({
-            description: "The partner's call position at the export: its last partnership call's.",
-          }),
+        call: z.int().min(0).max(COUNTER_MAX).openapi({
+          description: "The partner's call position at the export: its last partnership call's.",
+        }),
         token_call: z.int().min(0).max(COUNTER_MAX).default(0).openapi({
           description: "The partner's token call position at the export (absent in older bundles: 0).",
         }),

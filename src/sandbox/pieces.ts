@@ -4,9 +4,9 @@
  * read theirs from it), then the clocks, armed scenarios, chaos profiles, the journal and
  * diagnostics. New state is one more piece here.
  */
-import { BUNDLE_WARNING_MAX, type BundleData } from '../contract/bundle.js';
+import { BUNDLE_JOURNAL_LIMITS, BUNDLE_WARNING_MAX, type BundleData } from '../contract/bundle.js';
 import type { FieldIssue } from '../contract/errors.js';
-import type { JournalImage } from '../core/journal.js';
+import type { JournalEntry, JournalImage } from '../core/journal.js';
 import { StartupError } from '../core/startup-error.js';
 import type { Sandbox } from '../core/state.js';
 import type { PartnerScope, StatePiece } from '../core/state-registry.js';
@@ -220,6 +220,28 @@ function chaosPiece(s: Sandbox): StatePiece<ChaosProfile[]> {
 
 /** A journal warning longer than a bundle holds is cut, marked so. */
 const WARNING_CUT = ' ... (cut in the bundle)';
+/** A header name is a token: its cut mark is one too. */
+const NAME_CUT = '--cut-in-bundle';
+
+/** A journal entry as a bundle carries it: what is longer than the format takes is cut, marked. */
+function entryForBundle(entry: Omit<JournalEntry, 'id'>): Omit<JournalEntry, 'id'> {
+  const L = BUNDLE_JOURNAL_LIMITS;
+  const cutAll = (record: Record<string, string>, nameMax: number, valueMax: number, nameCut: string) =>
+    Object.fromEntries(
+      Object.entries(record).map(([k, v]) => [
+        cutText(k, nameMax, nameCut),
+        cutText(v, valueMax, WARNING_CUT),
+      ]),
+    );
+  return {
+    ...entry,
+    path: cutText(entry.path, L.path, WARNING_CUT),
+    query: cutAll(entry.query, L.queryName, L.queryValue, WARNING_CUT),
+    request_headers: cutAll(entry.request_headers, L.headerName, L.headerValue, NAME_CUT),
+    request_id: cutText(entry.request_id, L.requestId, WARNING_CUT),
+    warnings: entry.warnings.map((w) => cutText(w, BUNDLE_WARNING_MAX, WARNING_CUT)),
+  };
+}
 
 /** The journal: a partner's entries are those filed under its parent or one of its accounts. */
 function journalPiece(s: Sandbox): StatePiece<JournalImage> {
@@ -233,10 +255,9 @@ function journalPiece(s: Sandbox): StatePiece<JournalImage> {
     restore: (image) => s.journal.restore(image),
     drop: () => {},
     exportPartner: (scope) => ({
-      journal: s.journal.ofPartner(scope.parent, scope.accounts).map(({ id: _id, ...entry }) => ({
-        ...entry,
-        warnings: entry.warnings.map((w) => cutText(w, BUNDLE_WARNING_MAX, WARNING_CUT)),
-      })),
+      journal: s.journal
+        .ofPartner(scope.parent, scope.accounts)
+        .map(({ id: _id, ...entry }) => entryForBundle(entry)),
     }),
     check: (b) => {
       const out: FieldIssue[] = [];

@@ -4,6 +4,7 @@
  * effects in the scenario resolution (context.ts): header, then armed, then chaos. This
  * module holds the profiles, each partner's position and what chaos failed; no HTTP.
  */
+import { createHash } from 'node:crypto';
 import { own, setOwn } from '../domain/own.js';
 import type { Endpoint } from './catalogue.js';
 import type { Effect, Preset } from './presets.js';
@@ -16,6 +17,19 @@ export const CHAOS_HEADER = 'X-Sandbox-Chaos';
  * oldest owed pass is dropped.
  */
 export const OWED_MAX = 1000;
+
+/** The longest owed operation a bundle carries (`METHOD path`). */
+export const OWED_KEY_MAX = 2200;
+/**
+ * How an operation is owed: itself, or when its path is longer than a bundle carries (a path ID
+ * of thousands of characters, failed by chaos before its validation), its start and a digest of
+ * the whole, which the same operation gives again and no other does.
+ */
+export function owedKey(operation: string): string {
+  if (operation.length <= OWED_KEY_MAX) return operation;
+  const digest = createHash('sha256').update(operation).digest('hex');
+  return `${operation.slice(0, OWED_KEY_MAX - 80)} ... sha256:${digest}`;
+}
 
 /** What a profile draws from when it names no scenarios (docs/chaos.md). */
 export const DEFAULT_CHAOS_SCENARIOS = [
@@ -230,7 +244,8 @@ export class ChaosRegistry {
     const n = token ? (position.token_calls = (position.token_calls ?? 0) + 1) : ++position.calls;
     const [failStream, pickStream] = token ? [2, 3] : [0, 1];
     this.onChange();
-    const owed = position.owed.indexOf(call.operation);
+    const operation = owedKey(call.operation);
+    const owed = position.owed.indexOf(operation);
     if (owed !== -1) {
       // Convergent: right after chaos failed this operation, its next call gets through.
       position.owed.splice(owed, 1);
@@ -254,7 +269,7 @@ export class ChaosRegistry {
         done = true;
         setOwn(profile.failed, pick.scenario, (own(profile.failed, pick.scenario) ?? 0) + 1);
         // Bounded: one entry per operation (a repeat is already owed), the oldest going first.
-        if (!position.owed.includes(call.operation)) position.owed.push(call.operation);
+        if (!position.owed.includes(operation)) position.owed.push(operation);
         if (position.owed.length > OWED_MAX) position.owed.splice(0, position.owed.length - OWED_MAX);
       },
     };
