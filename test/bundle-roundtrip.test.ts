@@ -299,3 +299,67 @@ describe('per-partner lists are bounded where requests come in', () => {
     expect(imported.status, imported.text.slice(0, 500)).toBe(200);
   }, 60_000);
 });
+
+describe('a large import is validated by turns, then swapped at once', () => {
+  /** The demo partner's bundle with `n` copies of one account, each with IDs of its own. */
+  async function bigBundle(h: Harness, n: number) {
+    const demo = await h.client();
+    await demo.account();
+    const base = (await h.request('GET', '/__sandbox/partners/pa_demo_platform/bundle')).body;
+    const [one] = base.accounts;
+    const suffix = (id: string, i: number) => `${id.slice(0, 24)}-${i}`;
+    type Row = { page_id: string; layout_id?: string; variant_id?: string };
+    const accounts = Array.from({ length: n }, (_, i) => ({
+      ...one,
+      account_id: `acct_big_${i}`,
+      external_account_id: `ext-big-${i}`,
+      pages: one.pages.map((p: Row) => ({ ...p, page_id: suffix(p.page_id, i) })),
+      layouts: one.layouts.map((l: Row) => ({
+        ...l,
+        layout_id: suffix(l.layout_id!, i),
+        page_id: suffix(l.page_id, i),
+      })),
+      variants: one.variants.map((v: Row) => ({
+        ...v,
+        variant_id: suffix(v.variant_id!, i),
+        page_id: suffix(v.page_id, i),
+      })),
+      controls: { ...one.controls, list_id: suffix(one.controls.list_id, i) },
+    }));
+    return { ...base, accounts, journal: [], idempotency_keys: [] };
+  }
+
+  it('other calls are answered while a 1,000-account bundle is validated; the partner then has all of them', async () => {
+    const h = createHarness();
+    const bundle = await bigBundle(h, 1000);
+    const order: string[] = [];
+    const importing = h.request('POST', '/__sandbox/bundles', { body: bundle }).then((r) => {
+      order.push('import');
+      return r;
+    });
+    await new Promise((r) => setImmediate(r));
+    const health = Promise.resolve(h.app.request('/__sandbox/health')).then((r) => {
+      order.push('health');
+      return r;
+    });
+    const [imported, healthy] = await Promise.all([importing, health]);
+    expect(imported.status, imported.text.slice(0, 300)).toBe(200);
+    expect(healthy.status).toBe(200);
+    expect(order).toEqual(['health', 'import']);
+    expect(imported.body.imported.accounts).toBe(1000);
+    const view = await h.request('GET', '/__sandbox/accounts/acct_big_999');
+    expect(view.status).toBe(200);
+  }, 60_000);
+
+  it('a bad account deep in a large bundle is a 400 naming it, and nothing is loaded', async () => {
+    const h = createHarness();
+    const bundle = await bigBundle(h, 1000);
+    bundle.accounts[737].country_code = 'not a country';
+    const refused = await h.request('POST', '/__sandbox/bundles', { body: bundle });
+    const body = expectErrorEnvelope(refused, 400, 'validation_error');
+    expect(body.error.details.fields.map((f: { field: string }) => f.field)).toEqual([
+      'accounts[737].country_code',
+    ]);
+    expect((await h.request('GET', '/__sandbox/accounts/acct_big_0')).status).toBe(404);
+  }, 60_000);
+});

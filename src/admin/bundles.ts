@@ -5,7 +5,7 @@ import { isolationRoutes as iso } from '../contract/control-routes-isolation.js'
 import type { Sandbox } from '../core/state.js';
 import type { AppEnv } from '../http/env.js';
 import { exportBundle } from '../services/bundle-export.js';
-import { importBundle } from '../services/bundles.js';
+import { importBundleInTurns } from '../services/bundles.js';
 import { bind } from './bind.js';
 import { adminJson } from './body.js';
 
@@ -21,7 +21,7 @@ export function bundleRoutes(s: Sandbox) {
 
   bind(api, iso.importBundle, async (c) => {
     const json = await adminJson(c, BUNDLE_LIMIT_BYTES);
-    return c.json({ imported: importBundle(s, json) }, 200);
+    return c.json({ imported: await importBundleInTurns(s, json) }, 200);
   });
   return api;
 }

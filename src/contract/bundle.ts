@@ -36,6 +36,8 @@ export const BUNDLE_KIND = 'partnership-sandbox-bundle';
 /** Version 2: the partner's client secret as a salted hash. Version 1 (a clear client_secret) is still read. */
 export const BUNDLE_VERSION = 2;
 export const BUNDLE_VERSIONS_READ: readonly number[] = [1, 2];
+/** The most accounts a bundle carries. */
+export const BUNDLE_MAX_ACCOUNTS = 100_000;
 /** The largest bundle `POST /__sandbox/bundles` reads. */
 export const BUNDLE_LIMIT_BYTES = 32 * 1024 * 1024;
 
@@ -215,7 +217,7 @@ export const Bundle = z
           }),
         }),
       )
-      .max(100_000),
+      .max(BUNDLE_MAX_ACCOUNTS),
     idempotency_keys: z
       .array(
         z.strictObject({
