@@ -6,7 +6,16 @@
 // (sampled every 20 ms) against its RSS before.
 //
 // Usage: npm run build && node bench/import-large.mjs [--accounts=1000,10000,50000]
-import { authHeaders, getToken, REGISTER, registerBody, rssMiB, sandboxDist, sleep, startServer } from './lib.mjs';
+import {
+  authHeaders,
+  getToken,
+  REGISTER,
+  registerBody,
+  rssMiB,
+  sandboxDist,
+  sleep,
+  startServer,
+} from './lib.mjs';
 
 const sizes = (process.argv.find((a) => a.startsWith('--accounts='))?.split('=')[1] ?? '1000,10000,50000')
   .split(',')
@@ -21,8 +30,16 @@ function bigBundle(base, n) {
     account_id: `acct_big_${i}`,
     external_account_id: `ext-big-${i}`,
     pages: one.pages.map((p) => ({ ...p, page_id: suffix(p.page_id, i) })),
-    layouts: one.layouts.map((l) => ({ ...l, layout_id: suffix(l.layout_id, i), page_id: suffix(l.page_id, i) })),
-    variants: one.variants.map((v) => ({ ...v, variant_id: suffix(v.variant_id, i), page_id: suffix(v.page_id, i) })),
+    layouts: one.layouts.map((l) => ({
+      ...l,
+      layout_id: suffix(l.layout_id, i),
+      page_id: suffix(l.page_id, i),
+    })),
+    variants: one.variants.map((v) => ({
+      ...v,
+      variant_id: suffix(v.variant_id, i),
+      page_id: suffix(v.page_id, i),
+    })),
     controls: { ...one.controls, list_id: suffix(one.controls.list_id, i) },
   }));
   return { ...base, accounts, journal: [], idempotency_keys: [] };
@@ -54,7 +71,11 @@ try {
       await fetch(`${sb.url}/oauth/token`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: other.client_id, client_secret: other.client_secret }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: other.client_id,
+          client_secret: other.client_secret,
+        }).toString(),
       })
     ).json()
   ).access_token;

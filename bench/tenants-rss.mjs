@@ -40,7 +40,9 @@ try {
   // Each partner gets the demo partner's taxonomy: its mappings GET is the largest answer.
   const demoToken = await getToken(sb.url);
   const mappings = (
-    await (await fetch(`${sb.url}/v1/partnership/vertical-mappings`, { headers: authHeaders(demoToken) })).json()
+    await (
+      await fetch(`${sb.url}/v1/partnership/vertical-mappings`, { headers: authHeaders(demoToken) })
+    ).json()
   ).data.vertical_mappings.map(({ created_at: _, ...m }) => m);
   const tenants = [];
   for (let i = 0; i < partners; i++) {

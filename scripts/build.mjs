@@ -8,8 +8,11 @@
 // `npm pack` runs it (prepack); `npm start` does not need it.
 // Bundling (rather than tsc's file-per-module output) cuts start-up from ~360 ms to ~250 ms
 // on this machine, because Node resolves and loads one file instead of hundreds (zod, hono).
-// better-sqlite3 (a native addon) and swagger-ui-dist (static assets read from its folder)
-// stay external: both are production dependencies.
+// better-sqlite3 (a native addon) stays external: the one production dependency loaded at
+// run time, bundled into the package's tarball (scripts/bundle-sqlite.mjs says why).
+// Swagger UI's two static files (swagger-ui-dist, a devDependency) are copied to
+// dist/swagger-ui/ with its licence, where /docs serves them from: a partner's install then
+// never runs swagger-ui-dist's install-time analytics (@scarf/scarf's postinstall).
 // zod's 50 message locales are left out (the sandbox speaks English: zod's default `en`
 // stays): 360 KB less to compile at every start, about 20 ms here.
 // The dashboard (src/ui/client: TypeScript and CSS) is built first, by the function that
@@ -20,7 +23,16 @@
 // the same way, by src/api/build-guides.ts, and takes that module's place.
 // Type-checking is `npm run typecheck` (tsc --noEmit); esbuild only strips types.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -89,7 +101,7 @@ const common = {
   platform: 'node',
   format: 'esm',
   target: 'node22',
-  external: ['better-sqlite3', 'swagger-ui-dist'],
+  external: ['better-sqlite3'],
   sourcemap: true,
   legalComments: 'none',
   logLevel: 'warning',
@@ -103,6 +115,12 @@ const common = {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
 };
+const swaggerUi = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+mkdirSync(new URL('../dist/swagger-ui', import.meta.url), { recursive: true });
+for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE', 'NOTICE']) {
+  if (existsSync(join(swaggerUi, file)))
+    copyFileSync(join(swaggerUi, file), new URL(`../dist/swagger-ui/${file}`, import.meta.url));
+}
 await Promise.all([
   build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/cli.js' }),
   build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' }),

@@ -11,10 +11,12 @@
 #   its own process group on its own socket, and stopped by its PID when the command
 #   ends, whatever happened. Its data-root is kept across runs (SANDBOX_DOCKER_DATA_ROOT,
 #   default /var/lib/sandbox-docker), so the base image and the build cache survive.
-# - Base image: used if present; else pulled; if the pull fails, a stand-in is built
-#   from Debian bookworm (debootstrap, installed when missing) plus the Node 24 binary of
-#   the npm registry's node-linux-<arch> package and this machine's npm, and every run that
-#   uses it says so.
+# - Base images: node:24-bookworm-slim (the image's base) and node:22-bookworm-slim (a
+#   partner's project installs the packed tarball on both: test/image/consumer.test.ts).
+#   Each is used if present; else pulled; if the pull fails, a stand-in is built from
+#   Debian bookworm (debootstrap, installed when missing) plus that line's Node binary of
+#   the npm registry's node-linux-<arch> package and this machine's npm (no python3, make
+#   or compiler, as the official slim images), and every run that uses one says so.
 # - Containers and volumes the test made (labelled sandbox-image-test=<this run>) are
 #   removed at the end. Runs on one machine take turns (a lock), as they share the engine.
 #
@@ -22,8 +24,8 @@
 set -euo pipefail
 
 BASE=node:24-bookworm-slim
-NODE_LINE=24
-STAND_IN_MARK="stand-in for $BASE built by scripts/docker-env.sh (DOCKER-HERE.md)"
+NODE_LINES="24 22"
+stand_in_mark() { echo "stand-in for node:$1-bookworm-slim built by scripts/docker-env.sh (DOCKER-HERE.md)"; }
 SOCK=/run/sandbox-docker.sock
 EXEC_ROOT=/run/sandbox-docker
 DATA_ROOT=${SANDBOX_DOCKER_DATA_ROOT:-/var/lib/sandbox-docker}
@@ -133,7 +135,8 @@ api=$(docker version --format '{{.Server.APIVersion}}')
 say "engine API $api; HEALTHCHECK --start-interval needs API 1.44 (engine 25)"
 
 # ---- the base image ----------------------------------------------------------------------
-stand_in() {
+stand_in() { # node line (24, 22)
+  local NODE_LINE=$1 BASE=node:$1-bookworm-slim
   command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap
   local node_pkg node_dir npm_dir mirror t arch
   # The official image's Node comes from nodejs.org, which is not reachable here; the npm
@@ -170,7 +173,7 @@ stand_in() {
     rm -f "$ROOTFS/etc/apt/sources.list"
   fi
   rm -rf "$ROOTFS"/var/cache/apt/archives/*.deb "$ROOTFS"/var/lib/apt/lists/*
-  tar -C "$ROOTFS" -c . | docker import -m "$STAND_IN_MARK" \
+  tar -C "$ROOTFS" -c . | docker import -m "$(stand_in_mark "$NODE_LINE")" \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
     --change 'CMD ["node"]' - "$BASE" >/dev/null || die "docker import of the stand-in failed"
@@ -179,22 +182,25 @@ stand_in() {
   say "stand-in $BASE built in $((SECONDS - t)) s"
 }
 
-is_stand_in() { [ "$(docker image inspect -f '{{.Comment}}' "$BASE" 2>/dev/null)" = "$STAND_IN_MARK" ]; }
+is_stand_in() { [ "$(docker image inspect -f '{{.Comment}}' "node:$1-bookworm-slim" 2>/dev/null)" = "$(stand_in_mark "$1")" ]; }
 
-if ! docker image inspect "$BASE" >/dev/null 2>&1; then
-  say "pulling $BASE"
-  if ! timeout 120 docker pull -q "$BASE" >/dev/null 2>&1; then
-    say "$BASE cannot be pulled here"
-    stand_in
+for line in $NODE_LINES; do
+  base=node:$line-bookworm-slim
+  if ! docker image inspect "$base" >/dev/null 2>&1; then
+    say "pulling $base"
+    if ! timeout 120 docker pull -q "$base" >/dev/null 2>&1; then
+      say "$base cannot be pulled here"
+      stand_in "$line"
+    fi
   fi
-fi
-if is_stand_in; then
-  export SANDBOX_IMAGE_BASE=stand-in
-  say "NOTE: a STAND-IN base image is used: $BASE built locally from Debian bookworm and Node $NODE_LINE from the npm registry's node-linux package (not the official image); sizes differ from the official base"
-else
-  export SANDBOX_IMAGE_BASE=official
-  say "base image $BASE: $(docker image inspect -f '{{index .RepoDigests 0}}' "$BASE" 2>/dev/null || echo 'local, not a stand-in')"
-fi
+  if is_stand_in "$line"; then
+    [ "$base" != "$BASE" ] || export SANDBOX_IMAGE_BASE=stand-in
+    say "NOTE: a STAND-IN base image is used: $base built locally from Debian bookworm and Node $line from the npm registry's node-linux package (not the official image); sizes differ from the official base"
+  else
+    [ "$base" != "$BASE" ] || export SANDBOX_IMAGE_BASE=official
+    say "base image $base: $(docker image inspect -f '{{index .RepoDigests 0}}' "$base" 2>/dev/null || echo 'local, not a stand-in')"
+  fi
+done
 # The classic builder: BuildKit would need a buildx plugin and a frontend image here.
 export DOCKER_BUILDKIT=${DOCKER_BUILDKIT:-0}
 say "engine and base ready in $((SECONDS - t0)) s"

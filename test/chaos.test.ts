@@ -681,6 +681,7 @@ describe('the report grades resilience', () => {
         scenario: 'rate-limited',
         injected: 1,
         recovered: 0,
+        recovered_by_http_client: 0,
         outcome: 'failed',
         evidence: [
           expect.stringMatching(
@@ -694,6 +695,7 @@ describe('the report grades resilience', () => {
         scenario: 'server-error',
         injected: 1,
         recovered: 0,
+        recovered_by_http_client: 0,
         outcome: 'failed',
         evidence: [
           `call 1: GET ${STATUS(account)} -> 503 (request_id ${failed.body.request_id}): never called again`,
@@ -718,6 +720,63 @@ describe('the report grades resilience', () => {
       recovered: 1,
       outcome: 'passed',
     });
+  });
+
+  it('a reset the HTTP library resent at once is graded "recovered by the HTTP client, not seen by the caller", not passed; a retry that backed off passes', async () => {
+    const h = createHarness();
+    const t = await newTenant(h, 'resent');
+    const account = await t.client.account();
+    await setChaos(h, { rate: 1, seed: 11, scenarios: ['connection-reset'], parent_account_id: t.parent });
+    const cut = await t.client.get(STATUS(account), { 'User-Agent': 'GuzzleHttp/7' });
+    expect(cut.status).toBe(0);
+    // The library's resend: the same request a few ms later (chaos spares the next call of the same path).
+    const resent = await t.client.get(STATUS(account), { 'User-Agent': 'GuzzleHttp/7' });
+    expect(resent.status).toBe(200);
+    expect(resent.headers.get('x-sandbox-warning')).toMatch(/connection-reset drill cut off \d+ ms ago/);
+
+    const res = await h.request('GET', `/__sandbox/report?parent_account_id=${t.parent}`);
+    expect(res.status).toBe(200);
+    expect(res.body.resilience).toEqual([
+      {
+        scenario: 'connection-reset',
+        injected: 1,
+        recovered: 0,
+        recovered_by_http_client: 1,
+        outcome: 'recovered_by_http_client',
+        evidence: [
+          expect.stringMatching(
+            new RegExp(
+              `^call 1: GET ${STATUS(account)} -> reset \\(request_id \\S+\\): recovered by the HTTP client, not seen by the caller: the library resent it at once, request_id ${resent.body.request_id} -> 200$`,
+            ),
+          ),
+        ],
+      },
+    ]);
+    const junit = await h.request('GET', `/__sandbox/report?parent_account_id=${t.parent}&format=junit`);
+    expect(junit.text).toMatch(/<testsuite name="[^"]+ resilience" tests="1" failures="0" skipped="1"/);
+    expect(junit.text).toContain(
+      '<skipped message="1 of 1 recovered by the HTTP client, not seen by the caller"/>',
+    );
+
+    // Another partner whose caller saw the reset and retried after backing off 150 ms: passed.
+    const u = await newTenant(h, 'backed-off');
+    const other = await u.client.account();
+    await setChaos(h, { rate: 1, seed: 11, scenarios: ['connection-reset'], parent_account_id: u.parent });
+    expect((await u.client.get(STATUS(other))).status).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const retried = await u.client.get(STATUS(other));
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('x-sandbox-warning')).toBeNull();
+    const graded = await h.request('GET', `/__sandbox/report?parent_account_id=${u.parent}`);
+    expect(graded.body.resilience).toEqual([
+      expect.objectContaining({
+        scenario: 'connection-reset',
+        injected: 1,
+        recovered: 1,
+        recovered_by_http_client: 0,
+        outcome: 'passed',
+      }),
+    ]);
   });
 
   it('without chaos the resilience part is empty and the JUnit form has no resilience suite', async () => {

@@ -245,26 +245,86 @@ describe('connection-reset is a TCP reset (RST), not a clean close (docs/fault-i
   });
 });
 
-describe('coaching: a silent retry after a connection-reset drill (issue 18 item 5)', () => {
-  it("the same request right after an armed reset gets a 200 with X-Sandbox-Warning saying the client retried it silently (Go's net/http on a reused keep-alive connection)", async () => {
+describe('coaching: a silent retry after a connection-reset drill (issues 18 item 5, 31 item 1)', () => {
+  const arm = async (times = 1) => {
     const armed = await call(
       'PUT',
       '/__sandbox/scenarios',
       { 'Content-Type': 'application/json' },
-      JSON.stringify({ scenario: 'connection-reset', parent_account_id: DEMO.parent, times: 1 }),
+      JSON.stringify({ scenario: 'connection-reset', parent_account_id: DEMO.parent, times }),
     );
     expect(armed.status).toBe(200);
+  };
+  const warning = (res: Raw) => String(res.headers['x-sandbox-warning'] ?? '');
+  const SILENT =
+    /repeats one that the connection-reset drill cut off \d+ ms ago: your HTTP client sent it again on its own/;
+
+  it("the same GET right after an armed reset gets a 200 with X-Sandbox-Warning saying the client resent it (Go's net/http on a reused keep-alive connection)", async () => {
+    await arm();
+    const go = { ...auth(), 'User-Agent': 'Go-http-client/1.1' };
+    await expect(call('GET', '/v1/partnership/vertical-mappings', go)).rejects.toMatchObject({
+      code: 'ECONNRESET',
+    });
+    const retry = await call('GET', '/v1/partnership/vertical-mappings', go);
+    expect(retry.status).toBe(200);
+    expect(warning(retry)).toMatch(SILENT);
+    expect(warning(retry)).toContain('Transport.DisableKeepAlives = true');
+    // Only once: the next call is an ordinary one.
+    const later = await call('GET', '/v1/partnership/vertical-mappings', go);
+    expect(warning(later)).not.toMatch(/connection-reset drill/);
+  });
+
+  it('a deliberate retry 500 ms after a reset gets no warning: only a repeat within 100 ms is the library resending', async () => {
+    await arm();
     await expect(call('GET', '/v1/partnership/vertical-mappings', auth())).rejects.toMatchObject({
       code: 'ECONNRESET',
     });
+    await new Promise((resolve) => setTimeout(resolve, 500));
     const retry = await call('GET', '/v1/partnership/vertical-mappings', auth());
     expect(retry.status).toBe(200);
-    expect(retry.headers['x-sandbox-warning']).toMatch(
-      /repeats one that the connection-reset drill cut off \d+ ms ago: your HTTP client retried it/,
-    );
-    // Only once: the next call is an ordinary one.
-    const later = await call('GET', '/v1/partnership/vertical-mappings', auth());
-    expect(String(later.headers['x-sandbox-warning'] ?? '')).not.toMatch(/connection-reset drill/);
+    expect(retry.body.error).toBeNull();
+    expect(warning(retry)).not.toMatch(/connection-reset drill/);
+  });
+
+  it('a POST register (no Idempotency-Key) resent at once after a reset gets the warning, worded for libcurl by its User-Agent; one with another body does not', async () => {
+    const headers = { ...auth(), 'Content-Type': 'application/json', 'User-Agent': 'GuzzleHttp/7' };
+    const body = JSON.stringify(registerBody());
+    await arm();
+    await expect(call('POST', REGISTER, headers, body)).rejects.toMatchObject({ code: 'ECONNRESET' });
+    const resent = await call('POST', REGISTER, headers, body);
+    expect(resent.status).toBe(200);
+    expect(resent.body.data.account_id).toMatch(/^acct_/);
+    expect(warning(resent)).toMatch(SILENT);
+    expect(warning(resent)).toContain('CURLOPT_FORBID_REUSE');
+
+    // The same method and path with another body is another request: the caller's, not a resend.
+    await arm();
+    await expect(call('POST', REGISTER, headers, JSON.stringify(registerBody()))).rejects.toMatchObject({
+      code: 'ECONNRESET',
+    });
+    const other = await call('POST', REGISTER, headers, JSON.stringify(registerBody()));
+    expect(other.status).toBe(200);
+    expect(warning(other)).not.toMatch(/connection-reset drill/);
+  });
+
+  it.each([
+    ['Ruby', 'max_retries = 0'],
+    ['Faraday v1.1.0', 'give it an interval'],
+    ['curl/7.88.1', 'CURLOPT_FORBID_REUSE'],
+    ['Java-http-client/17.0.15', '-Djdk.httpclient.redirects.retrylimit=1'],
+    ['python-requests/2.28.1', 'Retry(total=0)'],
+    ['Go-http-client/1.1', 'DisableKeepAlives'],
+    ['Mozilla/5.0 (a client the sandbox does not know)', "turn off the library's automatic retries"],
+  ])('the advice names the setting of the client in the User-Agent: %s', async (agent, advice) => {
+    await arm();
+    const headers = { ...auth(), 'User-Agent': agent };
+    await expect(call('GET', '/v1/partnership/vertical-mappings', headers)).rejects.toMatchObject({
+      code: 'ECONNRESET',
+    });
+    const retry = await call('GET', '/v1/partnership/vertical-mappings', headers);
+    expect(retry.status).toBe(200);
+    expect(warning(retry)).toMatch(SILENT);
+    expect(warning(retry)).toContain(advice);
   });
 });
 

@@ -6,13 +6,14 @@
  * process.
  *
  * How it stays fast and offline:
- * - The package is packed from a staging copy of the sources (its node_modules a link to
- *   the checkout's), so `prepack` (build and declarations) never deletes the dist/ that
- *   other test files run at the same time.
+ * - The package is packed from a staging copy of the sources (test/pack.ts), so `prepack`
+ *   never deletes the dist/ that other test files run at the same time.
  * - The tarball is installed with `--prefer-offline`, as a partner would, install scripts
  *   and all: its dependencies come from npm's cache (filled by the checkout's own `npm ci`;
- *   the registry only for what is missing). better-sqlite3 13 loads the prebuilt addon
- *   shipped inside its npm package, so nothing is compiled (asserted below).
+ *   the registry only for what is missing). better-sqlite3 comes inside the tarball
+ *   (bundleDependencies) without binding.gyp, and loads one of the prebuilt addons it
+ *   ships, so nothing is compiled and no install script runs (asserted below; the same
+ *   install on the slim images with no toolchain: test/image/consumer.test.ts).
  * - vitest and @types/node, which a partner's project has of its own, are links to the
  *   checkout's.
  */
@@ -33,6 +34,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageDir } from '../src/package-dir.js';
+import { packTarball } from './pack.js';
 
 const NODE_MODULES = join(packageDir, 'node_modules');
 const EXAMPLE = join(packageDir, 'examples', 'node-vitest');
@@ -53,30 +55,7 @@ const children: ChildProcess[] = [];
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'sandbox-package-'));
-  const stage = join(work, 'stage');
-  mkdirSync(stage);
-  for (const item of [
-    'package.json',
-    'README.md',
-    'LICENSE',
-    'CHANGELOG.md',
-    'src',
-    'scripts',
-    'fixtures',
-    'scenarios',
-    'tsconfig.json',
-    'tsconfig.types.json',
-    'docs',
-  ]) {
-    cpSync(join(packageDir, item), join(stage, item), { recursive: true });
-  }
-  symlinkSync(NODE_MODULES, join(stage, 'node_modules'));
-  const packed = execFileSync('npm', ['pack', '--pack-destination', work, '--silent'], {
-    cwd: stage,
-    encoding: 'utf8',
-    env: cleanEnv,
-  });
-  tarball = join(work, packed.trim().split('\n').at(-1)!);
+  tarball = packTarball(work, cleanEnv);
 
   project = join(work, 'project');
   mkdirSync(project);
@@ -124,7 +103,7 @@ function run(
 }
 
 describe('the tarball', () => {
-  it('holds the bundles, the declarations, fixtures, presets, README, LICENSE and CHANGELOG, and nothing else', () => {
+  it('holds the bundles, the declarations, Swagger UI, fixtures, presets, README, LICENSE, CHANGELOG and the bundled better-sqlite3, and nothing else', () => {
     const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' })
       .trim()
       .split('\n')
@@ -144,27 +123,61 @@ describe('the tarball', () => {
       'fixtures/partners.json',
       'fixtures/taxonomy.json',
       'scenarios/flaky-network.json',
+      'dist/swagger-ui/swagger-ui-bundle.js',
+      'dist/swagger-ui/swagger-ui.css',
+      'node_modules/better-sqlite3/package.json',
+      'node_modules/better-sqlite3/lib/index.js',
+      'node_modules/better-sqlite3/prebuilds/linux-x64.node',
+      'node_modules/better-sqlite3/prebuilds/linuxmusl-arm64.node',
+      'node_modules/better-sqlite3/prebuilds/darwin-arm64.node',
+      'node_modules/better-sqlite3/prebuilds/win32-x64.node',
     ]) {
       expect(files).toContain(needed);
     }
     const allowed =
-      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|cli|index)\.js|dist\/types\/.+\.d\.ts|fixtures\/.+\.json|scenarios\/.+\.json)$/;
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|cli|index)\.js|dist\/types\/.+\.d\.ts|dist\/swagger-ui\/(swagger-ui-bundle\.js|swagger-ui\.css|LICENSE|NOTICE)|fixtures\/.+\.json|scenarios\/.+\.json|node_modules\/better-sqlite3\/(package\.json|LICENSE|README\.md|lib\/.+\.js|prebuilds\/[a-z0-9-]+\.node))$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
+    // better-sqlite3 bundled (package.json says so in the tarball only: postpack puts the
+    // checkout's back), with nothing that would make npm build: no binding.gyp, no C sources.
+    const packed = JSON.parse(
+      execFileSync('tar', ['xzf', tarball, '-O', 'package/package.json'], { encoding: 'utf8' }),
+    );
+    expect(packed.bundleDependencies).toEqual(['better-sqlite3']);
+    expect(
+      JSON.parse(readFileSync(join(work, 'stage', 'package.json'), 'utf8')).bundleDependencies,
+    ).toBeUndefined();
+    expect(files.filter((f) => /^node_modules\/better-sqlite3\/(binding\.gyp|src\/|deps\/)/.test(f))).toEqual(
+      [],
+    );
     const size = statSync(tarball).size;
     console.log(`tarball: ${(size / 1024).toFixed(0)} KiB, ${files.length} files`);
-    expect(size).toBeLessThan(1024 * 1024);
+    // Eight prebuilt addons (about 2 MB each, which hardly compress) are most of it.
+    expect(size).toBeLessThan(12 * 1024 * 1024);
   });
 });
 
 describe('the install', () => {
-  it('compiles nothing: better-sqlite3 loads the prebuilt addon shipped in its npm package', () => {
-    const sqlite = join(project, 'node_modules', 'better-sqlite3');
+  it('compiles nothing and runs no install script: better-sqlite3 is bundled, with its prebuilt addons and no binding.gyp', () => {
+    const sqlite = join(project, 'node_modules', 'partnership-sandbox', 'node_modules', 'better-sqlite3');
     expect(existsSync(join(sqlite, 'build'))).toBe(false);
+    expect(existsSync(join(sqlite, 'binding.gyp'))).toBe(false);
+    expect(existsSync(join(project, 'node_modules', 'better-sqlite3'))).toBe(false);
+    // swagger-ui-dist (and with it @scarf/scarf's install-time analytics) is not installed.
+    expect(existsSync(join(project, 'node_modules', 'swagger-ui-dist'))).toBe(false);
+    expect(existsSync(join(project, 'node_modules', '@scarf'))).toBe(false);
+    const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { hasInstallScript?: boolean }>;
+    };
+    expect(
+      Object.entries(lock.packages)
+        .filter(([, p]) => p.hasInstallScript)
+        .map(([name]) => name),
+    ).toEqual([]);
     expect(readdirSync(join(sqlite, 'prebuilds'))).toContain(`${process.platform}-${process.arch}.node`);
     const probe = run(process.execPath, [
       '--input-type=module',
       '-e',
-      "import Database from 'better-sqlite3'; console.log(new Database(':memory:').prepare('select sqlite_version() v').get().v)",
+      "import { createRequire } from 'node:module'; const require = createRequire(import.meta.resolve('partnership-sandbox')); const Database = require('better-sqlite3'); console.log(new Database(':memory:').prepare('select sqlite_version() v').get().v)",
     ]);
     expect(probe.stderr).toBe('');
     expect(probe.stdout).toMatch(/^3\.\d+\.\d+/);

@@ -4,13 +4,14 @@
  * (the same plus the sandbox's X-Sandbox-Scenario parameter and X-Sandbox-* headers),
  * GET /openapi-3.0.json (the partner document in OpenAPI 3.0.3), GET
  * /__sandbox/openapi.json (control plane), GET /docs (Swagger UI over the sandbox
- * document, served from the swagger-ui-dist package's own files: no CDN, works without
- * internet), and the manual: README.md and docs/*.md rendered to HTML under /docs/guides/
+ * document, served from Swagger UI's own files, copied into dist/ at build time: no CDN,
+ * works without internet), and the manual: README.md and docs/*.md rendered to HTML under /docs/guides/
  * (build-guides.ts; embedded in the bundle at build time), linked from /docs.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import { partnershipDocuments } from '../contract/openapi.js';
@@ -61,7 +62,14 @@ const INIT = `window.ui = SwaggerUIBundle({
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
 
+/**
+ * Where Swagger UI's files are: dist/swagger-ui/ beside the bundle (scripts/build.mjs copies
+ * them there, so the package and the image need no swagger-ui-dist), else the devDependency
+ * itself when running from source.
+ */
 function assetDir(): string {
+  const bundled = join(dirname(fileURLToPath(import.meta.url)), 'swagger-ui');
+  if (existsSync(join(bundled, 'swagger-ui-bundle.js'))) return bundled;
   const require = createRequire(import.meta.url);
   return dirname(require.resolve('swagger-ui-dist/package.json'));
 }

@@ -162,7 +162,14 @@ export const ReportAnswer = z
           scenario: z.string(),
           injected: z.int(),
           recovered: z.int(),
-          outcome: z.enum(['passed', 'failed']),
+          recovered_by_http_client: z.int().openapi({
+            description:
+              'Of those injected, how many the HTTP library resent on its own within 100 ms of a connection reset: the call went through, but the caller never saw the failure.',
+          }),
+          outcome: z.enum(['passed', 'failed', 'recovered_by_http_client']).openapi({
+            description:
+              'passed: the caller recovered from every one; recovered_by_http_client: none failed, but the HTTP client recovered from some unseen ("recovered by the HTTP client, not seen by the caller"); failed: one was not recovered.',
+          }),
           evidence: z.array(z.string()),
         }),
       )

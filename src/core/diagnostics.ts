@@ -18,13 +18,63 @@ export const UNSEEN_HASH_WARNING =
 export const tokenBurstWarning = (count: number) =>
   `this client requested ${count} access tokens in the last 60 s; reuse a token until it expires (expires_in) instead of requesting one per call`;
 
-/** How soon after a connection-reset drill the same request counts as a client's silent retry. */
-const SILENT_RETRY_WINDOW_MS = 2_000;
-export const silentRetryWarning = (ms: number) =>
-  `this request repeats one that the connection-reset drill cut off ${ms} ms ago: your HTTP client retried it on a new connection without telling the caller (Go's net/http does this for a GET or a request with Idempotency-Key on a reused keep-alive connection), so the drill never reached your code; disable keep-alives (Go: Transport.DisableKeepAlives) to see the reset`;
+/**
+ * How soon after a connection-reset drill the same request counts as the HTTP library's own
+ * resend: libraries resend within a few ms of the reset (0 to 13 ms measured; the JDK's first up to
+ * 40 ms in a JVM just started), a caller's deliberate retry backs off (docs/other-languages.md). A repeat later than this is the caller's and gets no warning.
+ */
+export const LIBRARY_RESEND_WINDOW_MS = 100;
+/** How every silent-retry warning begins (the report recognises a library's resend by it). */
+export const SILENT_RETRY_PREFIX = 'this request repeats one that the connection-reset drill cut off';
+
+/**
+ * What stops the resend, for the HTTP client the User-Agent names (each verified by the
+ * examples under examples/ and docs/other-languages.md); a generic line for any other.
+ */
+const RESEND_ADVICE: { client: RegExp; advice: string }[] = [
+  {
+    client: /\bGo-http-client\//,
+    advice:
+      "Go's net/http resends a GET, HEAD or a request with an Idempotency-Key that fails on a reused keep-alive connection: drill with Transport.DisableKeepAlives = true to see the reset",
+  },
+  {
+    client: /^Ruby\b/,
+    advice:
+      "Ruby's Net::HTTP resends a GET, HEAD, PUT, DELETE, OPTIONS or TRACE once when the connection fails (max_retries is 1 by default): set http.max_retries = 0 to see the reset",
+  },
+  {
+    client: /\bFaraday\b/,
+    advice:
+      "Faraday's retry middleware resends the errors it is told to retry at once (its interval is 0 by default): give it an interval (interval: 0.5) so that a resend is a deliberate retry, or leave Faraday::ConnectionFailed out of its exceptions to see the reset (its net_http adapter already sets Net::HTTP's max_retries = 0)",
+  },
+  {
+    client: /\bGuzzleHttp\b|\bcurl\/|\blibcurl\b|\bPHP\b/i,
+    advice:
+      "libcurl (PHP's curl and Guzzle) resends any request, a POST included, that fails on a reused connection before an answer: set CURLOPT_FORBID_REUSE (Guzzle: 'curl' => [CURLOPT_FORBID_REUSE => true]) or use a fresh handle for the drill to see the reset",
+  },
+  {
+    client: /\bJava-http-client\//,
+    advice:
+      'the JDK HttpClient resends a GET or HEAD once when the connection fails before an answer, on a new connection as on a pooled one (every method with -Djdk.httpclient.enableAllMethodRetry=true): start the JVM with -Djdk.httpclient.redirects.retrylimit=1 to see the reset (an IOException "Too many retries"; it also allows one redirect only)',
+  },
+  {
+    client: /\bpython-requests\/|\burllib3\b/i,
+    advice:
+      'urllib3 (under requests) resends what its Retry allows on a connection error: mount Retry(total=0) (requests: HTTPAdapter(max_retries=Retry(total=0))) for the drill to see the reset',
+  },
+];
+const GENERIC_RESEND_ADVICE =
+  "many HTTP libraries resend a request that fails on a reused keep-alive connection: turn off the library's automatic retries or its connection reuse for the drill to see the reset";
+
+export const resendAdvice = (userAgent: string | undefined) =>
+  RESEND_ADVICE.find((a) => userAgent !== undefined && a.client.test(userAgent))?.advice ??
+  GENERIC_RESEND_ADVICE;
+
+export const silentRetryWarning = (ms: number, userAgent: string | undefined) =>
+  `${SILENT_RETRY_PREFIX} ${ms} ms ago: your HTTP client sent it again on its own, without telling the caller, so the drill never reached your code; ${resendAdvice(userAgent)}`;
 
 export class Diagnostics {
-  /** "client method path" -> real time (ms) of the connection-reset drill that cut it off. */
+  /** "client method path+query key-or-body" -> real time (ms) of the connection-reset drill that cut it off. */
   readonly #resets = new Map<string, number>();
   /** account -> {answers, last} of propagation 401/403s (sandbox clock ms). */
   readonly #propagation = new Map<string, { answers: number; last: number }>();
@@ -89,13 +139,21 @@ export class Diagnostics {
     if (this.#resets.size > 1024) this.#resets.delete(this.#resets.keys().next().value!);
   }
 
-  /** A warning when this request repeats one a reset drill cut off a moment ago (a silent client retry). */
-  afterReset(request: string, realNow: number): string | undefined {
+  /** Whether any reset drill is still waiting for its resend (else no request needs its identity computed). */
+  resetsPending(): boolean {
+    return this.#resets.size > 0;
+  }
+
+  /**
+   * A warning when this request repeats one a reset drill cut off within
+   * LIBRARY_RESEND_WINDOW_MS (the HTTP library's own resend); a later repeat is the caller's.
+   */
+  afterReset(request: string, realNow: number, userAgent: string | undefined): string | undefined {
     const at = this.#resets.get(request);
     if (at === undefined) return undefined;
     this.#resets.delete(request);
     const ms = realNow - at;
-    return ms <= SILENT_RETRY_WINDOW_MS ? silentRetryWarning(ms) : undefined;
+    return ms <= LIBRARY_RESEND_WINDOW_MS ? silentRetryWarning(ms, userAgent) : undefined;
   }
 
   /** Forgets what was noticed about these accounts and this client (a partner reset). */

@@ -5,7 +5,7 @@
  */
 
 import { DRY_RUN_KEY_WARNING } from '../contract/messages.js';
-import { PROPAGATION_MIN_RETRY_SECONDS } from './diagnostics.js';
+import { PROPAGATION_MIN_RETRY_SECONDS, SILENT_RETRY_PREFIX } from './diagnostics.js';
 import type { JournalEntry } from './journal.js';
 
 export type Outcome = 'passed' | 'failed' | 'not_exercised';
@@ -23,7 +23,13 @@ export interface Resilience {
   injected: number;
   /** Its next call of the same method and path succeeded (2xx), after Retry-After where one was sent. */
   recovered: number;
-  outcome: Exclude<Outcome, 'not_exercised'>;
+  /**
+   * Of the injected failures, those the HTTP library resent on its own within
+   * LIBRARY_RESEND_WINDOW_MS: the call succeeded, but the caller's code never saw the failure.
+   */
+  recovered_by_http_client: number;
+  /** passed: every one recovered by the caller; recovered_by_http_client: some never reached it; failed: one not recovered. */
+  outcome: 'passed' | 'failed' | 'recovered_by_http_client';
   evidence: string[];
 }
 
@@ -245,6 +251,8 @@ function retriedThrottlingAndErrors(log: Parsed[]): Check {
   return check('retried-429-5xx', '429 and 5xx answers retried (429 after Retry-After)', failures, passes);
 }
 
+export const RECOVERED_BY_HTTP_CLIENT = 'recovered by the HTTP client, not seen by the caller';
+
 /** How long a chaos failure asked the client to wait: Retry-After of rate-limited (its value, default 1). */
 function retryAfterOf(e: Parsed): number {
   if (e.status !== 429) return 0;
@@ -260,11 +268,12 @@ function resilience(log: Parsed[]): Resilience[] {
   const by = new Map<string, Resilience>();
   log.forEach((e, i) => {
     if (!e.chaos) return;
-    const r = by.get(e.chaos.scenario) ?? {
+    const r: Resilience = by.get(e.chaos.scenario) ?? {
       scenario: e.chaos.scenario,
       injected: 0,
       recovered: 0,
-      outcome: 'passed' as const,
+      recovered_by_http_client: 0,
+      outcome: 'passed',
       evidence: [],
     };
     by.set(e.chaos.scenario, r);
@@ -282,12 +291,20 @@ function resilience(log: Parsed[]): Resilience[] {
       r.evidence.push(
         `${what}: retried after ${waited.toFixed(2)} s, before its Retry-After of ${wait} s (request_id ${next.request_id})`,
       );
-    else {
+    else if (next.warnings.some((w) => w.startsWith(SILENT_RETRY_PREFIX))) {
+      r.recovered_by_http_client++;
+      r.evidence.push(
+        `${what}: ${RECOVERED_BY_HTTP_CLIENT}: the library resent it at once, request_id ${next.request_id} -> ${next.status}`,
+      );
+    } else {
       r.recovered++;
       r.evidence.push(`${what}: recovered, request_id ${next.request_id} -> ${next.status}`);
     }
   });
-  for (const r of by.values()) r.outcome = r.recovered === r.injected ? 'passed' : 'failed';
+  for (const r of by.values()) {
+    if (r.recovered + r.recovered_by_http_client < r.injected) r.outcome = 'failed';
+    else r.outcome = r.recovered_by_http_client ? 'recovered_by_http_client' : 'passed';
+  }
   return [...by.values()].sort((a, b) => a.scenario.localeCompare(b.scenario));
 }
 
@@ -341,19 +358,25 @@ export function reportToJUnit(r: Report): string {
       const open = `    <testcase classname="partnership-sandbox.${xml(r.parent_account_id)}.resilience" name="${xml(`Recovered from chaos: ${c.scenario} (${c.recovered} of ${c.injected})`)}">`;
       const evidence = xml(c.evidence.join('\n'));
       if (c.outcome === 'failed') {
-        const first = c.evidence.find((e) => !e.includes(': recovered,')) ?? 'failed';
+        const first = c.evidence.find((e) => !e.includes(': recovered')) ?? 'failed';
         return `${open}\n      <failure message="${xml(first)}">${evidence}</failure>\n    </testcase>`;
+      }
+      // The drill never reached the caller's code: not a pass, and not the caller's failure either.
+      if (c.outcome === 'recovered_by_http_client') {
+        const message = `${c.recovered_by_http_client} of ${c.injected} ${RECOVERED_BY_HTTP_CLIENT}`;
+        return `${open}\n      <skipped message="${xml(message)}"/>\n      <system-out>${evidence}</system-out>\n    </testcase>`;
       }
       return `${open}\n      <system-out>${evidence}</system-out>\n    </testcase>`;
     })
     .join('\n');
   const failed = r.resilience.filter((c) => c.outcome === 'failed').length;
+  const unseen = r.resilience.filter((c) => c.outcome === 'recovered_by_http_client').length;
   const suite = r.resilience.length
-    ? `\n  <testsuite name="${xml(r.parent_account_id)} resilience" tests="${r.resilience.length}" failures="${failed}" skipped="0" timestamp="${xml(r.generated_at)}">\n${resilient}\n  </testsuite>`
+    ? `\n  <testsuite name="${xml(r.parent_account_id)} resilience" tests="${r.resilience.length}" failures="${failed}" skipped="${unseen}" timestamp="${xml(r.generated_at)}">\n${resilient}\n  </testsuite>`
     : '';
   const tests = r.checks.length + r.resilience.length;
   return `<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="partnership-sandbox integration report" tests="${tests}" failures="${r.summary.failed + failed}" skipped="${r.summary.not_exercised}">
+<testsuites name="partnership-sandbox integration report" tests="${tests}" failures="${r.summary.failed + failed}" skipped="${r.summary.not_exercised + unseen}">
   <testsuite name="${xml(r.parent_account_id)}" tests="${r.checks.length}" failures="${r.summary.failed}" skipped="${r.summary.not_exercised}" timestamp="${xml(r.generated_at)}">
 ${cases}
   </testsuite>${suite}

@@ -7,6 +7,7 @@
  * registration, stale-content-hash, status-partial-failure and unseeded-mappings in
  * their services. Injected errors use the same envelope and error shape as real ones.
  */
+import { createHash } from 'node:crypto';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { ApiError, type ErrorCode } from '../contract/errors.js';
@@ -34,15 +35,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function injectFaults(c: Context<AppEnv>): Response | Promise<void> | undefined {
   const scenarios = c.get('scenarios');
   const diagnostics = c.get('sandbox').diagnostics;
-  // Only requests a client retries on its own (Go's net/http: a GET or HEAD, or any request
-  // with an Idempotency-Key) are watched for a silent retry after a reset drill.
-  const key = requestHeader(c, 'idempotency-key');
-  const retriable = key !== undefined || c.req.method === 'GET' || c.req.method === 'HEAD';
-  const request = retriable
-    ? `${c.get('principal')?.client_id} ${c.req.method} ${c.req.path} ${key}`
-    : undefined;
+  // Every request is watched for a silent resend after a reset drill: what identifies it is
+  // its client, method, path and query, and its Idempotency-Key or, without one, its body
+  // (a POST register has no key; libcurl resends it as it does any other request).
   if (scenarios.take('connection-reset')) {
-    if (request) diagnostics.connectionReset(request, Date.now());
+    diagnostics.connectionReset(sameRequest(c), Date.now());
     c.set('connectionReset', true);
     const socket = incoming(c)?.socket;
     if (!socket) return Response.error(); // in process (app.request): a network error
@@ -50,12 +47,28 @@ export function injectFaults(c: Context<AppEnv>): Response | Promise<void> | und
     socket.resetAndDestroy();
     return RESPONSE_ALREADY_SENT; // tells @hono/node-server there is nothing to write
   }
-  const retried = request && diagnostics.afterReset(request, Date.now());
+  const retried =
+    diagnostics.resetsPending() &&
+    diagnostics.afterReset(sameRequest(c), Date.now(), requestHeader(c, 'user-agent'));
   if (retried) c.get('warnings').push(retried);
   const latency = scenarios.take('latency');
   if (latency?.value) return sleep(latency.value).then(() => answerFaults(scenarios));
   answerFaults(scenarios);
   return undefined;
+}
+
+/** What makes a resend the same request: client, method, path and query, and key or body digest. */
+function sameRequest(c: Context<AppEnv>): string {
+  const key = requestHeader(c, 'idempotency-key');
+  const what =
+    key !== undefined
+      ? `key ${key}`
+      : `body ${createHash('sha256')
+          .update(c.get('rawBody') ?? '')
+          .digest('base64')}`;
+  const query = c.req.url.indexOf('?');
+  const search = query === -1 ? '' : c.req.url.slice(query);
+  return `${c.get('principal')?.client_id} ${c.req.method} ${c.req.path}${search} ${what}`;
 }
 
 /** rate-limited and server-error: thrown as the envelope the real service would send. */

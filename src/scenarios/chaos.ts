@@ -241,7 +241,9 @@ export class ChaosRegistry {
     if (!Object.hasOwn(profile.positions, parent)) setOwn(profile.positions, parent, position);
     // Token calls have a sequence of their own, drawn from streams of their own.
     const token = call.endpoint === 'token';
-    const n = token ? (position.token_calls = (position.token_calls ?? 0) + 1) : ++position.calls;
+    if (token) position.token_calls = (position.token_calls ?? 0) + 1;
+    else position.calls++;
+    const n = token ? position.token_calls! : position.calls;
     const [failStream, pickStream] = token ? [2, 3] : [0, 1];
     this.onChange();
     const operation = owedKey(call.operation);

@@ -80,7 +80,9 @@ export async function importBundleInTurns(s: Sandbox, json: unknown) {
   if (version !== BUNDLE_VERSION || !Array.isArray(accounts) || accounts.length <= ACCOUNTS_PER_TURN)
     return load(s, parseBundle(json));
   if (accounts.length > BUNDLE_MAX_ACCOUNTS)
-    throw validationError([{ field: 'accounts', message: `must have at most ${BUNDLE_MAX_ACCOUNTS} entries` }]);
+    throw validationError([
+      { field: 'accounts', message: `must have at most ${BUNDLE_MAX_ACCOUNTS} entries` },
+    ]);
   // Everything but the accounts at once, then the accounts by turns.
   const rest = parseBundle({ ...(json as object), accounts: [] });
   const element = Bundle.shape.accounts.element;

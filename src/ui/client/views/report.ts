@@ -22,11 +22,24 @@ function resilience(parts: ReportView['resilience']) {
       h(
         'div',
         { class: 'check', dataset: { resilience: p.scenario } },
-        h('div', { class: 'outcome' }, badge(p.outcome, OUTCOME_TONE[p.outcome])),
+        h(
+          'div',
+          { class: 'outcome' },
+          p.outcome === 'recovered_by_http_client'
+            ? badge('unseen', 'warn')
+            : badge(p.outcome, OUTCOME_TONE[p.outcome]),
+        ),
         h(
           'div',
           null,
-          h('div', { class: 'title' }, `${p.scenario}: recovered ${p.recovered} of ${p.injected}`),
+          h(
+            'div',
+            { class: 'title' },
+            `${p.scenario}: recovered ${p.recovered} of ${p.injected}` +
+              (p.recovered_by_http_client
+                ? `; ${p.recovered_by_http_client} recovered by the HTTP client, not seen by the caller`
+                : ''),
+          ),
           h(
             'ul',
             null,
