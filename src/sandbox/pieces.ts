@@ -139,7 +139,7 @@ export const CHAOS_SAVE_MS = 1000;
 
 /**
  * On a durable store, chaos profiles and each partner's positions survive a restart as the
- * clocks do (SANDBOX.md section 11): they are read back at start-up, and saved to the store's
+ * clocks do (docs/chaos.md): they are read back at start-up, and saved to the store's
  * meta table within CHAOS_SAVE_MS of a change and at a clean stop. Returns the flush for close().
  */
 export function durableChaos(s: Sandbox): () => void {
