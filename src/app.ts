@@ -5,12 +5,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { adminApi } from './admin/routes.js';
 import { docsApi } from './api/docs.js';
 import { oauthApi } from './api/oauth.js';
 import { partnershipApi } from './api/partnership.js';
 import { ApiError, storeNotWritable } from './contract/errors.js';
 import { registerPartnershipExtras } from './contract/openapi.js';
+import { controlApi } from './control/routes.js';
 import type { Sandbox } from './core/state.js';
 import { routePattern } from './domain/route-pattern.js';
 import type { AppEnv } from './http/env.js';
@@ -18,7 +18,8 @@ import { errorResponse } from './http/envelope.js';
 import { requestHeader } from './http/headers.js';
 import { answerCutOff, BodyCutOff } from './http/read-body.js';
 import { requestContext } from './http/request-context.js';
-import { parseScenarioHeader, SCENARIO_HEADER, ScenarioContext } from './scenarios/context.js';
+import { parseScenarioHeader, SCENARIO_HEADER } from './scenarios/header.js';
+import { FaultPlan } from './scenarios/plan.js';
 
 export function createApp(sandbox: Sandbox) {
   const app = new OpenAPIHono<AppEnv>();
@@ -26,13 +27,13 @@ export function createApp(sandbox: Sandbox) {
   app.use('*', requestContext(sandbox));
   app.use('/v1/*', async function scenarioHeader(c, next) {
     const effects = parseScenarioHeader(requestHeader(c, SCENARIO_HEADER), sandbox.presets);
-    if (effects.length) c.set('scenarios', new ScenarioContext(effects, sandbox.armed, sandbox.chaos));
+    if (effects.length) c.set('faultPlan', new FaultPlan(effects, sandbox.armed, sandbox.chaos));
     await next();
   });
 
   app.route('/', oauthApi());
   app.route('/', partnershipApi());
-  app.route('/', adminApi(sandbox));
+  app.route('/', controlApi(sandbox));
   registerPartnershipExtras(app);
   app.route('/', docsApi(app));
 

@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createControlClient } from '../src/client/control.js';
+import { CONTROL_OPERATIONS } from '../src/contract/control-operations.js';
 import { type RunningSandbox, startSandbox } from '../src/start.js';
 import { DEMO, REGISTER, registerBody, rejection } from './harness.js';
 
@@ -192,6 +193,48 @@ describe('control-plane client: every method', () => {
     expect(answer).toMatchObject({ reset: true, clock: { offset_seconds: 0 } });
     const err = await rejection(control.partners.seedMappings('pa_before_reset', []));
     expect(err.status).toBe(404);
+  });
+});
+
+describe('control-plane client: operations derived from the declarations', () => {
+  it('every declared operation is a method of operations, by its operationId', () => {
+    const control = createControlClient(sandbox.url);
+    expect(Object.keys(control.operations).sort()).toEqual(Object.keys(CONTROL_OPERATIONS).sort());
+    for (const method of Object.values(control.operations)) expect(typeof method).toBe('function');
+  });
+
+  it('an operation fills its path parameters, writes its query and sends its body', async () => {
+    const { operations } = createControlClient(sandbox.url);
+    const partner = await operations.createPartner({ body: { name: 'Derived operations partner' } });
+    const parent = partner.parent_account_id;
+    const seeded = await operations.seedVerticalMappings({
+      params: { parent_account_id: parent },
+      body: {
+        vertical_mappings: [
+          {
+            partner_vertical_id: 7,
+            partner_vertical_name: 'Food',
+            partner_sub_vertical_id: 701,
+            partner_sub_vertical_name: 'Pizza',
+            vertical_name: 'Restaurants',
+          },
+        ],
+      },
+    });
+    expect(seeded.vertical_mappings).toHaveLength(1);
+    const advanced = await operations.advancePartnerClock({
+      params: { parent_account_id: parent },
+      body: { seconds: 60 },
+    });
+    expect(advanced).toMatchObject({ parent_account_id: parent, offset_seconds: 60 });
+    expect((await sandbox.control.partners.clock.get(parent)).offset_seconds).toBe(60);
+    const listed = await operations.listRequests({ query: { method: 'PUT', limit: 1 } });
+    expect(listed).toEqual(await sandbox.control.requests.list({ method: 'PUT', limit: 1 }));
+    const reset = await operations.resetPartner({ params: { parent_account_id: parent } });
+    expect(reset).toMatchObject({ reset: true, parent_account_id: parent, clock: { offset_seconds: 0 } });
+    const missing = await rejection(operations.getAccount({ params: { account_id: 'acct_nope' } }));
+    expect(missing.status).toBe(404);
+    expect(missing.path).toBe('/__sandbox/accounts/acct_nope');
   });
 });
 

@@ -6,7 +6,7 @@
  * headers, the dashboard's same-origin calls, behind a proxy too, a link).
  */
 import { describe, expect, it } from 'vitest';
-import { CROSS_SITE_MESSAGE } from '../src/admin/cross-site.js';
+import { CROSS_SITE_MESSAGE } from '../src/control/cross-site.js';
 import { startSandbox } from '../src/start.js';
 import { createHarness, DEMO, expectErrorEnvelope } from './harness.js';
 

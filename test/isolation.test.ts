@@ -6,8 +6,8 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DOT_SEGMENT_MESSAGE } from '../src/admin/dot-segments.js';
 import { createControlClient } from '../src/client/control.js';
+import { DOT_SEGMENT_MESSAGE } from '../src/control/dot-segments.js';
 import { type Running, startServer } from '../src/server.js';
 import {
   CONTROLS,

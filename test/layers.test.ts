@@ -3,7 +3,7 @@
  * layers know nothing of the ones above: contract and domain import nothing of the app,
  * store imports only contract types, the sandbox core (src/core/) imports no services,
  * services and core do not import http or the sandbox's assembly (src/sandbox/), http does
- * not import api, admin or ui, scenarios do not import http or services.
+ * not import api, control or ui, scenarios do not import http or services.
  * A layer is a folder of src/; the files at the top of src/ (the entry points and what
  * they read at start-up) are free.
  * The domain is below the store: it declares the shapes its rules work on, and the store
@@ -29,14 +29,14 @@ const FORBIDDEN: Record<string, { layers: string[]; exceptTypesFrom?: string[]; 
   domain: { layers: [], only: ['domain'] },
   // The store keeps the domain's values by their domain types (domain sits below it).
   store: { layers: [], only: ['store'], exceptTypesFrom: ['contract', 'domain'] },
-  scenarios: { layers: ['services', 'sandbox', 'http', 'api', 'admin', 'ui', 'client'] },
-  services: { layers: ['sandbox', 'http', 'api', 'admin', 'ui', 'client'] },
+  scenarios: { layers: ['services', 'sandbox', 'http', 'api', 'control', 'ui', 'client'] },
+  services: { layers: ['sandbox', 'http', 'api', 'control', 'ui', 'client'] },
   // The sandbox's state and rules (src/core/): a floor below services, which build on it.
-  core: { layers: ['services', 'sandbox', 'http', 'api', 'admin', 'ui', 'client'] },
+  core: { layers: ['services', 'sandbox', 'http', 'api', 'control', 'ui', 'client'] },
   // The sandbox assembled (src/sandbox/: createSandbox and the registry of its state's pieces):
   // above services (snapshots and bundles are services), below http.
-  sandbox: { layers: ['http', 'api', 'admin', 'ui', 'client'] },
-  http: { layers: ['sandbox', 'api', 'admin', 'ui', 'client'] },
+  sandbox: { layers: ['http', 'api', 'control', 'ui', 'client'] },
+  http: { layers: ['sandbox', 'api', 'control', 'ui', 'client'] },
   // The control client runs in partners' test runners and in the dashboard page: it takes only
   // types from the contract (and the generated table of methods and paths, a leaf).
   client: { layers: [], only: ['client'], exceptTypesFrom: ['contract'] },
@@ -179,15 +179,15 @@ describe('layers: imports run one way', () => {
     expect(breaks(at('store/idempotency.ts'), at('contract/errors.ts'), false)).toBe(true);
     expect(breaks(at('store/idempotency.ts'), at('contract/errors.ts'), true)).toBe(false);
     expect(breaks(at('domain/status.ts'), at('store/accounts.ts'), true)).toBe(true);
-    expect(breaks(at('http/auth.ts'), at('admin/routes.ts'), false)).toBe(true);
-    expect(breaks(at('scenarios/context.ts'), at('http/headers.ts'), false)).toBe(true);
+    expect(breaks(at('http/auth.ts'), at('control/routes.ts'), false)).toBe(true);
+    expect(breaks(at('scenarios/plan.ts'), at('http/headers.ts'), false)).toBe(true);
     expect(breaks(at('sandbox/create.ts'), at('http/body.ts'), false)).toBe(true);
     expect(breaks(at('core/state.ts'), at('services/status.ts'), true)).toBe(true);
     expect(breaks(at('sandbox/create.ts'), at('services/bundles.ts'), false)).toBe(false);
     expect(breaks(at('services/status.ts'), at('http/env.ts'), true)).toBe(true);
     expect(breaks(at('http/auth.ts'), at('services/auth.ts'), false)).toBe(false);
-    expect(breaks(at('app.ts'), at('admin/routes.ts'), false)).toBe(false);
-    expect(breaks(at('client/control.ts'), at('contract/admin.ts'), false)).toBe(true);
-    expect(breaks(at('client/control.ts'), at('contract/admin.ts'), true)).toBe(false);
+    expect(breaks(at('app.ts'), at('control/routes.ts'), false)).toBe(false);
+    expect(breaks(at('client/control.ts'), at('contract/control.ts'), false)).toBe(true);
+    expect(breaks(at('client/control.ts'), at('contract/control.ts'), true)).toBe(false);
   });
 });

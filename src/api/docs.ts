@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import { partnershipDocuments } from '../contract/openapi.js';
-import { controlPlaneDocument } from '../contract/openapi-admin.js';
+import { controlPlaneDocument } from '../contract/openapi-control.js';
 import { BoundedCache } from '../domain/bounded-cache.js';
 import { own } from '../domain/own.js';
 import type { AppEnv } from '../http/env.js';

@@ -7,23 +7,26 @@
  * Order: scenario header (400) → body (413) → parameters (400) → client authentication
  * (401) → injected faults (reset, latency, 429, 5xx) → the token.
  */
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { ApiError, storeNotWritable } from '../contract/errors.js';
 import { tokenRoute } from '../contract/oauth.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../domain/json-depth.js';
 import { setOwn } from '../domain/own.js';
+import { bind, type StepsDeclaration } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { json } from '../http/envelope.js';
 import { injectFaults } from '../http/faults.js';
 import { requestHeader } from '../http/headers.js';
 import { isJsonMediaType, jsonMediaTypeProblem } from '../http/json.js';
 import { readBody } from '../http/read-body.js';
-import { parseScenarioHeader, SCENARIO_HEADER, ScenarioContext } from '../scenarios/context.js';
+import { parseScenarioHeader, SCENARIO_HEADER } from '../scenarios/header.js';
+import { FaultPlan } from '../scenarios/plan.js';
 import {
   authenticateClient,
   clientMatching,
   issueToken,
   OAuthError,
+  type Principal,
   TOKEN_SCOPE,
   type TokenRequest,
 } from '../services/auth.js';
@@ -135,75 +138,97 @@ function oauthErrorOf(e: ApiError): OAuthError {
   return new OAuthError('invalid_request', e.message, status === 413 ? 413 : 400, e.headers);
 }
 
+/** What a token call records as it goes, for the error it may answer (RFC 6749 §5.2). */
+interface TokenAttempt {
+  /** Whether the client sent HTTP Basic credentials. */
+  usedBasic: boolean;
+  /** Whether the client authenticated in the body (client_secret_post), read from the parsed request. */
+  bodyCredentials: boolean;
+  /** The Basic credentials as sent, without the form-decoding. */
+  basicRaw?: Basic['raw'];
+}
+
+/**
+ * The token endpoint's steps, in order: scenario header (400) → body (413) → parameters
+ * (400) → client authentication (401) → injected faults (reset, latency, 429, 5xx). They give
+ * the handler the authenticated client, or answer themselves (a reset connection).
+ */
+const tokenEndpoint: StepsDeclaration<{ principal: Principal }, TokenAttempt> = {
+  route: tokenRoute,
+  begin: (c) => ({
+    usedBasic: /^Basic\s/i.test(requestHeader(c, 'authorization') ?? ''),
+    bodyCredentials: false,
+  }),
+  async steps(c, attempt) {
+    const s = c.get('sandbox');
+    const effects = parseScenarioHeader(requestHeader(c, SCENARIO_HEADER), s.presets);
+    const plan = new FaultPlan(effects, s.armed, s.chaos);
+    plan.endpoint = 'token';
+    c.set('faultPlan', plan);
+    const raw = await readBody(c);
+    const basic = basicCredentials(requestHeader(c, 'authorization'));
+    const request = readTokenRequest(readFields(raw, requestHeader(c, 'content-type') ?? ''), basic);
+    attempt.basicRaw = request.basicRaw;
+    attempt.bodyCredentials =
+      !basic && (request.client_id !== undefined || request.client_secret !== undefined);
+    if (basic && !basic.decoded) {
+      throw new OAuthError('invalid_request', MALFORMED_BASIC, 400);
+    }
+    let principal = await authenticateClient(s, request);
+    c.set('principal', principal);
+    // Faults apply once the client is known: the header's, those armed for its parent, and
+    // its chaos profile's (a token call of a known client is one of its partner's calls).
+    plan.parentId = principal.parent_account_id;
+    plan.drawChaos({ dryRun: false, operation: `POST ${TOKEN_PATH}` });
+    const epoch = s.epoch;
+    const fault = injectFaults(c);
+    if (fault instanceof Response) return fault;
+    await fault;
+    // A reset during the latency drill: the client is authenticated again, against the new state.
+    if (s.epoch !== epoch) principal = await authenticateClient(s, request);
+    return { principal };
+  },
+  async fail(e, c, attempt) {
+    const error = await asOAuthError(e, c, attempt);
+    if (!(error instanceof OAuthError)) throw error;
+    const headers: Record<string, string> = { ...NO_STORE, ...error.headers };
+    // RFC 6749 §5.2: the Basic challenge to a client that authenticated with Basic, or that
+    // sent no credentials at all; never to one that authenticated in the body (OAuth
+    // libraries read a challenge there as a protocol error of their own).
+    if (error.status === 401 && (attempt.usedBasic || !attempt.bodyCredentials))
+      headers['WWW-Authenticate'] = 'Basic realm="partnership-sandbox"';
+    return json(c, { error: error.code, error_description: error.description }, error.status, headers);
+  },
+};
+
+/** What a token call threw, as the OAuth error it answers (anything else stays as it is: a 500). */
+async function asOAuthError(e: unknown, c: Context<AppEnv>, attempt: TokenAttempt): Promise<unknown> {
+  const s = c.get('sandbox');
+  if (e instanceof ApiError) return oauthErrorOf(e);
+  // A token the store cannot record (a full disk): 503 temporarily_unavailable naming SANDBOX_DB.
+  const refused = s.storeHealth.refused(e);
+  if (refused) return oauthErrorOf(storeNotWritable(refused));
+  // Basic credentials that only match without the form-decoding: say exactly that.
+  const credentialError =
+    e instanceof OAuthError && (e.code === 'invalid_client' || e.description === MALFORMED_BASIC);
+  if (credentialError && attempt.basicRaw) {
+    if (await clientMatching(s, attempt.basicRaw.id, attempt.basicRaw.secret)) {
+      c.get('warnings').push(BASIC_NOT_FORM_ENCODED);
+      return new OAuthError(e.code, `${e.description}: ${BASIC_NOT_FORM_ENCODED}`, e.status);
+    }
+  }
+  return e;
+}
+
 export function oauthApi() {
   const api = new Hono<AppEnv>();
 
-  api.on(tokenRoute.method.toUpperCase(), TOKEN_PATH, async (c) => {
+  bind(api, tokenEndpoint, ({ principal }, c) => {
     const s = c.get('sandbox');
-    const authorization = requestHeader(c, 'authorization');
-    const usedBasic = /^Basic\s/i.test(authorization ?? '');
-    /** Whether the client authenticated in the body (client_secret_post), read from the parsed request. */
-    let bodyCredentials = false;
-    try {
-      let basicRaw: Basic['raw'] | undefined;
-      try {
-        const effects = parseScenarioHeader(requestHeader(c, SCENARIO_HEADER), s.presets);
-        const scenarios = new ScenarioContext(effects, s.armed, s.chaos);
-        scenarios.endpoint = 'token';
-        c.set('scenarios', scenarios);
-        const raw = await readBody(c);
-        const basic = basicCredentials(authorization);
-        const request = readTokenRequest(readFields(raw, requestHeader(c, 'content-type') ?? ''), basic);
-        basicRaw = request.basicRaw;
-        bodyCredentials = !basic && (request.client_id !== undefined || request.client_secret !== undefined);
-        if (basic && !basic.decoded) {
-          throw new OAuthError('invalid_request', MALFORMED_BASIC, 400);
-        }
-        let principal = await authenticateClient(s, request);
-        c.set('principal', principal);
-        // Faults apply once the client is known: the header's, those armed for its parent, and
-        // its chaos profile's (a token call of a known client is one of its partner's calls).
-        scenarios.parentId = principal.parent_account_id;
-        scenarios.drawChaos({ dryRun: false, operation: `POST ${TOKEN_PATH}` });
-        const epoch = s.epoch;
-        const fault = injectFaults(c);
-        if (fault instanceof Response) return fault;
-        await fault;
-        // A reset during the latency drill: the client is authenticated again, against the new state.
-        if (s.epoch !== epoch) principal = await authenticateClient(s, request);
-        const grant = issueToken(s, principal);
-        const burst = s.diagnostics.tokenGranted(
-          principal.client_id,
-          s.clock.now(principal.parent_account_id),
-        );
-        if (burst) c.get('warnings').push(burst);
-        return json(c, grant, 200, NO_STORE);
-      } catch (e) {
-        if (e instanceof ApiError) throw oauthErrorOf(e);
-        // A token the store cannot record (a full disk): 503 temporarily_unavailable naming SANDBOX_DB.
-        const refused = s.storeHealth.refused(e);
-        if (refused) throw oauthErrorOf(storeNotWritable(refused));
-        // Basic credentials that only match without the form-decoding: say exactly that.
-        const credentialError =
-          e instanceof OAuthError && (e.code === 'invalid_client' || e.description === MALFORMED_BASIC);
-        if (credentialError && basicRaw) {
-          if (await clientMatching(s, basicRaw.id, basicRaw.secret)) {
-            c.get('warnings').push(BASIC_NOT_FORM_ENCODED);
-            throw new OAuthError(e.code, `${e.description}: ${BASIC_NOT_FORM_ENCODED}`, e.status);
-          }
-        }
-        throw e;
-      }
-    } catch (e) {
-      if (!(e instanceof OAuthError)) throw e;
-      const headers: Record<string, string> = { ...NO_STORE, ...e.headers };
-      // RFC 6749 §5.2: the Basic challenge to a client that authenticated with Basic, or that
-      // sent no credentials at all; never to one that authenticated in the body (OAuth
-      // libraries read a challenge there as a protocol error of their own).
-      if (e.status === 401 && (usedBasic || !bodyCredentials))
-        headers['WWW-Authenticate'] = 'Basic realm="partnership-sandbox"';
-      return json(c, { error: e.code, error_description: e.description }, e.status, headers);
-    }
+    const grant = issueToken(s, principal);
+    const burst = s.diagnostics.tokenGranted(principal.client_id, s.clock.now(principal.parent_account_id));
+    if (burst) c.get('warnings').push(burst);
+    return json(c, grant, 200, NO_STORE);
   });
 
   // RFC 8414 authorization-server metadata (and the OpenID discovery path that

@@ -8,13 +8,17 @@
  * loaded. Global fetch, no dependency. A non-2xx answer throws ControlPlaneError with the status and
  * the parsed body.
  *
- * One object per resource (partners, accounts, variants, clock, requests, scenarios,
- * snapshots, bundles): a new route is a new method on its resource. §10's test isolation:
- * partners.reset, partners.clock, snapshots, requests.count, bundles. §11: chaos.
+ * Every declared operation is a method of `operations`, derived from the generated table and
+ * typed by its operationId (`operations.resetPartner({ params: { parent_account_id } })`):
+ * a new route is there without an edit here, and whatever mirrors the control plane next
+ * (an MCP server's tools) derives from the same table and declarations. The named methods,
+ * one object per resource (partners, accounts, variants, clock, requests, scenarios,
+ * snapshots, bundles; names fixed: partners script against them), each call one of them. §10's test
+ * isolation: partners.reset, partners.clock, snapshots, requests.count, bundles. §11: chaos.
  */
 import type { z } from 'zod';
-import type { JournalFilters } from '../contract/admin.js';
-import type { ReportAnswer } from '../contract/admin-journal.js';
+import type { JournalFilters } from '../contract/control.js';
+import type { ReportAnswer } from '../contract/control-journal.js';
 import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control-operations.js';
 import type { controlRoutes } from '../contract/control-routes.js';
 import type { isolationRoutes } from '../contract/control-routes-isolation.js';
@@ -30,6 +34,12 @@ export type AnswerOf<Id extends ControlOperationId> = z.output<JsonSchema<Succes
 /** What an operation takes as its JSON body, as declared. */
 export type BodyOf<Id extends ControlOperationId> = Routes[Id] extends { request: { body: infer B } }
   ? z.input<JsonSchema<B>>
+  : never;
+/** What an operation takes as its query: the declared names, each value written as text. */
+export type QueryOf<Id extends ControlOperationId> = Routes[Id] extends {
+  request: { query: infer Q extends z.ZodType };
+}
+  ? { [K in keyof z.input<Q>]?: string | number | boolean }
   : never;
 
 export type PartnerCreateInput = BodyOf<'createPartner'>;
@@ -77,6 +87,23 @@ type PathParams<P extends string> = P extends `${string}{${infer N}}${infer Rest
   : Record<never, string>;
 type ParamsOf<Id extends ControlOperationId> = PathParams<(typeof CONTROL_OPERATIONS)[Id]['path']>;
 
+/**
+ * What a call of an operation carries, by the control plane's names: its path parameters
+ * (required where its path has some), its query and its JSON body, where it declares them.
+ */
+export type InputOf<Id extends ControlOperationId> = (keyof ParamsOf<Id> extends never
+  ? { params?: Record<never, string> }
+  : { params: ParamsOf<Id> }) &
+  ([QueryOf<Id>] extends [never] ? { query?: undefined } : { query?: QueryOf<Id> }) &
+  ([BodyOf<Id>] extends [never] ? { body?: undefined } : { body?: BodyOf<Id> });
+
+/** Every declared operation by its operationId: its input in, its declared 2xx answer out. */
+export type ControlOperations = {
+  [Id in ControlOperationId]: keyof ParamsOf<Id> extends never
+    ? (input?: InputOf<Id>) => Promise<AnswerOf<Id>>
+    : (input: InputOf<Id>) => Promise<AnswerOf<Id>>;
+};
+
 /** An operation's path with its parameters filled in, each encoded as one path segment. */
 function operationPath<Id extends ControlOperationId>(id: Id, params: ParamsOf<Id>): string {
   const values = params as Record<string, string>;
@@ -98,6 +125,8 @@ export const CONTROL_TIMEOUT_MS = 30_000;
 export interface ControlClient {
   /** The sandbox's base URL, without a trailing slash. */
   readonly url: string;
+  /** Every control-plane operation by its operationId, derived from the declarations. */
+  readonly operations: ControlOperations;
   health(): Promise<HealthView>;
   /** Wipes all state, loads the fixtures again, resets the clock. */
   reset(): Promise<ResetView>;
@@ -284,16 +313,23 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
     return qs ? `${path}?${qs}` : path;
   }
 
-  /** One declared operation, typed by its declaration: its body in, its 2xx answer out. */
-  function send<Id extends ControlOperationId>(
-    id: Id,
-    ...[params, body, query]: keyof ParamsOf<Id> extends never
-      ? [params?: Record<never, string>, body?: BodyOf<Id>, query?: URLSearchParams]
-      : [params: ParamsOf<Id>, body?: BodyOf<Id>, query?: URLSearchParams]
-  ): Promise<AnswerOf<Id>> {
-    const method = CONTROL_OPERATIONS[id].method.toUpperCase();
-    return call(method, urlOf(id, (params ?? {}) as ParamsOf<Id>, query), body);
+  /** One declared operation: its path filled in, its query written, its body sent. */
+  function send(id: ControlOperationId, input: { params?: object; query?: object; body?: unknown } = {}) {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(input.query ?? {})) {
+      if (value !== undefined) query.set(name, String(value));
+    }
+    const path = urlOf(id, (input.params ?? {}) as never, query);
+    return call(CONTROL_OPERATIONS[id].method.toUpperCase(), path, input.body);
   }
+
+  /** The operations, one per entry of the generated table. */
+  const op = Object.fromEntries(
+    Object.keys(CONTROL_OPERATIONS).map((id) => [
+      id,
+      (input?: Parameters<typeof send>[1]) => send(id as ControlOperationId, input),
+    ]),
+  ) as ControlOperations;
 
   function report(parentAccountId: string, format?: 'json'): Promise<ReportView>;
   function report(parentAccountId: string, format: 'junit'): Promise<string>;
@@ -305,68 +341,61 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
 
   return {
     url: base,
-    health: () => send('health'),
-    reset: () => send('reset'),
+    operations: op,
+    health: () => op.health(),
+    reset: () => op.reset(),
     partners: {
-      list: () => send('listPartners'),
-      create: (partner = {}) => send('createPartner', {}, partner),
+      list: () => op.listPartners(),
+      create: (partner = {}) => op.createPartner({ body: partner }),
       seedMappings: (parent, mappings) =>
-        send('seedVerticalMappings', { parent_account_id: parent }, { vertical_mappings: mappings }),
-      unseedMappings: (parent) => send('unseedVerticalMappings', { parent_account_id: parent }),
-      reset: (parent) => send('resetPartner', { parent_account_id: parent }),
+        op.seedVerticalMappings({
+          params: { parent_account_id: parent },
+          body: { vertical_mappings: mappings },
+        }),
+      unseedMappings: (parent) => op.unseedVerticalMappings({ params: { parent_account_id: parent } }),
+      reset: (parent) => op.resetPartner({ params: { parent_account_id: parent } }),
       clock: {
-        get: (parent) => send('getPartnerClock', { parent_account_id: parent }),
-        advance: (parent, seconds) => send('advancePartnerClock', { parent_account_id: parent }, { seconds }),
+        get: (parent) => op.getPartnerClock({ params: { parent_account_id: parent } }),
+        advance: (parent, seconds) =>
+          op.advancePartnerClock({ params: { parent_account_id: parent }, body: { seconds } }),
       },
     },
     accounts: {
-      get: (accountId) => send('getAccount', { account_id: accountId }),
+      get: (accountId) => op.getAccount({ params: { account_id: accountId } }),
     },
     variants: {
-      add: (accountId, variant) => send('addVariant', { account_id: accountId }, variant),
-      update: (variantId, patch) => send('updateVariant', { variant_id: variantId }, patch),
+      add: (accountId, variant) => op.addVariant({ params: { account_id: accountId }, body: variant }),
+      update: (variantId, patch) => op.updateVariant({ params: { variant_id: variantId }, body: patch }),
     },
     clock: {
-      get: () => send('getClock'),
-      advance: (seconds) => send('advanceClock', {}, { seconds }),
+      get: () => op.getClock(),
+      advance: (seconds) => op.advanceClock({ body: { seconds } }),
     },
     requests: {
-      list: (filters = {}) => {
-        const query = new URLSearchParams();
-        for (const [name, value] of Object.entries(filters)) {
-          if (value !== undefined) query.set(name, String(value));
-        }
-        return send('listRequests', {}, undefined, query);
-      },
-      clear: () => send('clearRequests'),
-      count: async (filter = {}) => (await send('countRequests', {}, filter)).count,
+      list: (filters = {}) => op.listRequests({ query: filters }),
+      clear: () => op.clearRequests(),
+      count: async (filter = {}) => (await op.countRequests({ body: filter })).count,
     },
     snapshots: {
-      save: (name) => send('saveSnapshot', {}, { name }),
-      list: () => send('listSnapshots'),
-      restore: (name) => send('restoreSnapshot', { name }),
-      delete: (name) => send('deleteSnapshot', { name }),
+      save: (name) => op.saveSnapshot({ body: { name } }),
+      list: () => op.listSnapshots(),
+      restore: (name) => op.restoreSnapshot({ params: { name } }),
+      delete: (name) => op.deleteSnapshot({ params: { name } }),
     },
     bundles: {
-      export: (parent) => send('exportBundle', { parent_account_id: parent }),
+      export: (parent) => op.exportBundle({ params: { parent_account_id: parent } }),
       // A bundle read from a file is checked by the sandbox, not here.
-      import: (bundle) => send('importBundle', {}, bundle as BodyOf<'importBundle'>),
+      import: (bundle) => op.importBundle({ body: bundle as BodyOf<'importBundle'> }),
     },
     scenarios: {
-      list: () => send('listScenarios'),
-      arm: (scenario) => send('armScenario', {}, scenario),
-      disarm: () => send('disarmScenarios'),
+      list: () => op.listScenarios(),
+      arm: (scenario) => op.armScenario({ body: scenario }),
+      disarm: () => op.disarmScenarios(),
     },
     chaos: {
-      set: (profile) => send('setChaos', {}, profile),
-      get: () => send('getChaos'),
-      end: (parent) =>
-        send(
-          'endChaos',
-          {},
-          undefined,
-          parent === undefined ? undefined : new URLSearchParams({ parent_account_id: parent }),
-        ),
+      set: (profile) => op.setChaos({ body: profile }),
+      get: () => op.getChaos(),
+      end: (parent) => op.endChaos(parent === undefined ? {} : { query: { parent_account_id: parent } }),
     },
     report,
   };

@@ -5,7 +5,14 @@
  * checks the rest (its own consistency, IDs held by another partner).
  */
 import { z } from '@hono/zod-openapi';
-import { clientSecret, headerName, id, MAX_OFFSET_SECONDS, MappingSeedEntry, pathSegment } from './admin.js';
+import {
+  clientSecret,
+  headerName,
+  id,
+  MAX_OFFSET_SECONDS,
+  MappingSeedEntry,
+  pathSegment,
+} from './control.js';
 import { DomainWrite, LayoutType, RegisterRequest, Surface } from './schemas.js';
 
 /**

@@ -3,6 +3,7 @@
  * of control-routes.ts are: the document, the handlers and the control client take them from here.
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import { Bundle, BundleImported } from './bundle.js';
 import {
   ClockAdvance,
   CountAnswer,
@@ -14,8 +15,7 @@ import {
   SnapshotRestored,
   SnapshotSave,
   SnapshotSaved,
-} from './admin.js';
-import { Bundle, BundleImported } from './bundle.js';
+} from './control.js';
 import { body, byOperationId, err, ok, parentParam, snapshotParam } from './control-routes.js';
 
 /** The test-isolation routes (docs/parallel-tests.md): partner reset and clock, snapshots, the request count, bundles. */

@@ -1,9 +1,9 @@
 /**
  * The control plane's operations (docs/control-plane.md), each declared once: method and path
  * (control-operations.ts), parameters, body, answers and the errors of its own. The
- * control-plane OpenAPI document is generated from these declarations (openapi-admin.ts adds
+ * control-plane OpenAPI document is generated from these declarations (openapi-control.ts adds
  * the security, tags and errors common to every route), the control plane binds its handlers
- * to them (admin/bind.ts), and the control client takes its paths from the same operations.
+ * to them (http/bind.ts), and the control client takes its paths from the same operations.
  * The test-isolation operations are in control-routes-isolation.ts.
  */
 import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
@@ -26,7 +26,7 @@ import {
   VariantAdmin,
   VariantCreate,
   VariantPatch,
-} from './admin.js';
+} from './control.js';
 import {
   ArmAnswer,
   Catalogue,
@@ -36,7 +36,7 @@ import {
   JournalAnswer,
   ReportAnswer,
   ReportQuery,
-} from './admin-journal.js';
+} from './control-journal.js';
 import { ErrorEnvelope } from './envelope.js';
 import { header, json } from './openapi-parts.js';
 
@@ -51,10 +51,10 @@ export const ok = <T extends z.ZodType>(description: string, schema: T) => ({
   ...json(schema),
 });
 export const body = <T extends z.ZodType>(schema: T) => ({ body: { required: true, ...json(schema) } });
-export const param = (name: string, description: string, example: string) =>
+export const param = <N extends string>(name: N, description: string, example: string) =>
   z.object({
     [name]: z.string().openapi({ param: { name, in: 'path' }, description, example }),
-  }) as z.ZodObject<Record<string, z.ZodString>>;
+  }) as unknown as z.ZodObject<{ [K in N]: z.ZodString }>;
 export const parentParam = param(
   'parent_account_id',
   'The parent account ID of a partner.',

@@ -8,7 +8,7 @@
  *   clients generated from it are production clients;
  * - the partner document rendered as OpenAPI 3.0.3 (`/openapi-3.0.json`), by code
  *   (openapi-30.ts), for generators that read no 3.1;
- * - the control plane (`/__sandbox/openapi.json`), in openapi-admin.ts.
+ * - the control plane (`/__sandbox/openapi.json`), in openapi-control.ts.
  *
  * Generated once per origin, on first request.
  */

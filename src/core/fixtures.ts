@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { pathSegment } from '../contract/admin.js';
+import { pathSegment } from '../contract/control.js';
 import { LAYOUT_TYPES, SURFACES } from '../contract/schemas.js';
 import { type MappingEntry, mappingProblems } from '../domain/taxonomy.js';
 import type { InternalBlock } from '../store/controls.js';

@@ -7,7 +7,7 @@ import { ApiError, validationError } from '../contract/errors.js';
 import { issuesToFields } from '../contract/issues.js';
 import { accountNotFoundMessage, PROPAGATION_MESSAGE } from '../contract/messages.js';
 import { AccountParams } from '../contract/schemas.js';
-import type { AppEnv } from './env.js';
+import { type AppEnv, known } from './env.js';
 
 /** The path's account when the caller's parent owns it; undefined otherwise (or without one). */
 export function ownedAccount(c: Context<AppEnv>) {
@@ -40,8 +40,8 @@ export function loadAccount(c: Context<AppEnv>): void {
  */
 export function propagation(c: Context<AppEnv>): void {
   const s = c.get('sandbox');
-  const account = c.get('account')!;
-  const now = c.get('scenarios').take('auth-propagation') !== undefined;
+  const account = known(c, 'account');
+  const now = c.get('faultPlan').take('auth-propagation') !== undefined;
   const time = s.clock.now(account.parent_account_id); // the partner's clock
   if (now || account.auth_ready_at > time) {
     const { ordinal, warning } = s.diagnostics.propagationAnswer(account.account_id, time);

@@ -35,7 +35,7 @@ export function authenticate(c: Context<AppEnv>): void {
     });
   }
   c.set('principal', check.principal);
-  const scenarios = c.get('scenarios');
+  const scenarios = c.get('faultPlan');
   scenarios.parentId = check.principal.parent_account_id;
   // A scenario armed for an account applies only to calls of the partner that owns it:
   // another partner's call on that account is a plain 404 later, and uses up nothing.

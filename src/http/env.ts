@@ -1,7 +1,8 @@
 /** What the HTTP layer keeps per request, reachable from every middleware and handler. */
+import type { Context } from 'hono';
 import type { Sandbox } from '../core/state.js';
 import type { Endpoint } from '../scenarios/catalogue.js';
-import type { ScenarioContext } from '../scenarios/context.js';
+import type { FaultPlan, ServiceFaults } from '../scenarios/plan.js';
 import type { Principal } from '../services/auth.js';
 import type { AccountRow } from '../store/accounts.js';
 
@@ -10,7 +11,10 @@ export interface AppVariables {
   requestId: string;
   startedAt: number;
   endpoint: Endpoint | undefined;
-  scenarios: ScenarioContext;
+  /** The call's fault plan (scenarios/plan.ts). */
+  faultPlan: FaultPlan;
+  /** The service-hooked scenarios the call meets, resolved once before its handler. */
+  faults: ServiceFaults;
   principal: Principal | undefined;
   account: AccountRow | undefined;
   /** The caller's own account this call concerns (the journal files the call under it). */
@@ -44,4 +48,14 @@ export interface AppVariables {
 
 export interface AppEnv {
   Variables: AppVariables;
+}
+
+/** A value a stage before the handler set: a missing one is a bug of the binder, never the client's. */
+export function known<K extends keyof AppVariables>(
+  c: Context<AppEnv>,
+  key: K,
+): NonNullable<AppVariables[K]> {
+  const value = c.get(key);
+  if (value === undefined || value === null) throw new Error(`the pipeline set no ${String(key)}`);
+  return value as NonNullable<AppVariables[K]>;
 }

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { ApiError, type ErrorCode } from '../contract/errors.js';
-import type { ScenarioContext } from '../scenarios/context.js';
+import type { FaultPlan } from '../scenarios/plan.js';
 import type { AppEnv } from './env.js';
 import { incoming, requestHeader } from './headers.js';
 
@@ -33,7 +33,7 @@ const serverErrors: Record<number, { code: ErrorCode; message: string }> = {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function injectFaults(c: Context<AppEnv>): Response | Promise<void> | undefined {
-  const scenarios = c.get('scenarios');
+  const scenarios = c.get('faultPlan');
   const diagnostics = c.get('sandbox').diagnostics;
   // Every request is watched for a silent resend after a reset drill: what identifies it is
   // its client, method, path and query, and its Idempotency-Key or, without one, its body
@@ -72,7 +72,7 @@ function sameRequest(c: Context<AppEnv>): string {
 }
 
 /** rate-limited and server-error: thrown as the envelope the real service would send. */
-function answerFaults(scenarios: ScenarioContext): void {
+function answerFaults(scenarios: FaultPlan): void {
   const limited = scenarios.take('rate-limited');
   if (limited) {
     const seconds = limited.value ?? 1;

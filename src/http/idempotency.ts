@@ -18,7 +18,7 @@ import {
   UNSAVED_REPLAY_WARNING,
 } from '../contract/messages.js';
 import { canonical } from '../domain/canonical-json.js';
-import type { AppEnv } from './env.js';
+import { type AppEnv, known } from './env.js';
 import { send } from './envelope.js';
 import { requestHeader } from './headers.js';
 
@@ -51,7 +51,7 @@ const inProgress = () =>
  */
 export function claimKey(c: Context<AppEnv>): Response | undefined {
   const s = c.get('sandbox');
-  const parent = c.get('principal')!.parent_account_id;
+  const parent = known(c, 'principal').parent_account_id;
   const key = requestHeader(c, IDEMPOTENCY_HEADER)?.trim();
   if (!key) {
     throw new ApiError('missing_idempotency_key', MISSING_IDEMPOTENCY_KEY_MESSAGE, {
@@ -127,7 +127,7 @@ export function settleKey(c: Context<AppEnv>, answer: Response | undefined): voi
   if (key === undefined) return;
   c.set('idempotencyKey', undefined);
   const store = c.get('sandbox').store.idempotency;
-  const parent = c.get('principal')!.parent_account_id;
+  const parent = known(c, 'principal').parent_account_id;
   const text = c.get('responseText');
   const success = answer && text !== undefined && answer.status >= 200 && answer.status < 300;
   try {

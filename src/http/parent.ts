@@ -5,7 +5,7 @@
 import type { Context } from 'hono';
 import { ApiError } from '../contract/errors.js';
 import { MISSING_PARENT_HEADER_MESSAGE, PARENT_MISMATCH_MESSAGE } from '../contract/messages.js';
-import type { AppEnv } from './env.js';
+import { type AppEnv, known } from './env.js';
 import { requestHeader } from './headers.js';
 
 export const PARENT_HEADER = 'X-Platform-Parent-Account-Id';
@@ -13,7 +13,7 @@ export const PARENT_HEADER = 'X-Platform-Parent-Account-Id';
 export function parentHeader(kind: 'write' | 'read') {
   return function parentHeader(c: Context<AppEnv>): void {
     const sent = requestHeader(c, PARENT_HEADER)?.trim();
-    const parent = c.get('principal')!.parent_account_id;
+    const parent = known(c, 'principal').parent_account_id;
     if (!sent) {
       if (kind === 'write') {
         throw new ApiError('missing_parent_account_header', MISSING_PARENT_HEADER_MESSAGE, {

@@ -9,9 +9,9 @@
  * middleware each): a stage throws an ApiError to answer with an error, or returns a
  * Response to answer itself (an idempotent replay, a reset connection).
  */
-import type { OpenAPIHono, RouteConfig, RouteHandler } from '@hono/zod-openapi';
-import type { Context, Handler, MiddlewareHandler } from 'hono';
-import type { Needs, Operation } from '../contract/operation.js';
+import type { RouteConfig } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Needs } from '../contract/operation.js';
 import type { Endpoint } from '../scenarios/catalogue.js';
 import { loadAccount, propagation } from './account.js';
 import { authenticate } from './auth.js';
@@ -30,7 +30,7 @@ type Stage = (c: Context<AppEnv>) => Response | undefined | void | Promise<Respo
 
 function begin(endpoint: Endpoint): Stage {
   return function begin(c) {
-    const scenarios = c.get('scenarios');
+    const scenarios = c.get('faultPlan');
     scenarios.endpoint = endpoint;
     c.set('dryRun', c.req.query('dry_run') === 'true');
   };
@@ -58,7 +58,7 @@ function startOver(c: Context<AppEnv>): void {
   c.set('accountId', undefined);
   c.set('idempotencyKey', undefined);
   c.set('warnings', []);
-  c.set('scenarios', c.get('scenarios').fresh());
+  c.set('faultPlan', c.get('faultPlan').fresh());
 }
 
 /**
@@ -96,31 +96,12 @@ export function pipeline(
           return out;
         }
       }
+      // The scenarios its services hook, resolved once, in the handler's synchronous stretch.
+      c.set('faults', c.get('faultPlan').serviceFaults());
       await next();
       answer = c.res;
     } finally {
       if (o.idempotent) settleKey(c, answer);
     }
   };
-}
-
-/**
- * Serves a declared operation (contract/operations.ts): documents its route (the OpenAPI
- * document is generated from the same zod schemas that validate the request) and binds
- * the pipeline its needs call for, under its scenario endpoint name, and its handler.
- */
-export function serve<O extends Operation & { endpoint: Endpoint }>(
-  api: OpenAPIHono<AppEnv>,
-  operation: O,
-  handler: RouteHandler<O['route'], AppEnv>,
-): void {
-  const { route, endpoint, needs } = operation;
-  api.openAPIRegistry.registerPath(route);
-  const path = route.path.replaceAll(/\/{(.+?)}/g, '/:$1');
-  api.on(
-    route.method.toUpperCase(),
-    path,
-    pipeline(endpoint, route, needs),
-    handler as unknown as Handler<AppEnv>,
-  );
 }

@@ -9,7 +9,8 @@ import type { Sandbox } from '../core/state.js';
 import { cutText } from '../domain/cut.js';
 import { ids } from '../domain/ids.js';
 import { CHAOS_HEADER } from '../scenarios/chaos.js';
-import { APPLIED_HEADER, ScenarioContext } from '../scenarios/context.js';
+import { APPLIED_HEADER } from '../scenarios/header.js';
+import { FaultPlan } from '../scenarios/plan.js';
 import type { AppEnv } from './env.js';
 import { requestHeaders } from './headers.js';
 
@@ -26,7 +27,7 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     c.set('rawBody', null);
     c.set('dryRun', false);
     c.set('journaled', path.startsWith('/v1/') || path === '/oauth/token');
-    c.set('scenarios', new ScenarioContext([], sandbox.armed, sandbox.chaos));
+    c.set('faultPlan', new FaultPlan([], sandbox.armed, sandbox.chaos));
     c.set('responseBody', undefined);
     c.set('accountId', undefined);
     c.set('responseText', undefined);
@@ -58,7 +59,7 @@ export function commonHeaders(requestId: string): Record<string, string> {
 /** What this request did that the client should see: scenarios applied (chaos's evidence), warnings. */
 export function outcomeHeaders(c: Context<AppEnv>): Record<string, string> {
   const out: Record<string, string> = {};
-  const scenarios = c.get('scenarios');
+  const scenarios = c.get('faultPlan');
   if (scenarios.applied.length) out[APPLIED] = scenarios.applied.join(', ');
   if (scenarios.chaos)
     out[CHAOS] = `seed=${scenarios.chaos.seed}; ${scenarios.chaos.sequence}=${scenarios.chaos.call}`;
@@ -98,7 +99,7 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     request_id: c.get('requestId'),
     parent_account_id: parent,
     account_id: c.get('accountId') ?? null,
-    scenarios_applied: c.get('scenarios').applied,
+    scenarios_applied: c.get('faultPlan').applied,
     chaos: chaosEvidence(c),
     warnings: c.get('warnings'),
     duration_ms: Math.round((performance.now() - c.get('startedAt')) * 100) / 100,
@@ -107,7 +108,7 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
 
 /** What the journal keeps of a chaos failure (a reset connection's included: it has no answer). */
 function chaosEvidence(c: Context<AppEnv>) {
-  const drawn = c.get('scenarios').chaos;
+  const drawn = c.get('faultPlan').chaos;
   return drawn ? { seed: drawn.seed, [drawn.sequence]: drawn.call, scenario: drawn.scenario } : null;
 }
 

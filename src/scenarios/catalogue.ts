@@ -1,5 +1,8 @@
 /**
- * The built-in fault catalogue (docs/fault-injection.md): names, values and where each applies.
+ * The built-in fault catalogue (docs/fault-injection.md), one record per scenario: its name,
+ * its value, the endpoints it applies to, the point of the request path where it hooks in,
+ * and whether it is a transient failure a chaos profile may draw (docs/chaos.md), with the
+ * value chaos draws it with and the calls it may fail. Where chaos fails a call is read here.
  * Names are fixed: partners script against them.
  */
 import { operations } from '../contract/operations.js';
@@ -15,6 +18,31 @@ const ALL: readonly Endpoint[] = ENDPOINTS;
 const PARTNERSHIP: readonly Endpoint[] = ENDPOINTS.filter((e) => e !== 'token');
 const CONTROLS_AND_STATUS: readonly Endpoint[] = ['controls.get', 'controls.put', 'status.get', 'status.put'];
 
+/** The call as chaos sees it: where it goes and whether it is a dry run. */
+export interface ChaosCall {
+  endpoint: Endpoint;
+  dryRun: boolean;
+  /** `METHOD path` (no query): what "the next call with the same method and path" compares. */
+  operation: string;
+}
+
+/**
+ * Where a scenario hooks into the request path (src/http/pipeline.ts): `authenticate` once
+ * the token is checked, `account` where a new account's propagation is checked, `faults` the
+ * injected-faults stage (after idempotency, before validation), `service` the rule it bends
+ * inside its service (which receives it as a typed flag: src/scenarios/plan.ts).
+ */
+export type Hook = 'authenticate' | 'account' | 'faults' | 'service';
+
+/**
+ * A transient failure a chaos profile may draw: the value it is drawn with and where it may
+ * fail a call (narrower than where it applies: auth-propagation is the one-call 401/403 only).
+ */
+export interface ChaosRule {
+  value?: number;
+  where: (call: ChaosCall) => boolean;
+}
+
 export type ValueSpec =
   | { kind: 'none' }
   | { kind: 'int'; min: number; max: number; default?: number; unit: string }
@@ -25,7 +53,12 @@ export interface BuiltIn {
   description: string;
   value: ValueSpec;
   appliesTo: readonly Endpoint[];
+  hooks: readonly Hook[];
+  /** Drawable by chaos (a transient failure a retry can get past), or false. */
+  chaos: ChaosRule | false;
 }
+
+const everywhere = () => true;
 
 export const BUILT_INS = [
   {
@@ -34,6 +67,8 @@ export const BUILT_INS = [
       "On register: the new account's controls and status calls answer 401 or 403 (alternating) until that many sandbox-clock seconds have passed. On a controls or status call: that call answers the propagation 401 now.",
     value: { kind: 'int', min: 1, max: 86_400, default: 90, unit: 'seconds' },
     appliesTo: ['register', ...CONTROLS_AND_STATUS],
+    hooks: ['account', 'service'],
+    chaos: { where: (call) => CONTROLS_AND_STATUS.includes(call.endpoint) },
   },
   {
     name: 'stale-content-hash',
@@ -41,6 +76,8 @@ export const BUILT_INS = [
       'On a controls PUT: a concurrent writer changes the stored list first (new content_hash), so this write gets the 409; a re-read shows the new hash and a retry succeeds.',
     value: { kind: 'none' },
     appliesTo: ['controls.put'],
+    hooks: ['service'],
+    chaos: { where: (call) => call.endpoint === 'controls.put' && !call.dryRun },
   },
   {
     name: 'status-partial-failure',
@@ -48,6 +85,8 @@ export const BUILT_INS = [
       'On a status PUT: that many non-archived variants (default half, at least 1; at most all of them) are not updated and keep their state; the aggregate is derived as always (mixed when some updated and some failed).',
     value: { kind: 'int', min: 1, max: 1000, unit: 'variants' },
     appliesTo: ['status.put'],
+    hooks: ['service'],
+    chaos: false,
   },
   {
     name: 'unseeded-mappings',
@@ -55,24 +94,33 @@ export const BUILT_INS = [
       "The caller's parent is treated as having an empty vertical mapping: the mappings GET returns [], the controls GET translates no vertical (translated_verticals is []), register and controls writes answer 400.",
     value: { kind: 'none' },
     appliesTo: ['mappings.get', 'register', 'controls.get', 'controls.put'],
+    hooks: ['service'],
+    chaos: false,
   },
   {
     name: 'latency',
     description: 'The response is delayed by that many milliseconds.',
     value: { kind: 'int', min: 0, max: 60_000, default: 1000, unit: 'milliseconds' },
     appliesTo: ALL,
+    hooks: ['faults'],
+    // Not a failure: allowed beside one in a preset a profile draws, never alone (scenarios/chaos.ts).
+    chaos: false,
   },
   {
     name: 'server-error',
     description: 'The call fails with that status (500, 502 or 503) in the envelope; nothing is applied.',
     value: { kind: 'choice', allowed: [500, 502, 503], default: 500 },
     appliesTo: ALL,
+    hooks: ['faults'],
+    chaos: { value: 503, where: everywhere },
   },
   {
     name: 'rate-limited',
     description: 'The call answers 429 with Retry-After (that many seconds); nothing is applied.',
     value: { kind: 'int', min: 1, max: 3600, default: 1, unit: 'seconds' },
     appliesTo: ALL,
+    hooks: ['faults'],
+    chaos: { value: 1, where: everywhere },
   },
   {
     name: 'token-expired',
@@ -80,12 +128,16 @@ export const BUILT_INS = [
       'The call answers 401 as if the bearer token had expired (WWW-Authenticate: Bearer error="invalid_token").',
     value: { kind: 'none' },
     appliesTo: PARTNERSHIP,
+    hooks: ['authenticate'],
+    chaos: false,
   },
   {
     name: 'connection-reset',
     description: 'The socket is closed without a response.',
     value: { kind: 'none' },
     appliesTo: ALL,
+    hooks: ['faults'],
+    chaos: { where: everywhere },
   },
 ] as const satisfies readonly BuiltIn[];
 

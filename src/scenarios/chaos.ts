@@ -1,12 +1,12 @@
 /**
  * Chaos profiles (docs/chaos.md): a share of a partner's calls fails with a transient
  * scenario, drawn from (seed, the partner's call position). The draw is one more source of
- * effects in the scenario resolution (context.ts): header, then armed, then chaos. This
+ * effects in the call's fault plan (plan.ts): header, then armed, then chaos. This
  * module holds the profiles, each partner's position and what chaos failed; no HTTP.
  */
 import { createHash } from 'node:crypto';
 import { own, setOwn } from '../domain/own.js';
-import type { Endpoint } from './catalogue.js';
+import { BUILT_INS, builtIn, type ChaosCall } from './catalogue.js';
 import type { Effect, Preset } from './presets.js';
 
 export const CHAOS_HEADER = 'X-Sandbox-Chaos';
@@ -31,36 +31,13 @@ export function owedKey(operation: string): string {
   return `${operation.slice(0, OWED_KEY_MAX - 80)} ... sha256:${digest}`;
 }
 
-/** What a profile draws from when it names no scenarios (docs/chaos.md). */
-export const DEFAULT_CHAOS_SCENARIOS = [
-  'auth-propagation',
-  'stale-content-hash',
-  'server-error',
-  'rate-limited',
-  'connection-reset',
-] as const;
+/** What a profile draws from when it names no scenarios (docs/chaos.md): every transient built-in. */
+export const DEFAULT_CHAOS_SCENARIOS: readonly string[] = BUILT_INS.filter((b) => b.chaos).map((b) => b.name);
 
-/** The call as chaos sees it: where it goes and whether it is a dry run. */
-export interface ChaosCall {
-  endpoint: Endpoint;
-  dryRun: boolean;
-  /** `METHOD path` (no query): what "the next call with the same method and path" compares. */
-  operation: string;
-}
+export type { ChaosCall } from './catalogue.js';
 
-const CONTROLS_AND_STATUS: readonly Endpoint[] = ['controls.get', 'controls.put', 'status.get', 'status.put'];
-
-/**
- * The transient scenarios chaos may draw, each with the value it is drawn with and where it
- * may fail a call (narrower than §5: auth-propagation is the one-call 401/403 only).
- */
-const TRANSIENT: Record<string, { value?: number; where: (call: ChaosCall) => boolean }> = {
-  'auth-propagation': { where: (call) => CONTROLS_AND_STATUS.includes(call.endpoint) },
-  'stale-content-hash': { where: (call) => call.endpoint === 'controls.put' && !call.dryRun },
-  'server-error': { value: 503, where: () => true },
-  'rate-limited': { value: 1, where: () => true },
-  'connection-reset': { where: () => true },
-};
+/** A transient scenario's chaos rule (its record in catalogue.ts), or undefined. */
+const transient = (name: string) => builtIn(name)?.chaos || undefined;
 
 /** Not a failure, but harmless beside one: allowed in a preset a profile draws, never alone. */
 const LATENCY = 'latency';
@@ -70,32 +47,29 @@ const LATENCY = 'latency';
  * every effect is transient (latency allowed beside a failure).
  */
 export function chaosScenarioProblem(name: string, presets: ReadonlyMap<string, Preset>): string | undefined {
-  if (Object.hasOwn(TRANSIENT, name)) return undefined;
+  if (transient(name)) return undefined;
   const preset = presets.get(name);
   if (preset) {
-    const bad = preset.effects.find((e) => !Object.hasOwn(TRANSIENT, e.name) && e.name !== LATENCY);
+    const bad = preset.effects.find((e) => !transient(e.name) && e.name !== LATENCY);
     if (bad) return `preset "${name}" has ${bad.name}, which is not a transient failure a retry can get past`;
-    if (!preset.effects.some((e) => Object.hasOwn(TRANSIENT, e.name)))
-      return `preset "${name}" has no failure in it`;
+    if (!preset.effects.some((e) => transient(e.name))) return `preset "${name}" has no failure in it`;
     return undefined;
   }
   if (name === LATENCY)
     return 'latency is not a failure (a profile draws failures; use it in a preset beside one)';
-  if (['unseeded-mappings', 'token-expired', 'status-partial-failure'].includes(name)) {
-    return `${name} is not a transient failure a retry can get past`;
-  }
+  if (builtIn(name)) return `${name} is not a transient failure a retry can get past`;
   return `unknown scenario "${name}"`;
 }
 
 /** The effects a drawn name gives this call: a built-in's, or a preset's that apply here. */
 function effectsFor(name: string, call: ChaosCall, presets: ReadonlyMap<string, Preset>): Effect[] {
-  const builtIn = own(TRANSIENT, name);
-  if (builtIn) {
-    if (!builtIn.where(call)) return [];
-    return [builtIn.value === undefined ? { name } : { name, value: builtIn.value }];
+  const rule = transient(name);
+  if (rule) {
+    if (!rule.where(call)) return [];
+    return [rule.value === undefined ? { name } : { name, value: rule.value }];
   }
   const effects = presets.get(name)?.effects ?? [];
-  const failures = effects.filter((e) => own(TRANSIENT, e.name)?.where(call));
+  const failures = effects.filter((e) => transient(e.name)?.where(call));
   return failures.length ? [...effects.filter((e) => e.name === LATENCY), ...failures] : [];
 }
 

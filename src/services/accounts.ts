@@ -1,6 +1,6 @@
 /** Accounts and variants as the control plane sees them (docs/control-plane.md): the internal view, variant edits. */
 import type { z } from '@hono/zod-openapi';
-import type { AccountDetail } from '../contract/admin.js';
+import type { AccountDetail } from '../contract/control.js';
 import { ApiError, validationError } from '../contract/errors.js';
 import type { Sandbox } from '../core/state.js';
 import { ids } from '../domain/ids.js';

@@ -13,7 +13,7 @@ import type { ControlsData, ControlsWriteRequest } from '../contract/schemas.js'
 import type { Sandbox } from '../core/state.js';
 import { isCurrentHash, nextList } from '../domain/controls.js';
 import { translateBlocks, translatePairs } from '../domain/taxonomy.js';
-import type { ScenarioContext } from '../scenarios/context.js';
+import type { ServiceFaults } from '../scenarios/plan.js';
 import type { AccountRow } from '../store/accounts.js';
 import type { ControlsListRow } from '../store/controls.js';
 import type { MappingRow } from '../store/partners.js';
@@ -62,10 +62,10 @@ function storedList(s: Sandbox, account: AccountRow): ControlsListRow {
 }
 
 /** The list in the partner's taxonomy; with the request's scenarios, as the partner sees it (unseeded-mappings). */
-export function readControls(s: Sandbox, account: AccountRow, scenarios?: ScenarioContext): ControlsData {
+export function readControls(s: Sandbox, account: AccountRow, faults?: ServiceFaults): ControlsData {
   const list = storedList(s, account);
-  return scenarios
-    ? view(s, account, list, mappingFor(s, scenarios, account.parent_account_id))
+  return faults
+    ? view(s, account, list, mappingFor(s, account.parent_account_id, faults.unseededMappings))
     : view(s, account, list);
 }
 
@@ -83,15 +83,17 @@ function concurrentWrite(s: Sandbox, account: AccountRow): void {
   });
 }
 
-export function writeControls(
-  s: Sandbox,
-  scenarios: ScenarioContext,
-  account: AccountRow,
-  body: ControlsWriteRequest,
-  dryRun: boolean,
-): ControlsData {
+/** A controls PUT, as its call names it. */
+export interface ControlsWrite {
+  account: AccountRow;
+  body: ControlsWriteRequest;
+  dryRun: boolean;
+  faults: ServiceFaults;
+}
+
+export function writeControls(s: Sandbox, { account, body, dryRun, faults }: ControlsWrite): ControlsData {
   const parent = account.parent_account_id;
-  const mapping = mappingFor(s, scenarios, parent);
+  const mapping = mappingFor(s, parent, faults.unseededMappings);
   const { blocks, unmapped } = translatePairs(mapping, body.blockedVerticals);
   if (mapping.length === 0) {
     // Spec §1.2: until the mapping is seeded, controls writes fail with 400. Every pair
@@ -112,7 +114,10 @@ export function writeControls(
   const domains = body.domains.map((d) => ({ domain: d.domain.toLowerCase(), policy: 'Block' as const }));
 
   // A dry run shows the clean result: the drill would change stored state, so it is not applied.
-  if (!dryRun && scenarios.take('stale-content-hash')) concurrentWrite(s, account);
+  if (!dryRun && faults.staleContentHash) {
+    faults.staleContentHash.use();
+    concurrentWrite(s, account);
+  }
 
   return s.store.tx(() => {
     const current = storedList(s, account);

@@ -9,13 +9,15 @@ export interface LayoutEdit {
   name?: string | undefined;
 }
 
-export function editLayout(
-  s: Sandbox,
-  account: AccountRow,
-  layoutId: string,
-  edit: LayoutEdit,
-  dryRun: boolean,
-) {
+/** A layout PATCH, as its call names it. */
+export interface LayoutPatch {
+  account: AccountRow;
+  layoutId: string;
+  edit: LayoutEdit;
+  dryRun: boolean;
+}
+
+export function editLayout(s: Sandbox, { account, layoutId, edit, dryRun }: LayoutPatch) {
   return s.store.tx(() => {
     const layout = s.store.accounts.layout(layoutId);
     // Another account's layout is answered as if it did not exist.

@@ -16,7 +16,7 @@ import type { Sandbox } from '../core/state.js';
 import { contentHash } from '../domain/controls.js';
 import { ids } from '../domain/ids.js';
 import { findPair } from '../domain/taxonomy.js';
-import type { ScenarioContext } from '../scenarios/context.js';
+import type { ServiceFaults } from '../scenarios/plan.js';
 import type { AccountRow, LayoutRow, NewAccount, PageRow } from '../store/accounts.js';
 import { mappingFor } from './mappings.js';
 
@@ -26,13 +26,16 @@ export interface RegisterResult {
   warnings: string[];
 }
 
-export function register(
-  s: Sandbox,
-  scenarios: ScenarioContext,
-  parent: string,
-  body: RegisterRequest,
-  dryRun = false,
-): RegisterResult {
+/** A register call, as its call names it. */
+export interface Registration {
+  /** The parent account of the caller's token. */
+  parent: string;
+  body: RegisterRequest;
+  dryRun: boolean;
+  faults: ServiceFaults;
+}
+
+export function register(s: Sandbox, { parent, body, dryRun, faults }: Registration): RegisterResult {
   if (body.platform_parent_account_id !== parent) {
     throw validationError([
       {
@@ -41,7 +44,7 @@ export function register(
       },
     ]);
   }
-  const mapping = mappingFor(s, scenarios, parent);
+  const mapping = mappingFor(s, parent, faults.unseededMappings);
   if (mapping.length === 0) {
     throw new ApiError('vertical_mapping_not_seeded', mappingNotSeededMessage(parent), {
       details: { parent_account_id: parent },
@@ -73,7 +76,7 @@ export function register(
     const existing = s.store.accounts.byExternal(parent, body.external_account_id);
     // A match creates nothing: the propagation drill (of new accounts) is neither applied nor used up.
     if (existing) return matchedResult(s, existing, body);
-    const propagation = scenarios.take('auth-propagation')?.value ?? s.config.authPropagationSeconds;
+    const propagation = faults.authPropagation?.use() ?? s.config.authPropagationSeconds;
     const created = newAccount(s, parent, body, propagation);
     s.store.accounts.insert(created);
     const listId = ids.controlsList();

@@ -8,7 +8,7 @@ import {
   type RequestedStatus,
   type VariantOutcome,
 } from '../domain/status.js';
-import type { ScenarioContext } from '../scenarios/context.js';
+import type { ServiceFaults } from '../scenarios/plan.js';
 import type { AccountRow, VariantRow } from '../store/accounts.js';
 
 const asState = (v: VariantRow) => ({ ...v, enabled: v.enabled === 1, archived: v.archived === 1 });
@@ -75,20 +75,26 @@ export interface StatusWriteResult {
   total: number;
 }
 
+/** A status PUT, as its call names it. */
+export interface StatusWrite {
+  account: AccountRow;
+  requested: RequestedStatus;
+  dryRun: boolean;
+  /** The request's ID, kept in the record of the latest real write. */
+  requestId: string;
+  faults: ServiceFaults;
+}
+
 export function writeStatus(
   s: Sandbox,
-  scenarios: ScenarioContext,
-  account: AccountRow,
-  requested: RequestedStatus,
-  dryRun: boolean,
-  requestId: string,
+  { account, requested, dryRun, requestId, faults }: StatusWrite,
 ): StatusWriteResult {
   return s.store.tx(() => {
     const variants = s.store.accounts.variants(account.account_id).map(asState);
     const live = variants.filter((v) => !v.archived);
     // A dry run shows the clean result; the partial-failure drill is for real writes.
-    const partial = dryRun || live.length === 0 ? undefined : scenarios.take('status-partial-failure');
-    const failing = partial ? (partial.value ?? defaultFailingCount(live.length)) : 0;
+    const drill = dryRun || live.length === 0 ? undefined : faults.statusPartialFailure;
+    const failing = drill ? (drill.use() ?? defaultFailingCount(live.length)) : 0;
     const plan = planCascade(variants, requested, failing);
     const after = plan.map((p) => ({ ...p.variant, enabled: p.enabled }));
     const outcomes = plan.map((p, i) => ({ ...variantDetail(after[i]!), result: p.result }));

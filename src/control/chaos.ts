@@ -1,14 +1,14 @@
 /** Chaos profiles on the control plane (docs/chaos.md): set, read, end. */
 import { Hono } from 'hono';
 import type { z } from 'zod';
-import type { ChaosProfileView } from '../contract/admin-journal.js';
+import type { ChaosProfileView } from '../contract/control-journal.js';
 import { controlRoutes as op } from '../contract/control-routes.js';
 import { validationError } from '../contract/errors.js';
 import type { Sandbox } from '../core/state.js';
+import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { type ChaosProfile, chaosScenarioProblem, DEFAULT_CHAOS_SCENARIOS } from '../scenarios/chaos.js';
 import { partnerOr404 } from '../services/lookup.js';
-import { bind } from './bind.js';
 
 /** A profile as the control plane shows it: its settings, what it saw and what it failed. */
 export function chaosView(p: ChaosProfile): z.infer<typeof ChaosProfileView> {
@@ -37,7 +37,7 @@ export function chaosRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
   const list = () => ({ profiles: s.chaos.list().map(chaosView) });
 
-  bind(api, op.setChaos, async (c, input) => {
+  bind(api, op.setChaos, async (input, c) => {
     const body = await input.body();
     const scenarios = body.scenarios ?? [...DEFAULT_CHAOS_SCENARIOS];
     const problems = scenarios.flatMap((name, i) => {
@@ -57,9 +57,9 @@ export function chaosRoutes(s: Sandbox) {
     return c.json({ profile: chaosView(profile) }, 200);
   });
 
-  bind(api, op.getChaos, (c) => c.json(list(), 200));
+  bind(api, op.getChaos, (_call, c) => c.json(list(), 200));
 
-  bind(api, op.endChaos, (c, { query }) => {
+  bind(api, op.endChaos, ({ query }, c) => {
     const parent = query.parent_account_id;
     if (parent !== undefined) partnerOr404(s, parent);
     s.chaos.end(parent);

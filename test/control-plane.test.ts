@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PATH_SEGMENT_MESSAGE } from '../src/contract/admin.js';
+import { PATH_SEGMENT_MESSAGE } from '../src/contract/control.js';
 import { CONTROL_ROUTES } from '../src/contract/control-routes-all.js';
 import { accountNotFoundMessage, mappingNotSeededMessage } from '../src/contract/messages.js';
 import { Clock } from '../src/core/clock.js';

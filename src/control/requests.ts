@@ -3,23 +3,23 @@ import { Hono } from 'hono';
 import { controlRoutes as op } from '../contract/control-routes.js';
 import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
 import type { Sandbox } from '../core/state.js';
+import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
-import { bind } from './bind.js';
 
 export function requestRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
 
-  bind(api, op.listRequests, (c, { query }) =>
+  bind(api, op.listRequests, ({ query }, c) =>
     c.json({ requests: s.journal.list(query), max: s.journal.max }, 200),
   );
 
-  bind(api, op.clearRequests, (c) => {
+  bind(api, op.clearRequests, (_call, c) => {
     s.journal.clear();
     return c.json({ cleared: true }, 200);
   });
 
   // "This call was made N times": the journal's filters plus a header and a body substring.
-  bind(api, iso.countRequests, async (c, input) => {
+  bind(api, iso.countRequests, async (input, c) => {
     const filter = await input.body();
     const count = s.journal.count(filter);
     // body_contains searches what the journal kept of each body: say how many it could not search whole.

@@ -3,12 +3,12 @@ import { Hono } from 'hono';
 import { controlRoutes as op } from '../contract/control-routes.js';
 import { validationError } from '../contract/errors.js';
 import type { Sandbox } from '../core/state.js';
+import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { BUILT_INS, builtIn, describeValue, parseValue } from '../scenarios/catalogue.js';
-import { scenarioError } from '../scenarios/context.js';
+import { scenarioError } from '../scenarios/header.js';
 import type { Effect } from '../scenarios/presets.js';
 import { accountOr404, partnerOr404 } from '../services/lookup.js';
-import { bind } from './bind.js';
 
 export function catalogue(s: Sandbox) {
   return {
@@ -62,9 +62,9 @@ function armedLimit(
 
 export function scenarioRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
-  bind(api, op.listScenarios, (c) => c.json(catalogue(s), 200));
+  bind(api, op.listScenarios, (_call, c) => c.json(catalogue(s), 200));
 
-  bind(api, op.armScenario, async (c, input) => {
+  bind(api, op.armScenario, async (input, c) => {
     const { scenario, value, parent_account_id, account_id, times } = await input.body();
     const body = {
       scenario,
@@ -100,7 +100,7 @@ export function scenarioRoutes(s: Sandbox) {
     return c.json({ armed }, 200);
   });
 
-  bind(api, op.disarmScenarios, (c) => {
+  bind(api, op.disarmScenarios, (_call, c) => {
     s.armed.clear();
     return c.json({ armed: [] }, 200);
   });

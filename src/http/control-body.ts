@@ -3,13 +3,13 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import { validationError } from '../contract/errors.js';
 import { issuesToFields } from '../contract/issues.js';
-import type { AppEnv } from '../http/env.js';
-import { requestHeader } from '../http/headers.js';
-import { checkJsonMediaType, parseJson } from '../http/json.js';
-import { readJsonText } from '../http/read-body.js';
+import type { AppEnv } from './env.js';
+import { requestHeader } from './headers.js';
+import { checkJsonMediaType, parseJson } from './json.js';
+import { readJsonText } from './read-body.js';
 
 /** Reads a control-plane JSON body (an empty one reads as `{}`); `limit` overrides the body limit. */
-export async function adminJson(c: Context<AppEnv>, limit?: number): Promise<unknown> {
+export async function controlJson(c: Context<AppEnv>, limit?: number): Promise<unknown> {
   const text = await readJsonText(c, limit);
   if (text.trim() === '') return {};
   // The partnership API's rule (http/json.ts): the whole media type, and UTF-8 only.
@@ -18,8 +18,8 @@ export async function adminJson(c: Context<AppEnv>, limit?: number): Promise<unk
 }
 
 /** Reads and validates a control-plane JSON body. */
-export async function adminBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
-  const parsed = schema.safeParse(await adminJson(c));
+export async function controlBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
+  const parsed = schema.safeParse(await controlJson(c));
   if (!parsed.success) throw validationError(issuesToFields(parsed.error.issues));
   return parsed.data;
 }

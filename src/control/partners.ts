@@ -3,40 +3,40 @@ import { Hono } from 'hono';
 import { controlRoutes as op } from '../contract/control-routes.js';
 import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
 import type { Sandbox } from '../core/state.js';
+import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { clearMappings, createPartner, listPartners, seedMappings } from '../services/partners.js';
-import { bind } from './bind.js';
 import { partnerClockView } from './clock.js';
 
 export function partnerRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
 
-  bind(api, op.listPartners, (c) => c.json({ partners: listPartners(s) }, 200));
+  bind(api, op.listPartners, (_call, c) => c.json({ partners: listPartners(s) }, 200));
 
-  bind(api, op.createPartner, async (c, input) => {
+  bind(api, op.createPartner, async (input, c) => {
     const body = await input.body();
     return c.json(await createPartner(s, body), 201);
   });
 
-  bind(api, op.seedVerticalMappings, async (c, input) => {
-    const parent = c.req.param('parent_account_id');
+  bind(api, op.seedVerticalMappings, async (input, c) => {
+    const parent = input.params.parent_account_id;
     partnerOr404(s, parent);
     const { vertical_mappings } = await input.body();
     partnerOr404(s, parent); // again: a reset may have come while the body was read
     return c.json({ vertical_mappings: [...seedMappings(s, parent, vertical_mappings)] }, 200);
   });
 
-  bind(api, op.unseedVerticalMappings, (c) => {
-    const parent = c.req.param('parent_account_id');
+  bind(api, op.unseedVerticalMappings, (call, c) => {
+    const parent = call.params.parent_account_id;
     partnerOr404(s, parent);
     clearMappings(s, parent);
     return c.json({ vertical_mappings: [] }, 200);
   });
 
   // docs/parallel-tests.md: everything of this partner goes but its credentials, mapping and tokens.
-  bind(api, iso.resetPartner, (c) => {
-    const parent = c.req.param('parent_account_id');
+  bind(api, iso.resetPartner, (call, c) => {
+    const parent = call.params.parent_account_id;
     partnerOr404(s, parent);
     s.resetPartner(parent);
     return c.json(

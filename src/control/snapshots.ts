@@ -2,27 +2,29 @@
 import { Hono } from 'hono';
 import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
 import type { Sandbox } from '../core/state.js';
+import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { MAX_SNAPSHOTS } from '../services/snapshots.js';
-import { bind } from './bind.js';
 import { clockView } from './clock.js';
 
 export function snapshotRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
 
-  bind(api, iso.saveSnapshot, async (c, input) => {
+  bind(api, iso.saveSnapshot, async (input, c) => {
     const { name } = await input.body();
     const saved = s.snapshots.save(name);
     return c.json(saved, saved.replaced ? 200 : 201);
   });
 
-  bind(api, iso.listSnapshots, (c) => c.json({ snapshots: s.snapshots.list(), max: MAX_SNAPSHOTS }, 200));
+  bind(api, iso.listSnapshots, (_call, c) =>
+    c.json({ snapshots: s.snapshots.list(), max: MAX_SNAPSHOTS }, 200),
+  );
 
-  bind(api, iso.restoreSnapshot, (c) => {
-    const restored = s.snapshots.restore(c.req.param('name'));
+  bind(api, iso.restoreSnapshot, (call, c) => {
+    const restored = s.snapshots.restore(call.params.name);
     return c.json({ restored, clock: clockView(s) }, 200);
   });
 
-  bind(api, iso.deleteSnapshot, (c) => c.json({ deleted: s.snapshots.delete(c.req.param('name')) }, 200));
+  bind(api, iso.deleteSnapshot, (call, c) => c.json({ deleted: s.snapshots.delete(call.params.name) }, 200));
   return api;
 }

@@ -8,9 +8,9 @@ import { isolationRoutes as iso } from '../contract/control-routes-isolation.js'
 import { validationError } from '../contract/errors.js';
 import { changeClocks } from '../core/clock-store.js';
 import type { Sandbox } from '../core/state.js';
+import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { partnerOr404 } from '../services/lookup.js';
-import { bind } from './bind.js';
 
 export function clockView(s: Sandbox) {
   return { now: s.clock.iso(), offset_seconds: s.clock.offsetMs / 1000 };
@@ -36,8 +36,8 @@ const tooFar = (headroom: number, whose: string, resetHint: string) =>
 export function clockRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
 
-  bind(api, op.getClock, (c) => c.json(clockView(s), 200));
-  bind(api, op.advanceClock, async (c, input) => {
+  bind(api, op.getClock, (_call, c) => c.json(clockView(s), 200));
+  bind(api, op.advanceClock, async (input, c) => {
     const { seconds } = await input.body();
     if (seconds > s.clock.headroomSeconds)
       throw tooFar(s.clock.headroomSeconds, 'the sandbox clock', 'POST /__sandbox/reset');
@@ -49,13 +49,13 @@ export function clockRoutes(s: Sandbox) {
     return c.json(clockView(s), 200);
   });
 
-  bind(api, iso.getPartnerClock, (c) => {
-    const parent = c.req.param('parent_account_id');
+  bind(api, iso.getPartnerClock, (call, c) => {
+    const parent = call.params.parent_account_id;
     partnerOr404(s, parent);
     return c.json(partnerClockView(s, parent), 200);
   });
-  bind(api, iso.advancePartnerClock, async (c, input) => {
-    const parent = c.req.param('parent_account_id');
+  bind(api, iso.advancePartnerClock, async (input, c) => {
+    const parent = input.params.parent_account_id;
     partnerOr404(s, parent);
     const { seconds } = await input.body();
     partnerOr404(s, parent); // again: a reset may have come while the body was read

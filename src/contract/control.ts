@@ -1,7 +1,7 @@
 /**
- * The control plane (docs/control-plane.md) as data: request bodies validated by the admin
+ * The control plane (docs/control-plane.md) as data: request bodies validated by the control
  * routes and the shapes of their answers, for the control-plane OpenAPI document. The
- * journal, chaos, scenario and report answers are in contract/admin-journal.ts, the bundle
+ * journal, chaos, scenario and report answers are in contract/control-journal.ts, the bundle
  * format in contract/bundle.ts.
  */
 import { z } from '@hono/zod-openapi';

@@ -10,13 +10,13 @@ import { ApiError } from '../contract/errors.js';
 import { buildReport, reportToJUnit } from '../core/report.js';
 import type { Sandbox } from '../core/state.js';
 import { probeWrite } from '../core/store-health.js';
+import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { parseBearer, requestHeader } from '../http/headers.js';
 import { secretsEqual } from '../services/auth.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { isUiShellPath, uiApi } from '../ui/index.js';
 import { accountRoutes } from './accounts.js';
-import { bind } from './bind.js';
 import { bundleRoutes } from './bundles.js';
 import { chaosRoutes } from './chaos.js';
 import { clockRoutes, clockView } from './clock.js';
@@ -30,8 +30,8 @@ import { snapshotRoutes } from './snapshots.js';
 export { accountDetail } from '../services/accounts.js';
 export { clockView } from './clock.js';
 
-function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
-  return async function adminAuth(c, next) {
+function controlAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
+  return async function controlAuth(c, next) {
     // The dashboard shell (/__sandbox/ui and its JS and CSS) holds no data: served without the token.
     if (token && c.req.path !== op.health.path && !isUiShellPath(c.req.path)) {
       const sent = parseBearer(requestHeader(c, 'authorization'));
@@ -49,22 +49,22 @@ function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
   };
 }
 
-export function adminApi(sandbox: Sandbox) {
+export function controlApi(sandbox: Sandbox) {
   const api = new Hono<AppEnv>();
   const s = sandbox;
-  api.use('/__sandbox/*', sameSiteOnly(), adminAuth(s.config.adminToken), noDotSegments());
+  api.use('/__sandbox/*', sameSiteOnly(), controlAuth(s.config.adminToken), noDotSegments());
 
   // 200 even while the store refuses writes: a restart frees no disk space, and reads still work.
-  bind(api, op.health, (c) =>
+  bind(api, op.health, (_call, c) =>
     c.json({ status: 'ok' as const, store: s.storeHealth.view(() => probeWrite(s.store)) }, 200),
   );
 
-  bind(api, op.reset, (c) => {
+  bind(api, op.reset, (_call, c) => {
     s.reset();
     return c.json({ reset: true, clock: clockView(s) }, 200);
   });
 
-  bind(api, op.getReport, (c, { query }) => {
+  bind(api, op.getReport, ({ query }, c) => {
     const { parent_account_id: parent, format = 'json' } = query;
     partnerOr404(s, parent);
     // The partner's own ring: the report reads entries filed under its parent only.

@@ -1,0 +1,81 @@
+import { expect } from 'vitest';
+import { CONTROLS, expectErrorEnvelope, expectOk, type Harness, pair, STATUS } from './harness.js';
+import { newTenant } from './tenants.js';
+
+export type BundleBody = {
+  exported_at?: string;
+  clock: { now: string; offset_seconds: number };
+  accounts: { auth_ready_at: number }[];
+  idempotency_keys: { expires_at: number }[];
+};
+/** Each deadline of a bundle as the ms left until it on its partner's clock at the export. */
+export const deadlinesOf = (b: BundleBody) => {
+  const now = Date.parse(b.clock.now);
+  return [
+    ...b.accounts.map((a) => a.auth_ready_at - now),
+    ...b.idempotency_keys.map((k) => k.expires_at - now),
+  ];
+};
+/** A bundle without what moves with real time: exported_at, its clock and its deadlines. */
+export const timeless = (b: BundleBody) => ({
+  ...b,
+  exported_at: undefined,
+  clock: undefined,
+  accounts: b.accounts.map((a) => ({ ...a, auth_ready_at: undefined })),
+  idempotency_keys: b.idempotency_keys.map((k) => ({ ...k, expires_at: undefined })),
+});
+/** Equal apart from exported_at and the clock; each deadline as far from clock.now (within 5 s: real time). */
+export function expectSameBundle(again: BundleBody, bundle: BundleBody) {
+  expect(timeless(again)).toEqual(timeless(bundle));
+  const [left, before] = [deadlinesOf(again), deadlinesOf(bundle)];
+  expect(left).toHaveLength(before.length);
+  left.forEach((ms, i) => {
+    expect(ms).toBeLessThanOrEqual(before[i]!);
+    expect(before[i]! - ms).toBeLessThan(5000);
+  });
+  expect(Math.abs(again.clock.offset_seconds - bundle.clock.offset_seconds)).toBeLessThan(5);
+}
+
+export const exportOf = async (h: Harness, parent: string) => {
+  const res = await h.request('GET', `/__sandbox/partners/${parent}/bundle`);
+  expect(res.status).toBe(200);
+  return res.body;
+};
+export const importInto = (h: Harness, bundle: unknown) =>
+  h.request('POST', '/__sandbox/bundles', { body: bundle });
+export const fieldsOf = (res: Awaited<ReturnType<Harness['request']>>) =>
+  expectErrorEnvelope(res, 400, 'validation_error').error.details.fields.map(
+    (f: { field: string }) => f.field,
+  );
+
+/** A partner with a bit of everything: accounts, a controls write, a status write, keys, armed scenarios, a clock. */
+export async function busyPartner(h: Harness) {
+  const t = await newTenant(h, 'busy');
+  const first = await t.client.account({ brand: 'First' });
+  const second = await t.client.account({
+    brand: 'Second',
+    pages: [{ surface: 'tracking', layout_type: 'Embedded' }],
+  });
+  const read = expectOk(await t.client.get(CONTROLS(first)));
+  expectOk(
+    await t.client.put(
+      CONTROLS(first),
+      {
+        blockedVerticals: [pair(10, 1001)],
+        domains: [{ domain: 'rival.example' }],
+        contentHash: read.marketplace_controls_list.content_hash,
+      },
+      { 'Idempotency-Key': 'controls-key' },
+    ),
+  );
+  expectOk(await t.client.put(STATUS(second), { status: 'paused' }, { 'Idempotency-Key': 'status-key' }));
+  await h.request('POST', `/__sandbox/partners/${t.parent}/clock/advance`, { body: { seconds: 90 } });
+  for (const body of [
+    { scenario: 'rate-limited', value: 2, parent_account_id: t.parent, times: 3 },
+    { scenario: 'flaky-network', account_id: second },
+  ]) {
+    const res = await h.request('PUT', '/__sandbox/scenarios', { body });
+    expect(res.status, res.text).toBe(200);
+  }
+  return { ...t, first, second };
+}
