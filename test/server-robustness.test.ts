@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonTooDeepMessage } from '../src/contract/messages.js';
+import { jsonTooDeepMessage } from '../src/contract/api/messages.js';
 import { type Running, startServer } from '../src/server.js';
 import { createHarness, DEMO, expectErrorEnvelope, registerBody, STATUS, testConfig } from './harness.js';
 import { demoAccount, demoToken, expectRawEnvelope, parseReply, raw } from './raw-http.js';

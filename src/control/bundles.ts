@@ -1,7 +1,7 @@
 /** Bundles on the control plane (docs/parallel-tests.md): one partner out, one partner in. */
 import { Hono } from 'hono';
-import { BUNDLE_LIMIT_BYTES } from '../contract/bundle.js';
-import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
+import { BUNDLE_LIMIT_BYTES } from '../contract/control/bundle.js';
+import { isolationRoutes as iso } from '../contract/control/control-routes-isolation.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import { controlJson } from '../http/control-body.js';

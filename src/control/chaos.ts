@@ -1,9 +1,9 @@
 /** Chaos profiles on the control plane (docs/chaos.md): set, read, end. */
 import { Hono } from 'hono';
 import type { z } from 'zod';
-import type { ChaosProfileView } from '../contract/control-journal.js';
-import { controlRoutes as op } from '../contract/control-routes.js';
-import { validationError } from '../contract/errors.js';
+import { validationError } from '../contract/api/errors.js';
+import type { ChaosProfileView } from '../contract/control/control-journal.js';
+import { controlRoutes as op } from '../contract/control/control-routes.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';

@@ -5,8 +5,8 @@
  * health, the global reset and the report, and mounts one module per resource.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
-import { controlRoutes as op } from '../contract/control-routes.js';
-import { ApiError } from '../contract/errors.js';
+import { ApiError } from '../contract/api/errors.js';
+import { controlRoutes as op } from '../contract/control/control-routes.js';
 import { buildReport, reportToJUnit } from '../core/report.js';
 import type { Sandbox } from '../core/state.js';
 import { probeWrite } from '../core/store-health.js';

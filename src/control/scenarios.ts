@@ -1,7 +1,7 @@
 /** The scenario catalogue and arming on the control plane (docs/fault-injection.md, docs/control-plane.md). */
 import { Hono } from 'hono';
-import { controlRoutes as op } from '../contract/control-routes.js';
-import { validationError } from '../contract/errors.js';
+import { validationError } from '../contract/api/errors.js';
+import { controlRoutes as op } from '../contract/control/control-routes.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';

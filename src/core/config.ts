@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { JOURNAL_BODY_MAX_BYTES } from '../contract/bundle.js';
+import { JOURNAL_BODY_MAX_BYTES } from '../contract/control/bundle.js';
 import { defaultFixturesDir } from '../package-dir.js';
 import { builtIn } from '../scenarios/catalogue.js';
 import { chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';

@@ -7,10 +7,10 @@
  */
 
 import type { z } from 'zod';
-import type { JournalEntry as JournalEntrySchema } from '../contract/control-journal.js';
+import type { JournalEntry as JournalEntrySchema } from '../contract/control/control-journal.js';
 import { type RequestHeaders, redactBody, redactHeaders, redactJson, redactQuery } from './journal-redact.js';
 
-/** One journal entry; its shape is the control plane's contract (src/contract/control-journal.ts). */
+/** One journal entry; its shape is the control plane's contract (src/contract/control/control-journal.ts). */
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;
 
 export interface JournalFilter {

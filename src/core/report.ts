@@ -4,7 +4,7 @@
  * that CI systems display.
  */
 
-import { DRY_RUN_KEY_WARNING } from '../contract/messages.js';
+import { DRY_RUN_KEY_WARNING } from '../contract/api/messages.js';
 import { PROPAGATION_MIN_RETRY_SECONDS, SILENT_RETRY_PREFIX } from './diagnostics.js';
 import type { JournalEntry } from './journal.js';
 

@@ -7,7 +7,7 @@
  */
 import { type IncomingMessage, maxHeaderSize, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ErrorCode } from '../contract/errors.js';
+import type { ErrorCode } from '../contract/api/errors.js';
 import { ids } from '../domain/ids.js';
 import { markTimedOut } from './read-body.js';
 import { commonHeaders } from './request-context.js';

@@ -5,7 +5,7 @@
  * above services/ (snapshots and bundles are services), so core/ imports none of them.
  */
 import { readFileSync } from 'node:fs';
-import { ApiError } from '../contract/errors.js';
+import { ApiError } from '../contract/api/errors.js';
 import { Clock } from '../core/clock.js';
 import { CLOCK_KEY, changeClocks, PARTNER_CLOCK_PREFIX } from '../core/clock-store.js';
 import type { Config } from '../core/config.js';

@@ -4,8 +4,9 @@
  * read theirs from it), then the clocks, armed scenarios, chaos profiles, the journal and
  * diagnostics. New state is one more piece here.
  */
-import { BUNDLE_JOURNAL_LIMITS, BUNDLE_WARNING_MAX, type BundleData } from '../contract/bundle.js';
-import type { FieldIssue } from '../contract/errors.js';
+
+import type { FieldIssue } from '../contract/api/errors.js';
+import { BUNDLE_JOURNAL_LIMITS, BUNDLE_WARNING_MAX, type BundleData } from '../contract/control/bundle.js';
 import type { JournalEntry, JournalImage } from '../core/journal.js';
 import { StartupError } from '../core/startup-error.js';
 import type { Sandbox } from '../core/state.js';

@@ -9,7 +9,7 @@ import {
   BUNDLE_VERSION,
   Bundle,
   type BundleData,
-} from '../contract/bundle.js';
+} from '../contract/control/bundle.js';
 import type { Sandbox } from '../core/state.js';
 import { partnerNotFound } from './lookup.js';
 

@@ -8,6 +8,8 @@
  * file is a 400 naming the field, and nothing is loaded.
  */
 
+import { validationError } from '../contract/api/errors.js';
+import { issuesToFields } from '../contract/api/issues.js';
 import {
   BUNDLE_MAX_ACCOUNTS,
   BUNDLE_VERSION,
@@ -15,9 +17,7 @@ import {
   Bundle,
   type BundleData,
   BundleV1,
-} from '../contract/bundle.js';
-import { validationError } from '../contract/errors.js';
-import { issuesToFields } from '../contract/issues.js';
+} from '../contract/control/bundle.js';
 import type { Sandbox } from '../core/state.js';
 import { hashSecretSync } from '../domain/secrets.js';
 

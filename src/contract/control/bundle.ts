@@ -5,6 +5,7 @@
  * checks the rest (its own consistency, IDs held by another partner).
  */
 import { z } from '@hono/zod-openapi';
+import { DomainWrite, LayoutType, RegisterRequest, Surface } from '../api/schemas.js';
 import {
   clientSecret,
   headerName,
@@ -13,7 +14,6 @@ import {
   MappingSeedEntry,
   pathSegment,
 } from './control.js';
-import { DomainWrite, LayoutType, RegisterRequest, Surface } from './schemas.js';
 
 /**
  * The largest counter a bundle may carry (a controls list's version, a chaos call position):

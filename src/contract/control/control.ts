@@ -1,12 +1,12 @@
 /**
  * The control plane (docs/control-plane.md) as data: request bodies validated by the control
  * routes and the shapes of their answers, for the control-plane OpenAPI document. The
- * journal, chaos, scenario and report answers are in contract/control-journal.ts, the bundle
- * format in contract/bundle.ts.
+ * journal, chaos, scenario and report answers are in contract/control/control-journal.ts, the bundle
+ * format in contract/control/bundle.ts.
  */
 import { z } from '@hono/zod-openapi';
-import { nonEmpty } from './fields.js';
-import { ControlsData, LayoutType, Surface, VerticalMapping } from './schemas.js';
+import { nonEmpty } from '../api/fields.js';
+import { ControlsData, LayoutType, Surface, VerticalMapping } from '../api/schemas.js';
 
 /** An identifier as the partner will send it: compared as sent, so nothing to trim. */
 export const id = z
