@@ -61,6 +61,8 @@ COPY --from=build /prod/node_modules ./node_modules
 COPY package.json package-lock.json ./
 COPY fixtures ./fixtures
 COPY scenarios ./scenarios
+# The manual's screenshots, which /docs/guides/ shows (the pages themselves are in the bundle).
+COPY docs/screenshots ./docs/screenshots
 COPY --from=build /app/dist ./dist
 # The production dependencies as CycloneDX JSON (npm sbom), for partners' scanners.
 COPY --from=build /prod/sbom.cdx.json ./sbom.cdx.json

@@ -11,6 +11,7 @@ import { defineConfig } from 'vitest/config';
 export const RELEASE_TESTS = [
   'test/package.test.ts',
   'test/cli.test.ts',
+  'test/mcp-bin.test.ts',
   'test/crash.test.ts',
   'test/examples-lang.test.ts',
   'test/runtime-image.test.ts',

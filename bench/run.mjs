@@ -174,6 +174,23 @@ const workloads = [
     },
   },
   {
+    // A partner's OpenTelemetry traceparent and tracestate (docs/journal-and-report.md#traces):
+    // what reading and keeping the trace costs a call, against 'controls GET'.
+    name: 'controls GET + traceparent',
+    kind: 'read',
+    prepare: async (url, c) => {
+      const token = await getToken(url);
+      const accounts = await makeAccounts(url, token, Math.max(c, 10));
+      const headers = {
+        ...authHeaders(token),
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        tracestate: 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE',
+      };
+      const reqs = accounts.map((a) => ({ method: 'GET', path: CONTROLS(a.id), headers }));
+      return { requests: () => reqs };
+    },
+  },
+  {
     name: 'controls PUT (fresh key, current hash)',
     kind: 'write',
     target: 'controlsPut',
@@ -357,7 +374,7 @@ const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].
 const out = (cols) =>
   `| ${cols.map((c, i) => (i === 0 || i === header.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
 console.log(
-  `\nnode ${process.version}, ${cpus().length} CPUs, ${seconds} s per run after ${warmup} s warm-up` +
+  `\n${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${cpus().length} CPUs, ${seconds} s per run after ${warmup} s warm-up` +
     `${rounds > 1 ? `, median of ${rounds} rounds` : ''}; steal = CPU time the hypervisor gave to other guests during the run\n`,
 );
 console.log(out(header));

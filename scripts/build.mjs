@@ -81,18 +81,23 @@ const dashboardAssets = {
  */
 const { buildGuides } = await tsImport('../src/api/build-guides.ts', import.meta.url);
 const guides = buildGuides(fileURLToPath(new URL('..', import.meta.url)));
-const manualPages = {
+/** Each bundle keeps the form it serves: the HTML for /docs/guides/, the Markdown for the MCP server (dist/mcp.js). */
+const manualPagesOf = (form) => ({
   name: 'manual-pages',
   setup(b) {
-    b.onResolve({ filter: /^\.\/build-guides\.js$/ }, (args) =>
-      /[\\/]src[\\/]api$/.test(args.resolveDir) ? { path: 'build-guides', namespace: 'guides' } : undefined,
+    const drop = form === 'html' ? 'markdown' : 'html';
+    const pages = { pages: guides.pages.map(({ [drop]: _, ...page }) => page) };
+    b.onResolve({ filter: /^\.\.?\/.*build-guides\.js$/ }, (args) =>
+      /[\\/]src[\\/](api|mcp)$/.test(args.resolveDir)
+        ? { path: 'build-guides', namespace: 'guides' }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'guides' }, () => ({
-      contents: `export const buildGuides = () => (${JSON.stringify(guides)});`,
+      contents: `export const buildGuides = () => (${JSON.stringify(pages)});`,
       loader: 'js',
     }));
   },
-};
+});
 console.log(`manual: ${guides.pages.length} pages${guides.pages.length ? '' : ' (no docs/ in this tree)'}`);
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
@@ -105,7 +110,7 @@ const common = {
   sourcemap: true,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [zodEnglishOnly, dashboardAssets, manualPages],
+  plugins: [zodEnglishOnly, dashboardAssets, manualPagesOf('html')],
   // The dashboard shell (src/ui/index.tsx) is Hono JSX. Said here as in tsconfig.json,
   // because the image's build stage copies src/ and this script, not tsconfig.json.
   jsx: 'automatic',
@@ -124,6 +129,16 @@ for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE', 'NOTICE
 await Promise.all([
   build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/cli.js' }),
   build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' }),
+  // `partnership-sandbox mcp` (src/mcp.ts): a bundle of its own, loaded by dist/main.js only
+  // for that subcommand, so the sandbox's start-up never parses the MCP SDK (about 1 MB).
+  build({
+    ...common,
+    entryPoints: ['src/mcp.ts'],
+    outfile: 'dist/mcp.js',
+    plugins: [zodEnglishOnly, dashboardAssets, manualPagesOf('markdown')],
+    // Without whitespace: a third smaller in the package, names and source map kept.
+    minifyWhitespace: true,
+  }),
 ]);
 // The bin (dist/main.js) turns on Node's compile cache, then loads the command line's bundle:
 // V8's code for it is then kept between runs (in the OS temp folder), so a start compiles

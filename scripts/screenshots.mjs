@@ -45,9 +45,10 @@ async function call(method, path, body, headers = {}) {
 
 let browser;
 try {
-  // Some traffic: a token, three accounts, a paused status, blocked domains, an archived
-  // variant, an armed scenario hit once, a shifted clock, a second partner ahead on its own
-  // clock, two snapshots.
+  // Some traffic: a token, three accounts, a paused status, then a partial failure, blocked
+  // domains, an archived variant, an armed scenario hit once, a shifted clock, a chaos profile
+  // and a client that retries what it fails, a second partner ahead on its own clock, two
+  // snapshots.
   await call('POST', '/__sandbox/snapshots', { name: 'fresh-start' });
   const grant = await fetch(`${base}/oauth/token`, {
     method: 'POST',
@@ -101,6 +102,24 @@ try {
   ).body;
   await call('PATCH', `/__sandbox/variants/${old.variant_id}`, { archived: true });
   await write('PUT', `/v1/partnership/accounts/${northwind}/status`, { status: 'paused' });
+  // A partial failure: activating the paused account, one variant fails and keeps its state.
+  const northwindPage = (await call('GET', `/__sandbox/accounts/${northwind}`)).body.pages[0].page_id;
+  await call('POST', `/__sandbox/accounts/${northwind}/variants`, {
+    page_id: northwindPage,
+    name: 'autumn banner',
+    enabled: false,
+  });
+  await call(
+    'PUT',
+    `/v1/partnership/accounts/${northwind}/status`,
+    { status: 'active' },
+    {
+      ...auth,
+      'Idempotency-Key': `shot-partial-${Date.now()}`,
+      'X-Sandbox-Scenario': 'status-partial-failure=1',
+    },
+  );
+  await call('GET', `/v1/partnership/accounts/${northwind}/status`, undefined, auth);
   await call('PUT', '/__sandbox/scenarios', {
     scenario: 'server-error',
     value: 503,
@@ -137,6 +156,31 @@ try {
   await call('POST', '/__sandbox/clock/advance', { seconds: 120 });
   await call('GET', '/v1/partnership/vertical-mappings', undefined, auth);
   await call('PUT', '/__sandbox/scenarios', { scenario: 'flaky-network', account_id: northwind, times: 5 });
+  // A chaos profile for the demo partner, and a client that retries what it fails (after
+  // Retry-After), so the journal has chaos-injected calls beside the drills above.
+  await call('PUT', '/__sandbox/chaos', {
+    rate: 0.35,
+    seed: 21, // fails 4 of the calls below, a 429 (rate-limited) among them
+    parent_account_id: DEMO.parent,
+    scenarios: ['server-error', 'rate-limited', 'auth-propagation'],
+  });
+  const chaosReads = [
+    '/v1/partnership/vertical-mappings',
+    `/v1/partnership/accounts/${acme}/marketplacecontrolslists`,
+    `/v1/partnership/accounts/${acme}/status`,
+    `/v1/partnership/accounts/${accounts[2]}/status`,
+  ];
+  for (let round = 0; round < 3; round++) {
+    for (const path of chaosReads) {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const res = await fetch(base + path, { headers: auth });
+        await res.arrayBuffer();
+        if (res.ok) break;
+        const wait = Number(res.headers.get('retry-after') ?? 0);
+        await new Promise((r) => setTimeout(r, wait * 1000 + 50));
+      }
+    }
+  }
   const nightly = (await call('POST', '/__sandbox/partners', { name: 'Nightly CI job 4812' })).body;
   await call('POST', `/__sandbox/partners/${nightly.parent_account_id}/clock/advance`, { seconds: 90_000 });
   await call('POST', '/__sandbox/snapshots', { name: 'after-onboarding' });
@@ -162,35 +206,59 @@ try {
   await tab.goto(`${base}/__sandbox/ui#/partners`);
   await tab.locator(`tr[data-account-id="${acme}"]`).waitFor();
   await tab.locator(`[data-clock="${nightly.parent_account_id}"]`).filter({ hasText: 'ahead' }).waitFor();
+  await tab.locator(`[data-chaos-of="${DEMO.parent}"]`).filter({ hasText: 'own profile' }).waitFor();
   await shot('partners');
 
   await tab.locator(`tr[data-account-id="${acme}"]`).click();
   await tab.locator('tr.archived').first().waitFor();
+  await tab.locator('#blocked-domains').waitFor();
   await shot('account');
 
+  await tab.goto(`${base}/__sandbox/ui#/account/${northwind}`);
+  await tab.locator('#failed-variants').waitFor();
+  await tab.locator('#status-write').scrollIntoViewIfNeeded();
+  await tab.evaluate('window.scrollBy(0, 120)');
+  await shot('account-partial-failure');
+
   await tab.goto(`${base}/__sandbox/ui#/journal`);
-  const hit = tab.locator('tr.clickable', { hasText: 'register' }).filter({ hasText: '503' }).first();
-  await hit.waitFor();
-  await hit.click();
-  await tab.locator('#detail-response pre').waitFor();
+  const limited = tab.locator('#view-journal tr.kind-chaos').filter({ hasText: '429' }).first();
+  await limited.waitFor();
+  await limited.click();
+  await tab.locator('#detail-response-headers [data-header="retry-after"]').waitFor();
   await shot('journal');
 
   await tab.goto(`${base}/__sandbox/ui#/scenarios`);
   await tab.locator('#armed-list tr[data-scenario="flaky-network"]').waitFor();
   await shot('scenarios');
+  await tab.locator('#chaos-target').fill(DEMO.parent);
+  await tab.locator('#chaos-target').dispatchEvent('input');
+  await tab.locator('#chaos-in-force').filter({ hasText: 'seed 21' }).waitFor();
+  await tab.locator('#chaos-form').scrollIntoViewIfNeeded();
+  await tab.evaluate('window.scrollBy(0, 260)');
+  await shot('chaos');
 
   await tab.goto(`${base}/__sandbox/ui#/clock`);
   await tab.locator('#report .check').first().waitFor();
+  await tab.locator('#resilience').waitFor();
   await tab.locator('#clock-now').filter({ hasNotText: '…' }).waitFor();
   await shot('clock-report');
+  await tab.locator('#resilience').scrollIntoViewIfNeeded();
+  await tab.evaluate('window.scrollBy(0, 300)');
+  await shot('report-resilience');
 
   await tab.goto(`${base}/__sandbox/ui#/snapshots`);
   await tab.locator('#snapshot-list tr[data-snapshot="after-onboarding"]').waitFor();
   await tab.locator('#snapshot-name').fill('before-checkout-test');
   await shot('snapshots');
 
+  await tab.goto(`${base}/docs`);
+  await tab.locator('.opblock').first().waitFor();
+  await shot('docs');
+
   if (problems.length) throw new Error(problems.join('\n'));
-  console.log(`screenshots in ${out}: partners, account, journal, scenarios, clock-report, snapshots`);
+  console.log(
+    `screenshots in ${out}: partners, account, account-partial-failure, journal, scenarios, chaos, clock-report, report-resilience, snapshots, docs`,
+  );
 } finally {
   await browser?.close();
   server.kill('SIGTERM');

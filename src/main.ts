@@ -12,7 +12,15 @@ import { StartupError } from './core/startup-error.js';
 import { packageVersion } from './package-dir.js';
 import { type Running, startServer } from './server.js';
 
+const MCP_ENTRY = './mcp.js';
+
 async function main() {
+  // `partnership-sandbox mcp …`: the MCP server for coding agents (docs/coding-agents.md). A
+  // bundle of its own (dist/mcp.js), named by a variable so esbuild leaves it out of this one.
+  if (process.argv[2] === 'mcp') {
+    const { runMcp }: typeof import('./mcp.js') = await import(MCP_ENTRY);
+    return runMcp(process.argv.slice(3), process.env);
+  }
   const command = parseCommandLine(process.argv.slice(2), process.env);
   if (command.kind === 'help') return void console.log(USAGE);
   if (command.kind === 'version') return void console.log(packageVersion());

@@ -1,7 +1,10 @@
-/** Headless Chromium for browser tests: Debian's package, driven by playwright-core. */
+/**
+ * Headless Chromium for browser tests: Debian's package, driven by playwright-core, or the
+ * browser CHROMIUM names (GitHub's runners have Chrome: the release workflow sets it).
+ */
 import { type Browser, chromium } from 'playwright-core';
 
-export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',

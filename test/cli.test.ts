@@ -13,6 +13,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/core/config.js';
 import { hashSecretSync } from '../src/domain/secrets.js';
 import { packageDir } from '../src/package-dir.js';
 import { openDb } from '../src/store/db.js';
@@ -205,8 +206,25 @@ describe('start-up failures: one line naming the setting and the cause, exit 2',
     );
   });
 
+  it.each([
+    ['abc', 'PORT'],
+    ['1.5', 'PORT'],
+    ['70000', 'PORT'],
+    ['-1', 'PORT'],
+  ])("PORT=%s is named in the sandbox's words, not zod's", (value, name) => {
+    expect(() => loadConfig([], { [name]: value })).toThrow(
+      `invalid configuration: ${name}=${JSON.stringify(value)}: must be a whole number from 0 to 65535`,
+    );
+    expect(() => loadConfig([`--port=${value}`], {})).toThrow(
+      `invalid configuration: --port=${JSON.stringify(value)}: must be a whole number from 0 to 65535`,
+    );
+  });
+
   it('a bad value (PORT=eighty)', () => {
-    expectStartupFailure(runMain([], { PORT: 'eighty' }), /invalid configuration: PORT="eighty"/);
+    expectStartupFailure(
+      runMain([], { PORT: 'eighty' }),
+      /^partnership-sandbox: invalid configuration: PORT="eighty": must be a whole number from 0 to 65535$/m,
+    );
   });
 
   it.each([

@@ -273,6 +273,22 @@ describe('control plane: accounts and variants', () => {
     expect(view.controls.content_hash).toBe(controls.marketplace_controls_list.content_hash);
     expect(view.controls.list_id).toBe(controls.marketplace_controls_list.marketplace_controls_list_id);
     expect(view.controls.translated).toEqual(controls);
+
+    // The partner's taxonomy names the account's IDs: the same rows the partnership GET answers.
+    const mappings = expectOk(
+      await partner.get(`/v1/partnership/vertical-mappings?parent_account_id=${DEMO.parent}`),
+    );
+    expect(view.vertical_mappings).toEqual(mappings.vertical_mappings);
+    expect(
+      view.vertical_mappings.some(
+        (m: { partner_sub_vertical_id: number }) =>
+          m.partner_sub_vertical_id === view.account.sub_vertical_id,
+      ),
+    ).toBe(true);
+    expect((await h.request('DELETE', `/__sandbox/partners/${DEMO.parent}/vertical-mappings`)).status).toBe(
+      200,
+    );
+    expect((await h.request('GET', `/__sandbox/accounts/${accountId}`)).body.vertical_mappings).toEqual([]);
   });
 
   it('GET /__sandbox/accounts/{id} for an unknown account is 404 account_not_found', async () => {

@@ -46,4 +46,34 @@ describe('GET /docs in Chromium', () => {
     expect(outside).toEqual([]);
     expect(errors).toEqual([]);
   });
+
+  it('its bar is styled (a dark bar, not the browser default) and leads to the manual and the dashboard', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/docs`);
+    const bar = page.locator('nav.sandbox-bar');
+    await bar.waitFor();
+    const style = (property: string) =>
+      page.evaluate(`getComputedStyle(document.querySelector('nav.sandbox-bar')).${property}`);
+    expect(await style('backgroundColor')).toBe('rgb(20, 26, 42)');
+    expect(await style('display')).toBe('flex');
+    await page.locator('#dashboard-link').click();
+    await page.waitForURL(`${server.url}/__sandbox/ui`);
+    await page.getByText('Demo Commerce Platform').waitFor();
+    await page.close();
+  });
+
+  it("the manual's dashboard page shows its screenshots as loaded images, not placeholders", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/docs/guides/dashboard`);
+    const images = page.locator('main img');
+    await images.first().waitFor();
+    expect(await images.count()).toBeGreaterThanOrEqual(6);
+    await page.waitForFunction("[...document.querySelectorAll('main img')].every((i) => i.complete)");
+    const widths = await page.evaluate<number[]>(
+      "[...document.querySelectorAll('main img')].map((i) => i.naturalWidth)",
+    );
+    for (const width of widths) expect(width).toBeGreaterThan(1000);
+    expect(await page.locator('main').innerText()).not.toContain('[image:');
+    await page.close();
+  });
 });

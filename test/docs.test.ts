@@ -8,7 +8,6 @@
  * - the served manual (/docs/guides/, linked from /docs) has every page, offline, and every
  *   link between its pages, anchors included, answers over HTTP.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -17,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { buildGuides, headingSlugs, markdownLinks, runnableBlocks } from '../src/api/build-guides.js';
 import { startSandbox } from '../src/start.js';
 import { createHarness } from './harness.js';
+import { bash } from './shell.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DOCS = join(ROOT, 'docs');
@@ -155,7 +155,7 @@ describe('runnable shell blocks', () => {
       const sandbox = await startSandbox();
       try {
         const script = `set -euo pipefail\n${block.code.split(DEFAULT_URL).join(sandbox.url)}`;
-        const run = await bash(script);
+        const run = await bash(script, { cwd: ROOT });
         const report = `exit ${run.status}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
         expect(run.status, report).toBe(0);
         expect(run.stderr, report).toBe('');
@@ -167,6 +167,35 @@ describe('runnable shell blocks', () => {
       }
     }, 30_000);
   }
+});
+
+describe('the tours and the integration report', () => {
+  it('the README tour, then the getting-started tour, against one sandbox: no check failed, and each check not exercised says what to do next', async () => {
+    const sandbox = await startSandbox();
+    try {
+      for (const page of ['README.md', 'docs/getting-started.md']) {
+        const [tour] = runnableBlocks(read(page));
+        const run = await bash(`set -euo pipefail\n${tour!.code.split(DEFAULT_URL).join(sandbox.url)}`, {
+          cwd: ROOT,
+        });
+        expect(run.status, `${page}\n${run.stderr}`).toBe(0);
+      }
+      const report = await sandbox.control.report('pa_demo_platform', 'json');
+      expect(report.summary.failed, JSON.stringify(report.checks, null, 2)).toBe(0);
+      expect(report.summary.passed).toBeGreaterThanOrEqual(3);
+      for (const check of report.checks) {
+        if (check.outcome === 'passed') expect(check.next).toBeNull();
+        else expect(check.next, check.id).toMatch(/^Drill it: |^Register |^Send /);
+      }
+      const junit = await sandbox.control.report('pa_demo_platform', 'junit');
+      for (const check of report.checks.filter((c) => c.outcome === 'not_exercised'))
+        expect(junit).toContain(
+          `<skipped message="not exercised by this integration. ${xmlEscape(check.next!)}"/>`,
+        );
+    } finally {
+      await sandbox.stop();
+    }
+  }, 60_000);
 });
 
 describe('the manual served at /docs/guides/', () => {
@@ -194,7 +223,7 @@ describe('the manual served at /docs/guides/', () => {
     const nav = index.text.slice(index.text.indexOf('<nav class="pages"'), index.text.indexOf('</nav>'));
     const listed = [...nav.matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]);
     expect(listed.slice(0, 3)).toEqual(['./', 'getting-started', 'in-your-ci']);
-    expect(new Set(listed)).toEqual(new Set(['./', '/docs', ...pageNames]));
+    expect(new Set(listed)).toEqual(new Set(['./', '/docs', '/__sandbox/ui', ...pageNames]));
   });
 
   it('every page is served, offline, and every link on it answers (anchors included)', async () => {
@@ -214,9 +243,14 @@ describe('the manual served at /docs/guides/', () => {
     for (const name of ['', ...pageNames]) {
       const path = `/docs/guides/${name}`;
       const html = await fetchPage(path);
-      // Offline: nothing is loaded from anywhere (no script, stylesheet, image or frame).
-      expect(html, path).not.toMatch(/<(script|link|img|iframe)\b/i);
-      expect(html, path).not.toMatch(/\bsrc="/);
+      // Offline: nothing is loaded from anywhere (no script, stylesheet or frame); an image
+      // is a screenshot the sandbox serves itself, and answers.
+      expect(html, path).not.toMatch(/<(script|link|iframe)\b/i);
+      for (const [, src = ''] of html.matchAll(/\bsrc="([^"]*)"/g)) {
+        expect(src, path).toMatch(/^screenshots\/[a-z0-9-]+\.png$/);
+        const image = await h.app.request(new URL(src, `http://sandbox${path}`).pathname);
+        if (image.status !== 200) problems.push(`${path}: ${src}: ${image.status}`);
+      }
       for (const [, href = ''] of html.matchAll(/href="([^"]*)"/g)) {
         if (/^https?:/.test(href)) continue; // a link a reader may follow; nothing loads it
         const url = new URL(href.replace(/&amp;/g, '&'), `http://sandbox${path}`);
@@ -232,6 +266,38 @@ describe('the manual served at /docs/guides/', () => {
     );
   });
 
+  it('the screenshots render as images (not "[image: …]"), served as PNG from docs/screenshots/; other names are 404', async () => {
+    const h = createHarness();
+    const page = await h.request('GET', '/docs/guides/dashboard');
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain('[image:');
+    const sources = [...page.text.matchAll(/<img src="([^"]+)" alt="([^"]*)"/g)].map((m) => [m[1], m[2]]);
+    expect(sources).toContainEqual(['screenshots/journal.png', 'journal']);
+    expect(sources.length).toBeGreaterThanOrEqual(6);
+    const markdown = readFileSync(join(ROOT, 'docs', 'dashboard.md'), 'utf8');
+    expect(sources.length).toBe([...markdown.matchAll(/!\[[^\]]*\]\(screenshots\//g)].length);
+
+    const image = await h.app.request('/docs/guides/screenshots/journal.png');
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    const bytes = Buffer.from(await image.arrayBuffer());
+    expect(bytes.equals(readFileSync(join(ROOT, 'docs', 'screenshots', 'journal.png')))).toBe(true);
+    for (const bad of ['nope.png', '..%2Fdashboard.md', '.hidden.png', 'x.svg', 'dashboard.md']) {
+      expect((await h.request('GET', `/docs/guides/screenshots/${bad}`)).status, bad).toBe(404);
+    }
+  });
+
+  it('/docs and every page of the manual link the dashboard, and /docs has its styled bar', async () => {
+    const h = createHarness();
+    const docs = await h.request('GET', '/docs');
+    expect(docs.text).toContain('<nav class="sandbox-bar"');
+    expect(docs.text).toContain('href="/__sandbox/ui"');
+    expect(docs.text).toMatch(/<style>[^<]*nav\.sandbox-bar \{/);
+    const guide = await h.request('GET', '/docs/guides/troubleshooting');
+    expect(guide.text).toContain('<a href="/__sandbox/ui">Dashboard</a>');
+    expect((await h.request('GET', '/__sandbox/ui')).status).toBe(200);
+  });
+
   it('an unknown page is 404, and a page is static: the query is not reflected', async () => {
     const h = createHarness();
     expect((await h.request('GET', '/docs/guides/nope')).status).toBe(404);
@@ -244,7 +310,7 @@ describe('the manual served at /docs/guides/', () => {
     expect(tricked.text).toBe(plain.text);
   });
 
-  it('a tree without docs/ (the image build stage) renders no pages', () => {
+  it('a tree without docs/ renders no pages', () => {
     const empty = mkdtempSync(join(tmpdir(), 'no-docs-'));
     try {
       expect(buildGuides(empty).pages).toEqual([]);
@@ -253,6 +319,12 @@ describe('the manual served at /docs/guides/', () => {
     }
   });
 });
+
+const xmlEscape = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!,
+  );
 
 function splitTarget(target: string): [string, string | undefined] {
   const hash = target.indexOf('#');
@@ -268,21 +340,4 @@ function containsInOrder(text: string, expected: string): boolean {
     from = at + piece.length;
   }
   return true;
-}
-
-/** Runs a script with bash, asynchronously: the sandbox answers from this process meanwhile. */
-function bash(script: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn('bash', ['-c', script], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', fail);
-    child.on('close', (status) => done({ status, stdout, stderr }));
-  });
 }

@@ -302,4 +302,46 @@ describe('envelope: dry runs', () => {
     expectErrorEnvelope(real, 400, 'vertical_not_mapped');
     expect('dry_run' in real.body).toBe(false);
   });
+
+  it('dry_run=true: the answers given before a route is known carry dry_run: true too (405, unknown path, unknown scenario)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = await partner.account();
+    const before = await h.request('GET', `/__sandbox/accounts/${accountId}`);
+
+    const notAllowed = await partner.call('POST', `${STATUS(accountId)}?dry_run=true`, {
+      body: { status: 'paused' },
+      headers: { 'Idempotency-Key': 'dry-405' },
+    });
+    expectErrorEnvelope(notAllowed, 405, 'method_not_allowed');
+    expect(notAllowed.body.dry_run).toBe(true);
+    expect(notAllowed.headers.get('allow')).toBe('GET, HEAD, PUT');
+
+    const unknownPath = await partner.get('/v1/partnership/nothing-here?dry_run=true');
+    expectErrorEnvelope(unknownPath, 404, 'not_found');
+    expect(unknownPath.body.dry_run).toBe(true);
+
+    const unknownScenario = await partner.put(
+      `${STATUS(accountId)}?dry_run=true`,
+      { status: 'paused' },
+      { 'X-Sandbox-Scenario': 'no-such-drill' },
+    );
+    expectErrorEnvelope(unknownScenario, 400, 'unknown_scenario');
+    expect(unknownScenario.body.dry_run).toBe(true);
+
+    // The same three without dry_run=true (or with dry_run=false) carry no dry_run key.
+    for (const res of [
+      await partner.call('POST', STATUS(accountId), { body: { status: 'paused' } }),
+      await partner.get('/v1/partnership/nothing-here?dry_run=false'),
+      await partner.put(STATUS(accountId), { status: 'paused' }, { 'X-Sandbox-Scenario': 'no-such-drill' }),
+    ]) {
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect('dry_run' in res.body).toBe(false);
+    }
+    // Nothing was written by any of them; the control plane has no dry run.
+    expect((await h.request('GET', `/__sandbox/accounts/${accountId}`)).body).toEqual(before.body);
+    const control = await h.request('GET', '/__sandbox/nothing-here?dry_run=true');
+    expectErrorEnvelope(control, 404, 'not_found');
+    expect('dry_run' in control.body).toBe(false);
+  });
 });

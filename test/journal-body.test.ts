@@ -153,7 +153,7 @@ describe('SANDBOX_JOURNAL_BODY_BYTES is validated like the other settings', () =
   it.each(['abc', '-1', '1.5', String(1024 * 1024 + 1)])('%s stops start-up naming it', (value) => {
     expect(() => loadConfig([], { SANDBOX_JOURNAL_BODY_BYTES: value })).toThrow(StartupError);
     expect(() => loadConfig([], { SANDBOX_JOURNAL_BODY_BYTES: value })).toThrow(
-      `invalid configuration: SANDBOX_JOURNAL_BODY_BYTES=${JSON.stringify(value)}: `,
+      `invalid configuration: SANDBOX_JOURNAL_BODY_BYTES=${JSON.stringify(value)}: must be a whole number from 0 to 1048576`,
     );
   });
 

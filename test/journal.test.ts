@@ -147,6 +147,33 @@ describe('journal: what is recorded', () => {
     expect(JSON.parse(getEntry.response_body!)).toEqual(read.body);
   });
 
+  it('each entry keeps the response headers as sent: Retry-After of a 429, the scenario applied, the warning', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const limited = await partner.get(MAPPINGS, { 'X-Sandbox-Scenario': 'rate-limited=7' });
+    expectErrorEnvelope(limited, 429, 'rate_limited');
+    expect(limited.headers.get('retry-after')).toBe('7');
+    const entry = await entryOf(h, limited);
+    expect(entry.response_headers).toMatchObject({
+      'retry-after': '7',
+      'x-sandbox-scenario-applied': 'rate-limited=7',
+      'x-request-id': limited.headers.get('x-request-id'),
+      'content-type': 'application/json',
+    });
+    // Every header the client got, and nothing else.
+    expect(Object.keys(entry.response_headers).sort()).toEqual(
+      [...limited.headers.keys()].filter((name) => name !== 'content-length').sort(),
+    );
+
+    const unparented = await h.request('GET', MAPPINGS, {
+      headers: { Authorization: `Bearer ${partner.token}` },
+    });
+    expect(unparented.headers.get(WARNING)).toContain(READ_WITHOUT_PARENT_WARNING);
+    expect((await entryOf(h, unparented)).response_headers['x-sandbox-warning']).toBe(
+      unparented.headers.get(WARNING),
+    );
+  });
+
   it('control-plane calls are not journaled', async () => {
     const h = createHarness();
     const partner = await h.client();

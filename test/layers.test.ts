@@ -40,6 +40,9 @@ const FORBIDDEN: Record<string, { layers: string[]; exceptTypesFrom?: string[]; 
   // The control client runs in partners' test runners and in the dashboard page: it takes only
   // types from the contract (and the generated table of methods and paths, a leaf).
   client: { layers: [], only: ['client'], exceptTypesFrom: ['contract'] },
+  // The MCP server (a room of its own) talks to a running sandbox over HTTP: it reads the
+  // declarations (contract) and the manual's pages, never the app.
+  mcp: { layers: [], only: ['mcp', 'contract'] },
 };
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -70,7 +73,13 @@ function importsOf(file: string): Import[] {
  * Leaf modules that import nothing of the app and any layer may use (the start-up error class,
  * the control plane's generated table of methods and paths, where the package is).
  */
-const LEAVES = ['core/startup-error.ts', 'contract/control/control-operations.ts', 'package-dir.ts'];
+const LEAVES = [
+  'core/startup-error.ts',
+  'contract/control/control-operations.ts',
+  'package-dir.ts',
+  // the manual's pages: Markdown files rendered (or, bundled, constants); nothing of the app
+  'api/build-guides.ts',
+];
 
 /** Whether `file` importing `target` (a resolved path in src/) breaks the rules. */
 function breaks(file: string, target: string, typeOnly: boolean): boolean {
@@ -204,5 +213,8 @@ describe('layers: imports run one way', () => {
     expect(breaks(at('app.ts'), at('control/routes.ts'), false)).toBe(false);
     expect(breaks(at('client/control.ts'), at('contract/control/control.ts'), false)).toBe(true);
     expect(breaks(at('client/control.ts'), at('contract/control/control.ts'), true)).toBe(false);
+    expect(breaks(at('mcp/server.ts'), at('sandbox/create.ts'), false)).toBe(true);
+    expect(breaks(at('mcp/server.ts'), at('control/routes.ts'), true)).toBe(true);
+    expect(breaks(at('mcp/tools.ts'), at('contract/control/openapi-control.ts'), false)).toBe(false);
   });
 });

@@ -103,7 +103,7 @@ function run(
 }
 
 describe('the tarball', () => {
-  it('holds the bundles, the declarations, Swagger UI, fixtures, presets, README, LICENSE, CHANGELOG and the bundled better-sqlite3, and nothing else', () => {
+  it("holds the bundles, the declarations, Swagger UI, the manual's screenshots, fixtures, presets, README, LICENSE, CHANGELOG and the bundled better-sqlite3, and nothing else", () => {
     const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' })
       .trim()
       .split('\n')
@@ -117,6 +117,7 @@ describe('the tarball', () => {
       'dist/main.js',
       'dist/cli.js',
       'dist/index.js',
+      'dist/mcp.js',
       'dist/types/index.d.ts',
       'dist/types/start.d.ts',
       'dist/types/client/control.d.ts',
@@ -125,6 +126,7 @@ describe('the tarball', () => {
       'scenarios/flaky-network.json',
       'dist/swagger-ui/swagger-ui-bundle.js',
       'dist/swagger-ui/swagger-ui.css',
+      'docs/screenshots/journal.png', // the served manual shows them (/docs/guides/screenshots/)
       'node_modules/better-sqlite3/package.json',
       'node_modules/better-sqlite3/lib/index.js',
       'node_modules/better-sqlite3/prebuilds/linux-x64.node',
@@ -135,7 +137,7 @@ describe('the tarball', () => {
       expect(files).toContain(needed);
     }
     const allowed =
-      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|cli|index)\.js|dist\/types\/.+\.d\.ts|dist\/swagger-ui\/(swagger-ui-bundle\.js|swagger-ui\.css|LICENSE|NOTICE)|fixtures\/.+\.json|scenarios\/.+\.json|node_modules\/better-sqlite3\/(package\.json|LICENSE|README\.md|lib\/.+\.js|prebuilds\/[a-z0-9-]+\.node))$/;
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|cli|index|mcp)\.js|dist\/types\/.+\.d\.ts|dist\/swagger-ui\/(swagger-ui-bundle\.js|swagger-ui\.css|LICENSE|NOTICE)|docs\/screenshots\/[a-z0-9-]+\.png|fixtures\/.+\.json|scenarios\/.+\.json|node_modules\/better-sqlite3\/(package\.json|LICENSE|README\.md|lib\/.+\.js|prebuilds\/[a-z0-9-]+\.node))$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     // better-sqlite3 bundled (package.json says so in the tarball only: postpack puts the
     // checkout's back), with nothing that would make npm build: no binding.gyp, no C sources.
@@ -151,7 +153,8 @@ describe('the tarball', () => {
     );
     const size = statSync(tarball).size;
     console.log(`tarball: ${(size / 1024).toFixed(0)} KiB, ${files.length} files`);
-    // Eight prebuilt addons (about 2 MB each, which hardly compress) are most of it.
+    // Eight prebuilt addons (about 2 MB each, which hardly compress) are most of it; the
+    // manual's screenshots add about 1 MB.
     expect(size).toBeLessThan(12 * 1024 * 1024);
   });
 });
@@ -191,6 +194,43 @@ describe('the bundles', () => {
       expect(text, bundle).toMatch(/id=\\?"where-the-spec-is-silent\\?"/);
       expect(text, bundle).not.toContain('walkTokens');
     }
+  });
+});
+
+describe('npx partnership-sandbox mcp', () => {
+  it('the bin runs the MCP server bundle (dist/mcp.js), which needs no package of its own: usage, and the tools listed', () => {
+    const bin = join(project, 'node_modules', '.bin', 'partnership-sandbox');
+    const help = run(bin, ['mcp', '--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('Usage: partnership-sandbox mcp --url URL [--admin-token T]');
+    expect(existsSync(join(project, 'node_modules', '@modelcontextprotocol'))).toBe(false);
+    const requests = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'pack', version: '1' },
+        },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ];
+    const out = execFileSync(bin, ['mcp', '--url', 'http://127.0.0.1:4010'], {
+      cwd: project,
+      env: cleanEnv,
+      encoding: 'utf8',
+      timeout: 30_000,
+      input: `${requests.map((r) => JSON.stringify(r)).join('\n')}\n`,
+    });
+    const listed = out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .find((a) => a.id === 2);
+    expect(listed.result.tools.map((t: { name: string }) => t.name)).toContain('listRequests');
   });
 });
 
@@ -239,6 +279,10 @@ describe('npx partnership-sandbox', () => {
     const health = await fetch(`${url}/__sandbox/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: 'ok', store: { writable: true, problem: null } });
+    // The served manual shows its screenshots from the installed package.
+    const shot = await fetch(`${url}/docs/guides/screenshots/journal.png`);
+    expect(shot.status).toBe(200);
+    expect(shot.headers.get('content-type')).toBe('image/png');
     // Ctrl-C in a terminal signals the whole foreground process group: npx, its shell, the sandbox.
     process.kill(-child.pid!, 'SIGINT');
     await exited;

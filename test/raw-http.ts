@@ -7,18 +7,21 @@ import { connect } from 'node:net';
 import { expect } from 'vitest';
 import { DEMO, registerBody } from './harness.js';
 
-/** The demo partner's (fixtures) token request to the sandbox at `url`, as answered. */
-export function demoTokenResponse(url: string): Promise<Response> {
+/** A partner's token request (client credentials, a form) to the sandbox at `url`, as answered. */
+export function tokenResponse(url: string, clientId: string, clientSecret: string): Promise<Response> {
   return fetch(`${url}/oauth/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
       grant_type: 'client_credentials',
-      client_id: DEMO.clientId,
-      client_secret: DEMO.clientSecret,
+      client_id: clientId,
+      client_secret: clientSecret,
     }),
   });
 }
+
+/** The demo partner's (fixtures) token request to the sandbox at `url`, as answered. */
+export const demoTokenResponse = (url: string) => tokenResponse(url, DEMO.clientId, DEMO.clientSecret);
 
 /** A token of the demo partner (fixtures) from the sandbox at `url`. */
 export async function demoToken(url: string): Promise<string> {

@@ -4,6 +4,7 @@
  * partner without traffic is not exercised; JUnit output; errors; isolation per partner.
  */
 import { describe, expect, it } from 'vitest';
+import { NEXT } from '../src/core/report.js';
 import { hashSecretSync } from '../src/domain/secrets.js';
 import { secretColumns } from '../src/store/partners.js';
 import {
@@ -37,6 +38,7 @@ interface Check {
   title: string;
   outcome: 'passed' | 'failed' | 'not_exercised';
   evidence: string[];
+  next: string | null;
 }
 
 async function advance(h: Harness, seconds: number) {
@@ -139,6 +141,7 @@ describe('report: a good client passes every check', () => {
       Object.fromEntries(CHECK_IDS.map((id) => [id, 'passed'])),
     );
     expect(r.summary).toEqual({ passed: 6, failed: 0, not_exercised: 0 });
+    for (const c of Object.values(checks)) expect(c.next).toBeNull();
     expect(r.parent_account_id).toBe(DEMO.parent);
     for (const c of Object.values(checks)) expect(c.evidence.length).toBeGreaterThan(0);
     expect(checks['stale-hash-recovery']!.evidence.join('\n')).toContain(rid(conflict));
@@ -221,6 +224,9 @@ describe('report: a careless client fails each check with evidence', () => {
     expect(evidence('retried-429-5xx')).toContain('before its Retry-After of 5 s');
     expect(evidence('retried-429-5xx')).toContain(rid(unavailable));
     expect(evidence('retried-429-5xx')).toContain('was not retried');
+    // Each failed check says what the client must do instead.
+    for (const id of CHECK_IDS) expect(checks[id]!.next).toBe(NEXT[id as keyof typeof NEXT].failed);
+    expect(checks['handled-mixed']!.next).toContain('fresh Idempotency-Key');
   });
 });
 
@@ -241,6 +247,9 @@ describe('report: not exercised, formats, errors, isolation', () => {
     expect(r.summary).toEqual({ passed: 0, failed: 0, not_exercised: 6 });
     expect(r.requests_analyzed).toBe(0);
     for (const c of Object.values(checks)) expect(c.evidence).toEqual([]);
+    // Each says how to exercise it.
+    for (const id of CHECK_IDS) expect(checks[id]!.next).toBe(NEXT[id as keyof typeof NEXT].not_exercised);
+    expect(checks['stale-hash-recovery']!.next).toContain('X-Sandbox-Scenario: stale-content-hash');
   });
 
   it('format=junit: application/xml, one testcase per check, failure and skipped, special characters escaped', async () => {

@@ -12,7 +12,7 @@ import type { Config } from '../src/core/config.js';
 import { type Running, startServer } from '../src/server.js';
 import { CHROMIUM, launchChromium } from './browser.js';
 import { DEMO, REGISTER, registerBody, testConfig } from './harness.js';
-import { demoToken } from './raw-http.js';
+import { demoToken, tokenResponse } from './raw-http.js';
 
 let browser: Browser;
 let server: Running | undefined;
@@ -55,7 +55,19 @@ async function partner(base: string) {
   const headers = { Authorization: `Bearer ${access_token}`, 'X-Platform-Parent-Account-Id': DEMO.parent };
   let key = 0;
   return {
-    get: (path: string) => fetch(base + path, { headers }),
+    get: (path: string, extra: Record<string, string> = {}) =>
+      fetch(base + path, { headers: { ...headers, ...extra } }),
+    put: (path: string, body: unknown, extra: Record<string, string> = {}) =>
+      fetch(base + path, {
+        method: 'PUT',
+        headers: {
+          ...headers,
+          'Content-Type': 'application/json',
+          'Idempotency-Key': `ui-test-put-${++key}-${Date.now()}`,
+          ...extra,
+        },
+        body: JSON.stringify(body),
+      }),
     register: (body: Record<string, unknown> = {}) =>
       fetch(base + REGISTER, {
         method: 'POST',
@@ -306,7 +318,7 @@ describe('the dashboard in headless Chromium', () => {
 
     // accepted brands show as text in the partners and account views as well
     await page.locator('#tab-partners').click();
-    await page.getByText('Demo Commerce Platform').waitFor();
+    await page.locator('#view-partners').getByText('Demo Commerce Platform').waitFor();
     if (res2.status === 200) await page.locator('td.brand-cell', { hasText: img }).waitFor();
 
     expect(await page.evaluate('window.__xss')).toBeUndefined();
@@ -477,6 +489,294 @@ describe('the dashboard in headless Chromium', () => {
       snapshots: unknown[];
     };
     expect(after.snapshots).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+});
+
+/** An account registered by the demo partner, and its ID. */
+async function registered(api: Awaited<ReturnType<typeof partner>>, brand: string): Promise<string> {
+  const res = await api.register({ brand });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: { account_id: string } }).data.account_id;
+}
+
+/** Sets a chaos profile through the control plane (PUT /__sandbox/chaos): 200 or the test fails. */
+async function setChaos(base: string, profile: Record<string, unknown>) {
+  expect((await admin(base, 'PUT', '/__sandbox/chaos', profile)).status).toBe(200);
+}
+
+/** A chaos profile of rate 1 (server-error) for the demo partner, and the call it fails: its first. */
+async function chaosFailure(base: string, api: Awaited<ReturnType<typeof partner>>, seed: number) {
+  await setChaos(base, { rate: 1, seed, scenarios: ['server-error'], parent_account_id: DEMO.parent });
+  const failed = await api.get('/v1/partnership/vertical-mappings');
+  expect(failed.status).toBe(503);
+  expect(failed.headers.get('x-sandbox-chaos')).toBe(`seed=${seed}; call=1`);
+  return failed;
+}
+
+const STATUS_PATH = (account: string) => `/v1/partnership/accounts/${account}/status`;
+const CONTROLS_PATH = (account: string) => `/v1/partnership/accounts/${account}/marketplacecontrolslists`;
+
+describe('the dashboard shows what the docs promise (issue 32 item 6)', () => {
+  it('a partial failure: the variants that failed, named in the account view as the warning says, in the API words (active, paused)', async () => {
+    const base = await start();
+    const api = await partner(base);
+    const account = await registered(api, 'Half Activated');
+    expect((await api.put(STATUS_PATH(account), { status: 'paused' })).status).toBe(200);
+    const res = await api.put(
+      STATUS_PATH(account),
+      { status: 'active' },
+      { 'X-Sandbox-Scenario': 'status-partial-failure=1' },
+    );
+    expect(res.status).toBe(200);
+    const warning = res.headers.get('x-sandbox-warning') ?? '';
+    expect(warning).toContain('GET /__sandbox/accounts/{account_id} shows last_status_write');
+    const failedId = /: (\S+) \(page /.exec(warning)?.[1];
+    expect(failedId).toEqual(expect.any(String));
+    const body = (await res.json()) as { data: { status: string } };
+    expect(body.data.status).toBe('mixed');
+
+    const { page, problems } = await open(`${base}/__sandbox/ui#/account/${account}`);
+    const callout = page.locator('#failed-variants');
+    await callout.waitFor();
+    expect(await callout.textContent()).toContain(failedId!);
+    const row = page.locator(`tr[data-variant-id="${failedId}"]`);
+    expect(await row.getAttribute('class')).toContain('failed');
+    expect(await row.locator('.variant-status').textContent()).toBe('paused');
+    expect(await page.locator(`tr[data-write-variant="${failedId}"]`).textContent()).toContain('failed');
+    await page.locator('#account-status').getByText('mixed').waitFor();
+    // The API's words: a variant is active or paused, never enabled, disabled or "live".
+    for (const text of await page.locator('#view-account table').allInnerTexts()) {
+      expect(text).not.toMatch(/\b(enabled|disabled|live)\b/i);
+    }
+    expect(await page.locator('.variant-status').allTextContents()).toEqual(['paused', 'active']);
+    expect(problems).toEqual([]);
+  });
+
+  it("sub-verticals by their names in the partner's taxonomy, and '1 blocked domain' with the right plural", async () => {
+    const base = await start();
+    const api = await partner(base);
+    const account = await registered(api, 'Named Taxonomy');
+    const mappings = (
+      (await (await api.get('/v1/partnership/vertical-mappings')).json()) as {
+        data: {
+          vertical_mappings: {
+            partner_sub_vertical_id: number;
+            partner_sub_vertical_name: string;
+            partner_vertical_name: string;
+          }[];
+        };
+      }
+    ).data.vertical_mappings;
+    const detail = (await (await admin(base, 'GET', `/__sandbox/accounts/${account}`)).json()) as {
+      account: { sub_vertical_id: number };
+      controls: { content_hash: string; translated: { translated_verticals: { vertical_id: number }[] } };
+    };
+    const own = mappings.find((m) => m.partner_sub_vertical_id === detail.account.sub_vertical_id)!;
+    const one = await api.put(CONTROLS_PATH(account), {
+      blockedVerticals: [],
+      domains: [{ domain: 'casino.example' }],
+      contentHash: detail.controls.content_hash,
+    });
+    expect(one.status).toBe(200);
+    const hash = ((await one.json()) as { data: { marketplace_controls_list: { content_hash: string } } })
+      .data.marketplace_controls_list.content_hash;
+
+    const { page, problems } = await open(`${base}/__sandbox/ui#/account/${account}`);
+    await page.locator('#account-sub-vertical').getByText(own.partner_sub_vertical_name).waitFor();
+    expect(await page.locator('#view-account').innerText()).toContain(own.partner_vertical_name);
+    const translated = detail.controls.translated.translated_verticals;
+    expect(translated.length).toBeGreaterThan(0);
+    for (const t of translated) {
+      const name = mappings.find(
+        (m) => m.partner_sub_vertical_id === t.vertical_id,
+      )!.partner_sub_vertical_name;
+      expect(await page.locator(`tr[data-sub-vertical="${t.vertical_id}"]`).textContent()).toContain(name);
+    }
+    expect(await page.locator('#blocked-domains').textContent()).toBe('1 blocked domain');
+
+    const two = await api.put(CONTROLS_PATH(account), {
+      blockedVerticals: [],
+      domains: [{ domain: 'casino.example' }, { domain: 'vapes.example' }],
+      contentHash: hash,
+    });
+    expect(two.status).toBe(200);
+    await page.locator('#blocked-domains').getByText('2 blocked domains').waitFor({ timeout: 5000 });
+    expect(problems).toEqual([]);
+  });
+
+  it('the journal fills the page, filters by partner, and marks chaos-injected calls apart from drills', async () => {
+    const base = await start();
+    const api = await partner(base);
+    const other = (await (
+      await admin(base, 'POST', '/__sandbox/partners', { name: 'Second Partner' })
+    ).json()) as {
+      parent_account_id: string;
+      client_id: string;
+      client_secret: string;
+    };
+    const otherToken = (await (await tokenResponse(base, other.client_id, other.client_secret)).json()) as {
+      access_token: string;
+    };
+    const otherCall = await fetch(`${base}/v1/partnership/vertical-mappings`, {
+      headers: {
+        Authorization: `Bearer ${otherToken.access_token}`,
+        'X-Platform-Parent-Account-Id': other.parent_account_id,
+      },
+    });
+    expect(otherCall.status).toBe(200);
+    // A drill (the scenario header) and a chaos failure (a profile at rate 1), on the same path.
+    const drill = await api.get('/v1/partnership/vertical-mappings', {
+      'X-Sandbox-Scenario': 'server-error=500',
+    });
+    expect(drill.status).toBe(500);
+    await chaosFailure(base, api, 3);
+
+    const { page, problems } = await open(`${base}/__sandbox/ui#/journal`);
+    const rows = page.locator('#view-journal tr.clickable');
+    await page.locator('#view-journal tr.kind-chaos').waitFor();
+    // It fills the page: list and detail side by side, down to the bottom of the window.
+    const list = (await page.locator('.journal-list').boundingBox())!;
+    const detail = (await page.locator('#journal-detail').boundingBox())!;
+    expect(detail.x).toBeGreaterThanOrEqual(list.x + list.width);
+    expect(list.y + list.height).toBeGreaterThan(900 - 40);
+    expect(list.height).toBeGreaterThan(600);
+
+    const chaosRow = page.locator('#view-journal tr.kind-chaos');
+    expect(await chaosRow.count()).toBe(1);
+    expect(await chaosRow.locator('.chip.chaos').textContent()).toBe('chaos: server-error · call 1');
+    const drillRow = page.locator('#view-journal tr.kind-drill');
+    expect(await drillRow.count()).toBe(1);
+    expect(await drillRow.locator('.chip.scenario').textContent()).toBe('server-error=500');
+    expect(await drillRow.locator('.chip.chaos').count()).toBe(0);
+    expect(await page.locator('#journal-count').textContent()).toContain('1 chaos-injected');
+
+    await page.locator('#filter-kind').selectOption('chaos');
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().getAttribute('data-kind')).toBe('chaos');
+    await page.locator('#filter-kind').selectOption('drill');
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().getAttribute('data-kind')).toBe('drill');
+    await page.locator('#filter-kind').selectOption('');
+
+    // The partner filter: the second partner's one call, then the demo partner's own.
+    await page.locator('#filter-partner').selectOption(other.parent_account_id);
+    await expect.poll(() => rows.count()).toBe(2); // its token call and its mappings read
+    await rows.filter({ hasText: '/v1/partnership/vertical-mappings' }).click();
+    await page.locator('#journal-detail').getByText(other.parent_account_id).first().waitFor();
+    await page.locator('#filter-partner').selectOption(DEMO.parent);
+    const demoCount = (
+      (await (
+        await admin(base, 'POST', '/__sandbox/requests/count', { parent_account_id: DEMO.parent })
+      ).json()) as {
+        count: number;
+      }
+    ).count;
+    await expect.poll(() => rows.count()).toBe(demoCount);
+    expect(problems).toEqual([]);
+  });
+
+  it('the journal detail shows the response headers: Retry-After of a 429, the scenario applied', async () => {
+    const base = await start();
+    const api = await partner(base);
+    const limited = await api.get('/v1/partnership/vertical-mappings', {
+      'X-Sandbox-Scenario': 'rate-limited=4',
+    });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('4');
+
+    const { page, problems } = await open(`${base}/__sandbox/ui#/journal`);
+    await page.locator('#view-journal tr.clickable', { hasText: '429' }).click();
+    const retryAfter = page.locator('#detail-response-headers [data-header="retry-after"]');
+    await retryAfter.waitFor();
+    expect(await retryAfter.textContent()).toBe('retry-after: 4');
+    expect(await retryAfter.getAttribute('class')).toContain('key-header');
+    expect(await retryAfter.isVisible()).toBe(true); // open, not folded away
+    expect(
+      await page.locator('#detail-response-headers [data-header="x-sandbox-scenario-applied"]').textContent(),
+    ).toBe('x-sandbox-scenario-applied: rate-limited=4');
+    expect(await page.locator('#detail-response-headers [data-header="x-request-id"]').textContent()).toBe(
+      `x-request-id: ${limited.headers.get('x-request-id')}`,
+    );
+    // As the sandbox wrote them: not the transport headers Node's server adds after (over a real socket here).
+    expect(await page.locator('#detail-response-headers').innerText()).not.toMatch(/content-length/i);
+    expect(problems).toEqual([]);
+  });
+
+  it('the chaos form shows the profile in force (SANDBOX_CHAOS here), not 0.1/42, and is empty when none is; the partner card shows its profile', async () => {
+    const base = await start({ chaos: 'rate=0.2,seed=7' });
+    const other = (await (
+      await admin(base, 'POST', '/__sandbox/partners', { name: 'Own Chaos' })
+    ).json()) as {
+      parent_account_id: string;
+    };
+    await setChaos(base, {
+      rate: 0.5,
+      seed: 11,
+      scenarios: ['server-error'],
+      parent_account_id: other.parent_account_id,
+    });
+
+    const { page, problems } = await open(`${base}/__sandbox/ui#/partners`);
+    const demoChaos = page.locator(`[data-chaos-of="${DEMO.parent}"]`);
+    await demoChaos.filter({ hasText: 'profile for every partner' }).waitFor();
+    expect(await demoChaos.textContent()).toContain('rate 0.2 · seed 7');
+    const otherChaos = page.locator(`[data-chaos-of="${other.parent_account_id}"]`);
+    await otherChaos.filter({ hasText: 'own profile' }).waitFor();
+    expect(await otherChaos.textContent()).toContain('rate 0.5 · seed 11');
+
+    await page.locator('#tab-scenarios').click();
+    await page.locator('#chaos-in-force').filter({ hasText: 'seed 7' }).waitFor();
+    expect(await page.locator('#chaos-rate').inputValue()).toBe('0.2');
+    expect(await page.locator('#chaos-seed').inputValue()).toBe('7');
+    // Naming a partner shows the profile its calls are under.
+    await page.locator('#chaos-target').fill(other.parent_account_id);
+    await page.locator('#chaos-in-force').filter({ hasText: 'its own profile' }).waitFor();
+    expect(await page.locator('#chaos-rate').inputValue()).toBe('0.5');
+    expect(await page.locator('#chaos-seed').inputValue()).toBe('11');
+    expect(await page.locator('#chaos-scenarios').inputValue()).toBe('server-error');
+    await page.locator('#chaos-target').fill(DEMO.parent);
+    await page.locator('#chaos-in-force').filter({ hasText: 'the profile for every partner' }).waitFor();
+    expect(await page.locator('#chaos-seed').inputValue()).toBe('7');
+
+    // None in force: the form is empty, and says so.
+    await page.locator('#chaos-end-all').click();
+    await page.locator('#chaos-in-force').filter({ hasText: 'none' }).waitFor();
+    expect(await page.locator('#chaos-rate').inputValue()).toBe('');
+    expect(await page.locator('#chaos-seed').inputValue()).toBe('');
+    await page.locator('#tab-partners').click();
+    await demoChaos.filter({ hasText: 'none' }).waitFor();
+    expect(problems).toEqual([]);
+  });
+
+  it('the report keeps journal numbers and chaos call numbers apart; a journal number opens its entry', async () => {
+    const base = await start();
+    const api = await partner(base);
+    const failed = await chaosFailure(base, api, 9);
+    expect((await api.get('/v1/partnership/vertical-mappings')).status).toBe(200); // never failed twice in a row
+    const journal = (await (
+      await admin(base, 'GET', `/__sandbox/requests?parent_account_id=${DEMO.parent}`)
+    ).json()) as {
+      requests: { id: number; path: string; request_id: string }[];
+    };
+    const failedEntry = journal.requests.find((e) => e.request_id === failed.headers.get('x-request-id'))!;
+
+    const { page, problems } = await open(`${base}/__sandbox/ui#/clock`);
+    await page.locator('#resilience').waitFor();
+    expect(await page.locator('#report-journal-count').textContent()).toBe('2 entries');
+    expect(await page.locator('#report-chaos-calls').textContent()).toBe('2 chaos calls');
+    expect(await page.locator('#report-chaos-injected').textContent()).toBe('1 call');
+    // Resilience evidence: chaos's numbering, marked as such, never a journal link.
+    const chaosRef = page.locator('#resilience .chaos-ref');
+    expect(await chaosRef.allTextContents()).toEqual(['chaos call 1']);
+    expect(await page.locator('#resilience .journal-ref').count()).toBe(0);
+    // The checks' evidence: journal numbers, each a link to its entry.
+    const journalRef = page.locator('[data-check="retried-429-5xx"] .journal-ref').first();
+    expect(await journalRef.textContent()).toBe(`journal #${failedEntry.id}`);
+    expect(await journalRef.getAttribute('href')).toBe(`#/journal/${failedEntry.id}`);
+    await journalRef.click();
+    await page.locator(`#journal-detail[data-shown="${failedEntry.id}"]`).waitFor();
+    expect(await page.locator('#detail-chaos').textContent()).toBe('server-error: seed=9; call=1');
     expect(problems).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The manual (README.md and docs/*.md) rendered to HTML for the served pages under
  * /docs/guides/ (src/api/docs.ts), with marked. Offline: the pages link nothing outside
- * the sandbox; an image is replaced by its description; a link to a file of the
- * repository that is not a page of the manual shows its path instead.
+ * the sandbox; a screenshot (docs/screenshots/, which the package ships) is shown from
+ * /docs/guides/screenshots/, any other image is replaced by its description; a link to a
+ * file of the repository that is not a page of the manual shows its path instead.
  *
  * Two callers, one build (as src/ui/build-assets.ts for the dashboard):
  * - from source (tsx, vitest), docs.ts calls buildGuides() on the first request for a
@@ -21,6 +22,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Marked, Renderer, TextRenderer, type Token, type Tokens } from 'marked';
+import { SCREENSHOT_NAME } from './screenshots.js';
 
 export interface GuidePage {
   /** The page's name in URLs: `getting-started` for docs/getting-started.md, `index` for README.md. */
@@ -30,6 +32,8 @@ export interface GuidePage {
   title: string;
   /** The rendered body (no <html> shell). */
   html: string;
+  /** The page as written: what the MCP server gives coding agents (src/mcp/). */
+  markdown: string;
 }
 
 export interface Guides {
@@ -89,14 +93,20 @@ function renderPage(file: string, markdown: string, pages: Set<string>): GuidePa
     if (target === undefined) return `${inner} (<code>${escapeHtml(repositoryPath(href, here))}</code>)`;
     return `<a href="${escapeHtml(target)}">${inner}</a>`;
   };
-  // Images stay in the repository (docs/screenshots): the served page names them.
-  renderer.image = ({ text: alt, href }: Tokens.Image) =>
-    `<em class="image">[image: ${escapeHtml(alt || href)}, <code>${escapeHtml(repositoryPath(href, here))}</code> in the repository]</em>`;
+  // A screenshot is served beside the pages (docs.ts); any other image is named, not loaded.
+  renderer.image = ({ text: alt, href }: Tokens.Image) => {
+    const served = servedImage(repositoryPath(href, here));
+    if (served === undefined) {
+      return `<em class="image">[image: ${escapeHtml(alt || href)}, <code>${escapeHtml(repositoryPath(href, here))}</code> in the repository]</em>`;
+    }
+    const src = escapeHtml(served);
+    return `<a class="image" href="${src}"><img src="${src}" alt="${escapeHtml(alt)}" loading="lazy"></a>`;
+  };
   // Raw HTML in the Markdown is shown as text, never passed through.
   renderer.html = ({ text: raw }: Tokens.HTML | Tokens.Tag) => escapeHtml(raw);
   const marked = new Marked({ gfm: true, renderer });
   const html = marked.parse(markdown, { async: false });
-  return { name: pageName(file, pages) ?? file, file, title: title || file, html };
+  return { name: pageName(file, pages) ?? file, file, title: title || file, html, markdown };
 }
 
 /**
@@ -113,6 +123,16 @@ function servedTarget(href: string, here: string, pages: Set<string>): string | 
   const name = pageName(posix.normalize(posix.join(here, decodeURI(path))), pages);
   if (name === undefined) return undefined;
   return `${name === 'index' ? './' : name}${anchor}`;
+}
+
+/**
+ * Where a repository file is served for the pages, relative to /docs/guides/
+ * (`docs/screenshots/journal.png` → `screenshots/journal.png`), or undefined when it is not
+ * a screenshot (an SVG never is: it could carry script).
+ */
+function servedImage(file: string): string | undefined {
+  const name = file.startsWith('docs/screenshots/') ? file.slice('docs/screenshots/'.length) : '';
+  return SCREENSHOT_NAME.test(name) ? `screenshots/${name}` : undefined;
 }
 
 function repositoryPath(href: string, here: string): string {

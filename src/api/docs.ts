@@ -5,8 +5,10 @@
  * GET /openapi-3.0.json (the partner document in OpenAPI 3.0.3), GET
  * /__sandbox/openapi.json (control plane), GET /docs (Swagger UI over the sandbox
  * document, served from Swagger UI's own files, copied into dist/ at build time: no CDN,
- * works without internet), and the manual: README.md and docs/*.md rendered to HTML under /docs/guides/
- * (build-guides.ts; embedded in the bundle at build time), linked from /docs.
+ * works without internet), and the manual: README.md and docs/*.md rendered to HTML under
+ * /docs/guides/ (build-guides.ts; embedded in the bundle at build time) with its screenshots
+ * (read from the package's docs/screenshots/), linked from /docs. /docs and every page of the
+ * manual link each other and the dashboard (/__sandbox/ui).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,7 +21,10 @@ import { controlPlaneDocument } from '../contract/control/openapi-control.js';
 import { BoundedCache } from '../domain/bounded-cache.js';
 import { own } from '../domain/own.js';
 import type { AppEnv } from '../http/env.js';
+import { packageDir } from '../package-dir.js';
+import { UI_PATH } from '../ui/index.js';
 import { buildGuides, type GuidePage, type Guides } from './build-guides.js';
+import { SCREENSHOT_NAME, SCREENSHOT_TYPES } from './screenshots.js';
 
 /** How many origins (Host headers) the documents are kept for. */
 export const ORIGINS_KEPT = 8;
@@ -29,18 +34,40 @@ const ASSETS: Record<string, string> = {
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
 };
 
+/**
+ * The bar over the API reference: what the page is, and the way to the manual and the
+ * dashboard. Styled by its own rules (Swagger UI's stylesheet leaves the page's own elements
+ * alone), in the dashboard's colours.
+ */
+const BANNER_STYLE = `
+body { margin: 0; }
+nav.sandbox-bar { display: flex; align-items: center; gap: 20px; flex-wrap: wrap; padding: 0 24px; min-height: 52px;
+  background: #141a2a; color: #e8ebf2; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+nav.sandbox-bar .brand { font-weight: 600; white-space: nowrap; }
+nav.sandbox-bar .brand::before { content: "\\25C6"; color: #8fa8ff; margin-right: 8px; }
+nav.sandbox-bar a { color: #b9c0d0; text-decoration: none; padding: 16px 0 14px; border-bottom: 2px solid transparent; }
+nav.sandbox-bar a:hover { color: #fff; }
+nav.sandbox-bar a[aria-current] { color: #fff; border-bottom-color: #8fa8ff; }
+nav.sandbox-bar .what { margin-left: auto; color: #8b93a7; font-size: 13px; }
+`;
+
 const PAGE = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Partnership Accounts API — sandbox reference</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+<style>${BANNER_STYLE}</style>
 </head>
 <body>
-<nav style="font: 14px/1.5 sans-serif; padding: 8px 20px; border-bottom: 1px solid #ddd">
-Partnership sandbox: the API reference below, and <a href="/docs/guides/">the manual</a>
-(getting started, running it in CI, configuration, fault injection, the control plane, troubleshooting).
+<nav class="sandbox-bar" aria-label="Partnership sandbox">
+<span class="brand">Partnership sandbox</span>
+<a href="/docs" aria-current="page">API reference</a>
+<a href="/docs/guides/" title="Getting started, running it in CI, fault injection, the control plane, troubleshooting">Manual</a>
+<a href="${UI_PATH}" id="dashboard-link" title="Partners, accounts, the request journal, scenarios and chaos, the integration report">Dashboard</a>
+<span class="what">This sandbox's API reference (OpenAPI)</span>
 </nav>
 <div id="docs"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
@@ -84,7 +111,8 @@ nav.pages a[aria-current] { font-weight: 600; }
 main { flex: 1; min-width: 0; max-width: 980px; padding: 16px 32px 64px; }
 a { color: #0969da; }
 h1, h2, h3 { line-height: 1.25; margin-top: 1.5em; }
-h1 a.anchor, h2 a.anchor, h3 a.anchor, h4 a.anchor { visibility: hidden; margin-right: 6px; text-decoration: none; }
+h1, h2, h3, h4 { position: relative; }
+h1 a.anchor, h2 a.anchor, h3 a.anchor, h4 a.anchor { visibility: hidden; position: absolute; left: -1.1em; text-decoration: none; }
 h1:hover a.anchor, h2:hover a.anchor, h3:hover a.anchor, h4:hover a.anchor { visibility: visible; }
 code { font: 85%/1.45 ui-monospace, SFMono-Regular, Menlo, monospace; background: #f6f8fa; padding: 0.1em 0.3em; border-radius: 4px; }
 pre { background: #f6f8fa; padding: 12px 16px; overflow: auto; border-radius: 6px; }
@@ -93,6 +121,9 @@ table { border-collapse: collapse; display: block; overflow: auto; margin: 1em 0
 th, td { border: 1px solid #d0d7de; padding: 6px 10px; vertical-align: top; }
 th { background: #f6f8fa; }
 em.image { color: #59636e; }
+a.image { display: block; margin: 8px 0; }
+a.image img { display: block; max-width: 100%; height: auto; border: 1px solid #d0d7de; border-radius: 6px; }
+td a.image img { max-width: 440px; }
 `;
 
 /** A page of the manual in its shell: the list of pages beside it, links relative to /docs/guides/. */
@@ -121,6 +152,7 @@ function guideHtml(guides: Guides, page: GuidePage | undefined, body: string, ti
 <ul>
 ${items}
 <li><a href="/docs">API reference (OpenAPI)</a></li>
+<li><a href="${UI_PATH}">Dashboard</a></li>
 </ul>
 </nav>
 <main>
@@ -203,6 +235,26 @@ export function docsApi(app: OpenAPIHono<AppEnv>) {
     if (!page) return c.notFound();
     const html = guidePage(name, () => guideHtml(g, page, page.html, page.title));
     return c.html(html, 200, { 'Content-Security-Policy': CSP });
+  });
+  // The manual's screenshots, from the package's docs/screenshots/ (kept once read: a few files).
+  const screenshots = new Map<string, Buffer>();
+  api.get('/docs/guides/screenshots/:file', (c) => {
+    const file = c.req.param('file');
+    const type = SCREENSHOT_NAME.test(file)
+      ? own(SCREENSHOT_TYPES, file.slice(file.lastIndexOf('.') + 1))
+      : undefined;
+    if (!type) return c.notFound();
+    let bytes = screenshots.get(file);
+    if (bytes === undefined) {
+      const path = join(packageDir, 'docs', 'screenshots', file);
+      if (!existsSync(path)) return c.notFound();
+      bytes = readFileSync(path);
+      screenshots.set(file, bytes);
+    }
+    return c.body(new Uint8Array(bytes), 200, {
+      'Content-Type': type,
+      'Cache-Control': 'public, max-age=3600',
+    });
   });
   api.get('/docs/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
   api.get('/docs/assets/:file', (c) => {

@@ -10,7 +10,11 @@ import { builtIn } from '../scenarios/catalogue.js';
 import { chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';
 import { StartupError } from './startup-error.js';
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** A whole number in a range, said in the sandbox's words ("PORT=\"abc\": must be a whole number from 0 to 65535"), never zod's. */
+const int = (min: number, max: number) => {
+  const error = `must be a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
   .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
@@ -116,6 +120,7 @@ export const sources: Record<keyof Config, { env: string; flag?: string }> = {
 
 export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PATH|:memory:] [--fixtures DIR] [--scenarios DIR] [--seed FILE] [--chaos SPEC]
        partnership-sandbox --help | --version
+       partnership-sandbox mcp --url URL [--admin-token T]   (an MCP server for coding agents: docs/coding-agents.md)
   --port N         port to listen on (env PORT; default 4010; 0 takes a free one)
   --host H         address to listen on (env HOST; default 127.0.0.1)
   --db PATH        SQLite store (env SANDBOX_DB; default :memory:; a path makes it durable)

@@ -8,6 +8,7 @@
 
 import type { z } from 'zod';
 import type { JournalEntry as JournalEntrySchema } from '../contract/control/control-journal.js';
+import type { TraceContext } from '../domain/trace-context.js';
 import { type RequestHeaders, redactBody, redactHeaders, redactJson, redactQuery } from './journal-redact.js';
 
 /** One journal entry; its shape is the control plane's contract (src/contract/control/control-journal.ts). */
@@ -20,6 +21,8 @@ export interface JournalFilter {
   path?: string;
   status?: number;
   since?: string;
+  /** The W3C trace-id of the partner's traceparent (32 lower-case hex digits). */
+  trace_id?: string;
   limit?: number;
 }
 
@@ -78,7 +81,11 @@ export interface JournalRecord {
   responseBody: unknown;
   /** The length of the answer's text as sent (characters), when known: a long one is cut at once. */
   responseChars?: number;
+  /** The answer's headers as sent (lower-case names); none for a reset connection. */
+  responseHeaders: Readonly<Record<string, string>>;
   request_id: string;
+  /** The partner's W3C traceparent (and tracestate), when it sent a valid one (domain/trace-context.ts). */
+  trace: TraceContext | null;
   parent_account_id: string | null;
   account_id: string | null;
   scenarios_applied: string[];
@@ -123,7 +130,11 @@ function materialize(slot: Slot, limit: number): JournalEntry {
     status: r.status,
     response_body: response.text,
     response_body_truncated: response.truncated,
+    response_headers: r.responseHeaders,
     request_id: r.request_id,
+    trace_id: r.trace?.trace_id ?? null,
+    span_id: r.trace?.span_id ?? null,
+    tracestate: r.trace?.tracestate ?? null,
     parent_account_id: r.parent_account_id,
     account_id: r.account_id,
     scenarios_applied: r.scenarios_applied,
@@ -155,6 +166,7 @@ function matches(slot: Slot, filter: CountFilter, limit: number): boolean {
   if (filter.parent_account_id && r.parent_account_id !== filter.parent_account_id) return false;
   if (filter.method && r.method !== filter.method.toUpperCase()) return false;
   if (filter.status !== undefined && r.status !== filter.status) return false;
+  if (filter.trace_id && r.trace?.trace_id !== filter.trace_id) return false;
   if (filter.header) {
     const value = headerValue(r.headers, filter.header.name.toLowerCase());
     if (value === undefined) return false;
@@ -323,7 +335,12 @@ export class Journal {
         requestBody: entry.request_body,
         status: entry.status,
         responseBody: entry.response_body ?? undefined,
+        responseHeaders: entry.response_headers,
         request_id: entry.request_id,
+        trace:
+          entry.trace_id === null || entry.span_id === null
+            ? null
+            : { trace_id: entry.trace_id, span_id: entry.span_id, tracestate: entry.tracestate },
         parent_account_id: entry.parent_account_id,
         account_id: entry.account_id,
         scenarios_applied: entry.scenarios_applied,

@@ -15,6 +15,8 @@ export interface Check {
   title: string;
   outcome: Outcome;
   evidence: string[];
+  /** What to do next: how to exercise a check not exercised, how to fix a failed one; null once passed. */
+  next: string | null;
 }
 
 /** How the client met what chaos injected (docs/chaos.md), for one scenario. */
@@ -75,10 +77,56 @@ function parse(entries: JournalEntry[]): Parsed[] {
     .sort((a, b) => a.id - b.id);
 }
 
-function check(id: string, title: string, failures: string[], passes: string[]): Check {
-  if (failures.length) return { id, title, outcome: 'failed', evidence: failures };
-  if (passes.length) return { id, title, outcome: 'passed', evidence: passes };
-  return { id, title, outcome: 'not_exercised', evidence: [] };
+type CheckId = keyof typeof NEXT;
+
+/**
+ * What a partner does next about each check (docs/journal-and-report.md): a check not
+ * exercised says how to exercise it (the drill that triggers it, then what a client should
+ * do), a failed one what its client must do instead.
+ */
+export const NEXT = {
+  'registered-idempotently': {
+    not_exercised:
+      'Register one external_account_id twice with the same body (as a retry after a timeout does): the second POST /v1/accounts/register/partnership must answer the same account_id.',
+    failed:
+      'Send the same fields on every register of one external_account_id: a repeat matches the existing account and does not apply fields that differ (X-Sandbox-Warning names them).',
+  },
+  'propagation-retries': {
+    not_exercised:
+      "Drill it: register with X-Sandbox-Scenario: auth-propagation, then retry the new account's controls or status call every 15 to 30 s until it answers 200 (POST /__sandbox/clock/advance moves the sandbox clock instead of waiting).",
+    failed:
+      "Retry a new account's 401/403 every 15 to 30 s, for up to two minutes, until it succeeds (spec §5.5): not sooner, and not giving up after one.",
+  },
+  'stale-hash-recovery': {
+    not_exercised:
+      'Drill it: a controls PUT with X-Sandbox-Scenario: stale-content-hash answers 409 content_hash_mismatch; then GET the list, re-apply your change and PUT again with its content_hash.',
+    failed:
+      'After a 409 content_hash_mismatch: GET the list, re-apply your change to what it shows, and PUT again with its content_hash (spec rule 3).',
+  },
+  'fresh-key-after-dry-run': {
+    not_exercised:
+      'Send a write with ?dry_run=true, then the same write for real with a fresh Idempotency-Key.',
+    failed:
+      "Use a fresh Idempotency-Key for the real write after a dry run: the dry run's key only replays the dry run, and nothing is written (spec rule 4).",
+  },
+  'handled-mixed': {
+    not_exercised:
+      'Drill it: a status PUT with X-Sandbox-Scenario: status-partial-failure answers partial_failure (status mixed); keep its request_id, then GET the status again.',
+    failed:
+      'After a partial failure (status mixed): keep the request_id for support, then GET the status again, or PUT it again with a fresh Idempotency-Key (the same key only replays the failure).',
+  },
+  'retried-429-5xx': {
+    not_exercised:
+      'Drill it: X-Sandbox-Scenario: rate-limited (429 with Retry-After) or server-error=503 on any call, then retry that call (after Retry-After for the 429).',
+    failed:
+      'Retry a 429 after its Retry-After, and a 5xx (with a backoff), instead of giving up or retrying at once.',
+  },
+} as const;
+
+function check(id: CheckId, title: string, failures: string[], passes: string[]): Check {
+  if (failures.length) return { id, title, outcome: 'failed', evidence: failures, next: NEXT[id].failed };
+  if (passes.length) return { id, title, outcome: 'passed', evidence: passes, next: null };
+  return { id, title, outcome: 'not_exercised', evidence: [], next: NEXT[id].not_exercised };
 }
 
 function registeredIdempotently(log: Parsed[]): Check {
@@ -347,9 +395,9 @@ export function reportToJUnit(r: Report): string {
       const open = `    <testcase classname="partnership-sandbox.${xml(r.parent_account_id)}" name="${xml(c.title)}">`;
       const evidence = xml(c.evidence.join('\n'));
       if (c.outcome === 'failed')
-        return `${open}\n      <failure message="${xml(c.evidence[0] ?? 'failed')}">${evidence}</failure>\n    </testcase>`;
+        return `${open}\n      <failure message="${xml(c.evidence[0] ?? 'failed')}">${evidence}\nWhat to do: ${xml(c.next ?? '')}</failure>\n    </testcase>`;
       if (c.outcome === 'not_exercised')
-        return `${open}\n      <skipped message="not exercised by this integration"/>\n    </testcase>`;
+        return `${open}\n      <skipped message="${xml(`not exercised by this integration. ${c.next ?? ''}`)}"/>\n    </testcase>`;
       return `${open}\n      <system-out>${evidence}</system-out>\n    </testcase>`;
     })
     .join('\n');

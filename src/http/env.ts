@@ -42,6 +42,8 @@ export interface AppVariables {
   connectionReset: boolean;
   /** Whether `send` wrote the answer with all its headers (requestContext adds none). */
   headersSent: boolean;
+  /** The headers `send` wrote (lower-case names), as the journal keeps them. */
+  responseHeaders: Readonly<Record<string, string>> | undefined;
   /** Whether this request is a partnership or token call the journal records. */
   journaled: boolean;
 }

@@ -71,6 +71,7 @@ export function send(
   if (extra) for (const name in extra) headers[name.toLowerCase()] = extra[name]!;
   Object.assign(headers, outcomeHeaders(c));
   c.set('headersSent', true);
+  c.set('responseHeaders', headers);
   c.set('responseText', text);
   return new Response(text, { status, headers });
 }

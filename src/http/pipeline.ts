@@ -32,7 +32,6 @@ function begin(endpoint: Endpoint): Stage {
   return function begin(c) {
     const scenarios = c.get('faultPlan');
     scenarios.endpoint = endpoint;
-    c.set('dryRun', c.req.query('dry_run') === 'true');
   };
 }
 

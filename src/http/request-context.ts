@@ -8,11 +8,12 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Sandbox } from '../core/state.js';
 import { cutText } from '../domain/cut.js';
 import { ids } from '../domain/ids.js';
+import { traceOf } from '../domain/trace-context.js';
 import { CHAOS_HEADER } from '../scenarios/chaos.js';
 import { APPLIED_HEADER } from '../scenarios/header.js';
 import { FaultPlan } from '../scenarios/plan.js';
 import type { AppEnv } from './env.js';
-import { requestHeaders } from './headers.js';
+import { requestHeader, requestHeaders } from './headers.js';
 
 export const WARNING_HEADER = 'X-Sandbox-Warning';
 
@@ -25,13 +26,17 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     c.set('startedAt', performance.now());
     c.set('warnings', []);
     c.set('rawBody', null);
-    c.set('dryRun', false);
+    // Spec §1: the envelope carries dry_run: true whenever dry_run=true was sent, so it is
+    // read here, before any route is known: a 405, an unknown path and an unknown
+    // X-Sandbox-Scenario answer with it too. The control plane has no dry run.
+    c.set('dryRun', !path.startsWith('/__sandbox') && c.req.query('dry_run') === 'true');
     c.set('journaled', path.startsWith('/v1/') || path === '/oauth/token');
     c.set('faultPlan', new FaultPlan([], sandbox.armed, sandbox.chaos));
     c.set('responseBody', undefined);
     c.set('accountId', undefined);
     c.set('responseText', undefined);
     c.set('headersSent', false);
+    c.set('responseHeaders', undefined);
     c.set('connectionReset', false);
 
     await next();
@@ -96,7 +101,9 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     status: c.get('connectionReset') ? 0 : res.status,
     responseBody: c.get('responseBody'),
     responseChars: c.get('responseText')?.length,
+    responseHeaders: responseHeaders(c, res),
     request_id: c.get('requestId'),
+    trace: traceOf(requestHeader(c, 'traceparent'), requestHeader(c, 'tracestate')),
     parent_account_id: parent,
     account_id: c.get('accountId') ?? null,
     scenarios_applied: c.get('faultPlan').applied,
@@ -104,6 +111,17 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     warnings: c.get('warnings'),
     duration_ms: Math.round((performance.now() - c.get('startedAt')) * 100) / 100,
   });
+}
+
+/**
+ * The answer's headers for the journal: a copy of the plain object `send` wrote (no Fetch
+ * Headers built on the way; copied now, as the app wrote them, before the server adds its
+ * own), else those of the Response; none for a reset connection, which has no answer.
+ */
+function responseHeaders(c: Context<AppEnv>, res: Response): Readonly<Record<string, string>> {
+  if (c.get('connectionReset')) return {};
+  const sent = c.get('responseHeaders');
+  return sent ? { ...sent } : Object.fromEntries(res.headers);
 }
 
 /** What the journal keeps of a chaos failure (a reset connection's included: it has no answer). */

@@ -37,6 +37,7 @@ export function accountDetail(s: Sandbox, accountId: string): z.output<typeof Ac
       updated_at: list.updated_at,
       translated: readControls(s, account),
     },
+    vertical_mappings: [...s.store.partners.mappings(account.parent_account_id)],
   };
 }
 

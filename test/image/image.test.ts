@@ -322,6 +322,7 @@ describe('the image', () => {
     );
     expect(probe.split('\n')).toEqual([
       'dist',
+      'docs', // docs/screenshots only: the manual's screenshots /docs/guides/ shows
       'fixtures',
       'node_modules',
       'package-lock.json',
@@ -430,6 +431,10 @@ describe('the image', () => {
         expect(res.headers.get('content-type')).toMatch(/^text\/html/);
         expect(await res.text()).toMatch(/<h1 id="/);
       }
+      // with its screenshots
+      const shot = await fetch(`${box.url}/docs/guides/screenshots/journal.png`);
+      expect(shot.status).toBe(200);
+      expect(shot.headers.get('content-type')).toBe('image/png');
     });
 
     it('idles in little memory', async () => {

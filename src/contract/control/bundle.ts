@@ -63,36 +63,60 @@ const BundleTruncated = z
   .strictObject({ original_bytes: z.int().min(0).max(Number.MAX_SAFE_INTEGER) })
   .nullable()
   .default(null);
-const BundleJournalEntry = z.strictObject({
-  time: isoTime,
-  partner_time: isoTime.nullable(),
-  method: z.string().min(1).max(16),
-  path: text(BUNDLE_JOURNAL_LIMITS.path),
-  query: z.record(text(BUNDLE_JOURNAL_LIMITS.queryName), text(BUNDLE_JOURNAL_LIMITS.queryValue)),
-  request_headers: z.record(headerName, text(BUNDLE_JOURNAL_LIMITS.headerValue)),
-  // Bodies as the journal kept them (cut at SANDBOX_JOURNAL_BODY_BYTES, at most 1 MiB); older bundles have no *_truncated.
-  request_body: text(JOURNAL_BODY_MAX_BYTES + 100).nullable(),
-  request_body_truncated: BundleTruncated,
-  status: z.int().min(0).max(599),
-  response_body: text(JOURNAL_BODY_MAX_BYTES + 100).nullable(),
-  response_body_truncated: BundleTruncated,
-  request_id: text(BUNDLE_JOURNAL_LIMITS.requestId),
-  parent_account_id: id.nullable(),
-  account_id: id.nullable(),
-  scenarios_applied: z.array(text(200)).max(100),
-  // Optional: bundles written before chaos have none.
-  chaos: z
-    .strictObject({
-      seed: z.int(),
-      call: z.int().min(1).max(COUNTER_MAX).optional(),
-      token_call: z.int().min(1).max(COUNTER_MAX).optional(),
-      scenario: z.string().min(1).max(100),
-    })
-    .nullable()
-    .default(null),
-  warnings: z.array(text(BUNDLE_WARNING_MAX)).max(100),
-  duration_ms: z.number().min(0),
-});
+/** A journal entry's trace (domain/trace-context.ts): as the journal keeps a valid traceparent. */
+const hexId = (digits: number) =>
+  z
+    .string()
+    .regex(
+      new RegExp(`^(?!0+$)[0-9a-f]{${digits}}$`),
+      `must be ${digits} lower-case hex digits, not all zero`,
+    );
+const BundleJournalEntry = z
+  .strictObject({
+    time: isoTime,
+    partner_time: isoTime.nullable(),
+    method: z.string().min(1).max(16),
+    path: text(BUNDLE_JOURNAL_LIMITS.path),
+    query: z.record(text(BUNDLE_JOURNAL_LIMITS.queryName), text(BUNDLE_JOURNAL_LIMITS.queryValue)),
+    request_headers: z.record(headerName, text(BUNDLE_JOURNAL_LIMITS.headerValue)),
+    // Bodies as the journal kept them (cut at SANDBOX_JOURNAL_BODY_BYTES, at most 1 MiB); older bundles have no *_truncated.
+    request_body: text(JOURNAL_BODY_MAX_BYTES + 100).nullable(),
+    request_body_truncated: BundleTruncated,
+    status: z.int().min(0).max(599),
+    response_body: text(JOURNAL_BODY_MAX_BYTES + 100).nullable(),
+    response_body_truncated: BundleTruncated,
+    // Older bundles have none.
+    response_headers: z.record(headerName, text(16_384)).default({}),
+    request_id: text(BUNDLE_JOURNAL_LIMITS.requestId),
+    // Optional: bundles written before traces have none.
+    trace_id: hexId(32).nullable().default(null),
+    span_id: hexId(16).nullable().default(null),
+    tracestate: text(16_384).nullable().default(null),
+    parent_account_id: id.nullable(),
+    account_id: id.nullable(),
+    scenarios_applied: z.array(text(200)).max(100),
+    // Optional: bundles written before chaos have none.
+    chaos: z
+      .strictObject({
+        seed: z.int(),
+        call: z.int().min(1).max(COUNTER_MAX).optional(),
+        token_call: z.int().min(1).max(COUNTER_MAX).optional(),
+        scenario: z.string().min(1).max(100),
+      })
+      .nullable()
+      .default(null),
+    warnings: z.array(text(BUNDLE_WARNING_MAX)).max(100),
+    duration_ms: z.number().min(0),
+  })
+  // The journal keeps the three together: a trace-id and span-id from one traceparent, its tracestate only beside them.
+  .refine((e) => (e.trace_id === null) === (e.span_id === null), {
+    error: 'trace_id and span_id come together (both null without a trace)',
+    path: ['span_id'],
+  })
+  .refine((e) => e.tracestate === null || e.trace_id !== null, {
+    error: 'must be null without a trace_id (a tracestate is kept only with a valid traceparent)',
+    path: ['tracestate'],
+  });
 
 /** What the latest real status PUT did (StatusWriteRecord), as a bundle carries it: checked strictly. */
 /** A variant as a bundle names it (its own list, and the status record's). */

@@ -56,7 +56,24 @@ export const JournalEntry = z
       description: 'Redacted, then cut as request_body is: see response_body_truncated.',
     }),
     response_body_truncated: BodyTruncated,
+    response_headers: z.record(z.string(), z.string()).openapi({
+      description:
+        'The headers of the answer as sent (lower-case names: Retry-After, X-Sandbox-Scenario-Applied, X-Sandbox-Chaos, X-Sandbox-Warning, ...); {} for a reset connection, which has no answer.',
+    }),
     request_id: z.string(),
+    trace_id: z.string().nullable().openapi({
+      description:
+        "The trace-id of the W3C traceparent the caller sent (32 lower-case hex digits): a failing test's trace leads to its calls here. null when it sent none, or one that breaks W3C Trace Context (never an error to the call).",
+      example: '4bf92f3577b34da6a3ce929d0e0e4736',
+    }),
+    span_id: z.string().nullable().openapi({
+      description:
+        "The parent-id of that traceparent: the caller's span that made the call (16 lower-case hex digits); null as trace_id.",
+      example: '00f067aa0ba902b7',
+    }),
+    tracestate: z.string().nullable().openapi({
+      description: 'The tracestate header as sent, kept with a valid traceparent only; null otherwise.',
+    }),
     parent_account_id: z.string().nullable(),
     account_id: z.string().nullable(),
     scenarios_applied: z.array(z.string()),
@@ -154,6 +171,10 @@ export const ReportAnswer = z
         title: z.string(),
         outcome: z.enum(['passed', 'failed', 'not_exercised']),
         evidence: z.array(z.string()),
+        next: z.string().nullable().openapi({
+          description:
+            'What to do next: for a check not exercised, the drill that exercises it; for a failed one, what the client must do instead; null once passed.',
+        }),
       }),
     ),
     resilience: z

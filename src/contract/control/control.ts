@@ -161,6 +161,14 @@ const journalFilterFields = {
     .datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. "2026-01-31T12:00:00Z"' })
     .transform((v) => new Date(v).toISOString())
     .optional(),
+  // A W3C trace-id (domain/trace-context.ts) in any case, as a tracing UI may show it; all
+  // zeros is no trace-id, so it could match nothing.
+  trace_id: z
+    .string()
+    .regex(/^[0-9A-Fa-f]{32}$/, 'must be a W3C trace-id: 32 hex digits')
+    .refine((v) => !/^0+$/.test(v), 'must be a W3C trace-id: 32 hex digits, not all zero')
+    .transform((v) => v.toLowerCase())
+    .optional(),
 };
 const journalStatus = z
   .int()
@@ -202,6 +210,11 @@ export const JournalQuery = z.strictObject({
     '409',
   ),
   since: about(journalFilterFields.since, 'Only calls at or after this time (ISO 8601).'),
+  trace_id: about(
+    journalFilterFields.trace_id,
+    "Only calls that carried this W3C trace-id in their traceparent (any case): a failing test's trace, found again.",
+    '4bf92f3577b34da6a3ce929d0e0e4736',
+  ),
   limit: about(
     digits(z.int().min(1, 'must be a positive integer'), '^0*[1-9][0-9]*$'),
     'At most this many entries.',
@@ -338,6 +351,10 @@ export const AccountDetail = z
     status: z.enum(['active', 'paused', 'mixed']),
     last_status_write: StatusWriteRecord.nullable(),
     controls: ControlsRecord,
+    vertical_mappings: z.array(VerticalMapping).openapi({
+      description:
+        "The partner's vertical mapping (its seeded taxonomy), which names the account's vertical_id and sub_vertical_id and the translated verticals' IDs; [] when the partner is not seeded.",
+    }),
   })
   .openapi('AccountDetail');
 export const ChaosEndQuery = z.strictObject({

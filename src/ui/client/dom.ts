@@ -66,7 +66,7 @@ export function byId<E extends HTMLElement = HTMLElement>(id: string): E {
 
 // ---- small pieces every view uses ------------------------------------------------------
 
-export type Tone = 'ok' | 'warn' | 'bad' | 'info' | '';
+export type Tone = 'ok' | 'warn' | 'bad' | 'info' | 'chaos' | '';
 
 export const badge = (text: string | number, tone: Tone = '') => h('span', { class: `badge ${tone}` }, text);
 export const mono = (text: string | number) => h('span', { class: 'mono' }, text);
@@ -126,6 +126,9 @@ export const effectChip = (effect: { name: string; value?: number | undefined })
     { class: 'chip scenario' },
     effect.value === undefined ? effect.name : `${effect.name}=${effect.value}`,
   );
+
+/** "1 blocked domain", "2 blocked domains": `many` when the plural is not `one` + "s". */
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 export function humanSeconds(s: number): string {
   if (s >= 86_400 && s % 86_400 === 0) return `${s / 86_400} d`;

@@ -1,14 +1,83 @@
-/** One account as the sandbox keeps it (GET /__sandbox/accounts/{id}): pages, variants, status, controls. */
+/**
+ * One account as the sandbox keeps it (GET /__sandbox/accounts/{id}): pages, variants, status,
+ * the latest status write (the variants a partial failure failed), controls. In the API's
+ * words: a variant is active or paused (the status endpoint's), the partner's taxonomy by name.
+ */
 import { type AccountView, ControlPlaneError } from '../../../client/control.js';
 import { control } from '../control.js';
-import { badge, card, Drawn, fill, h, kv, mono, type Tone, table, time, viewHead } from '../dom.js';
+import { badge, card, Drawn, fill, h, kv, mono, plural, type Tone, table, time, viewHead } from '../dom.js';
 import { knownAccounts, loadPartners } from '../partners.js';
 import { go, type View } from '../view.js';
 
 type Detail = AccountView;
+type StatusWrite = NonNullable<Detail['last_status_write']>;
+type Mapping = Detail['vertical_mappings'][number];
 
 const STATUS_TONE: Record<Detail['status'], Tone> = { active: 'ok', paused: 'warn', mixed: 'bad' };
+const RESULT_TONE: Record<StatusWrite['variants'][number]['result'], Tone> = {
+  updated: 'ok',
+  unchanged: '',
+  failed: 'bad',
+};
 const policy = (p: string) => badge(p, p === 'Block' ? 'bad' : 'ok');
+/** A variant's status as the status endpoint words it: enabled is active, disabled is paused. */
+const variantStatus = (enabled: boolean) => (enabled ? 'active' : 'paused');
+
+/** "Shoes (1001)": a partner ID by its name in the partner's taxonomy, the bare ID when it has none. */
+const named = (name: string | undefined, id: number) =>
+  name === undefined ? mono(id) : h('span', null, name, ' ', h('span', { class: 'mono muted' }, `(${id})`));
+
+/**
+ * The latest real status PUT, variant by variant: after a partial failure, which variants failed
+ * and kept their previous state (what X-Sandbox-Warning tells the partner to look for here).
+ */
+function statusWriteCard(w: StatusWrite, pages: Map<string, { surface: string }>) {
+  const failed = w.variants.filter((v) => v.result === 'failed');
+  return card(
+    'Latest status write',
+    [
+      badge(`PUT status ${w.requested}`, 'info'),
+      badge(`→ ${w.status}`, STATUS_TONE[w.status]),
+      failed.length
+        ? badge(`partial failure: ${plural(failed.length, 'variant')} of ${w.variants.length} failed`, 'bad')
+        : null,
+    ],
+    h(
+      'div',
+      { id: 'status-write', class: failed.length ? 'partial' : '' },
+      failed.length
+        ? h(
+            'p',
+            { class: 'callout bad', id: 'failed-variants' },
+            `${failed.length === 1 ? 'This variant' : 'These variants'} failed and kept ${failed.length === 1 ? 'its' : 'their'} previous state: `,
+            failed.map((v, i) => [i ? ', ' : '', h('b', null, v.name), ' ', mono(v.variant_id)]),
+            '. Keep request_id ',
+            mono(w.request_id),
+            ' and contact support.',
+          )
+        : null,
+      kv([
+        ['request_id', mono(w.request_id)],
+        ['at (sandbox clock)', time(w.at)],
+      ]),
+      table(
+        ['Variant', 'Page', 'Result', 'Status after', 'Variant ID'],
+        w.variants.map((v) =>
+          h(
+            'tr',
+            { class: v.result === 'failed' ? 'failed' : '', dataset: { writeVariant: v.variant_id } },
+            h('td', { class: 'name' }, v.name),
+            h('td', null, pages.get(v.page_id)?.surface ?? mono(v.page_id)),
+            h('td', null, badge(v.result, RESULT_TONE[v.result])),
+            h('td', null, badge(v.status, STATUS_TONE[v.status])),
+            h('td', null, mono(v.variant_id)),
+          ),
+        ),
+        'No variant was written.',
+      ),
+    ),
+  );
+}
 
 export function accountView(): View {
   const drawn = new Drawn();
@@ -35,6 +104,10 @@ export function accountView(): View {
     const pages = new Map(d.pages.map((p) => [p.page_id, p]));
     const layouts = new Map(d.layouts.map((l) => [l.page_id, l]));
     const translated = d.controls.translated;
+    const bySub = new Map<number, Mapping>(d.vertical_mappings.map((m) => [m.partner_sub_vertical_id, m]));
+    const own = bySub.get(a.sub_vertical_id);
+    const results = new Map((d.last_status_write?.variants ?? []).map((v) => [v.variant_id, v.result]));
+    const domains = d.controls.domains.length;
     fill(
       body,
       card(
@@ -55,7 +128,15 @@ export function accountView(): View {
             ['store_identifier', a.store_identifier],
           ]),
           kv([
-            ['vertical / sub-vertical', mono(`${a.vertical_id} / ${a.sub_vertical_id}`)],
+            ['vertical', named(own?.partner_vertical_name, a.vertical_id)],
+            [
+              'sub-vertical',
+              h(
+                'span',
+                { id: 'account-sub-vertical' },
+                named(own?.partner_sub_vertical_name, a.sub_vertical_id),
+              ),
+            ],
             ['country_code', a.country_code],
             ['created_at', time(a.created_at)],
             ['auth ready at', time(d.propagation.ready_at)],
@@ -82,26 +163,48 @@ export function accountView(): View {
         ),
         h('h3', null, 'Variants'),
         table(
-          ['Name', 'Page', 'Enabled', 'State', 'Variant ID'],
-          d.variants.map((v) =>
-            h(
+          ['Name', 'Page', 'Status', 'Latest status write', 'Variant ID'],
+          d.variants.map((v) => {
+            const result = v.archived ? undefined : results.get(v.variant_id);
+            return h(
               'tr',
-              { class: v.archived ? 'archived' : '', dataset: { variantId: v.variant_id } },
+              {
+                class: v.archived ? 'archived' : result === 'failed' ? 'failed' : '',
+                dataset: { variantId: v.variant_id },
+              },
               h('td', { class: 'name' }, v.name),
               h('td', null, pages.get(v.page_id)?.surface ?? mono(v.page_id)),
-              h('td', null, v.enabled ? badge('enabled', 'ok') : badge('disabled', 'warn')),
-              h('td', null, v.archived ? badge('archived') : badge('live', 'info')),
+              h(
+                'td',
+                { class: 'variant-status' },
+                v.archived
+                  ? [
+                      badge('archived'),
+                      ' ',
+                      h('span', { class: 'muted' }, `(was ${variantStatus(v.enabled)})`),
+                    ]
+                  : badge(variantStatus(v.enabled), v.enabled ? 'ok' : 'warn'),
+              ),
+              h('td', null, result ? badge(result, RESULT_TONE[result]) : h('span', { class: 'muted' }, '—')),
               h('td', null, mono(v.variant_id)),
-            ),
-          ),
+            );
+          }),
           'No variants.',
         ),
+        h(
+          'p',
+          { class: 'muted small' },
+          'Status in the API’s words (GET …/status): active or paused, which PATCH /__sandbox/variants/{variant_id} sets as enabled true or false. An archived variant counts in neither the aggregate nor status answers.',
+        ),
       ),
+      d.last_status_write ? statusWriteCard(d.last_status_write, pages) : null,
       card(
         'Marketplace controls',
         [
           badge(`version ${d.controls.version}`, 'info'),
-          d.controls.domains.length ? badge(`${d.controls.domains.length} blocked domains`, 'bad') : null,
+          domains
+            ? h('span', { id: 'blocked-domains' }, badge(plural(domains, 'blocked domain'), 'bad'))
+            : null,
         ],
         kv([
           ['list', d.controls.name],
@@ -117,12 +220,13 @@ export function accountView(): View {
             null,
             h('h3', null, 'Translated verticals (as the partner sees them)'),
             table(
-              ['Vertical ID', 'Policy', 'Position 1'],
+              ['Sub-vertical', 'Vertical', 'Policy', 'Position 1'],
               translated.translated_verticals.map((t) =>
                 h(
                   'tr',
-                  null,
-                  h('td', null, mono(t.vertical_id)),
+                  { dataset: { subVertical: t.vertical_id } },
+                  h('td', null, named(bySub.get(t.vertical_id)?.partner_sub_vertical_name, t.vertical_id)),
+                  h('td', { class: 'muted' }, bySub.get(t.vertical_id)?.partner_vertical_name ?? '—'),
                   h('td', null, policy(t.policy)),
                   h('td', null, policy(t.position_1_policy)),
                 ),

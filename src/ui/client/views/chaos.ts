@@ -1,6 +1,8 @@
 /**
  * Chaos profiles (PUT / GET / DELETE /__sandbox/chaos, docs/chaos.md) on the Scenarios tab:
  * set or change one for every partner or one partner, see what each saw and failed, end it.
+ * The form shows the profile in force for the partner it names (its own, else the one for
+ * every partner, SANDBOX_CHAOS's included) until it is edited; with none in force it is empty.
  */
 import type { ChaosProfileInput, ChaosProfilesView } from '../../../client/control.js';
 import { control } from '../control.js';
@@ -12,8 +14,21 @@ import { fail, toast } from '../toast.js';
 const DEFAULT_SCENARIOS =
   'auth-propagation, stale-content-hash, server-error, rate-limited, connection-reset';
 
+type Profile = ChaosProfilesView['profiles'][number];
+
+/** The profile that applies to a partner's calls: its own, else the one for every partner. */
+export function profileFor(profiles: readonly Profile[], parent: string | null): Profile | undefined {
+  return (
+    (parent === null ? undefined : profiles.find((p) => p.parent_account_id === parent)) ??
+    profiles.find((p) => p.parent_account_id === null)
+  );
+}
+
 export function chaosCard() {
   const drawn = new Drawn();
+  let profiles: readonly Profile[] = [];
+  /** Whether the person changed the form since it last showed the profile in force. */
+  let edited = false;
   const rate = h('input', {
     id: 'chaos-rate',
     class: 'narrow',
@@ -21,9 +36,17 @@ export function chaosCard() {
     min: 0,
     max: 1,
     step: 0.01,
-    value: '0.1',
+    required: true,
+    placeholder: '0 to 1',
   });
-  const seed = h('input', { id: 'chaos-seed', class: 'narrow', type: 'number', step: 1, value: '42' });
+  const seed = h('input', {
+    id: 'chaos-seed',
+    class: 'narrow',
+    type: 'number',
+    step: 1,
+    required: true,
+    placeholder: 'integer',
+  });
   // The position of the partner's next call: a failed test's first `call` replays its failures.
   const fromCall = h('input', {
     id: 'chaos-from-call',
@@ -42,6 +65,46 @@ export function chaosCard() {
   });
   const targets = h('datalist', { id: 'chaos-targets' });
   const list = h('div', { id: 'chaos-list' });
+  const inForce = h('p', { id: 'chaos-in-force', class: 'in-force' });
+  for (const input of [rate, seed, scenarios]) {
+    input.addEventListener('input', () => {
+      edited = true;
+    });
+  }
+  // Another partner: its profile in force is said, and shown in the form unless the values were typed.
+  target.addEventListener('input', () => showInForce());
+
+  /** Says which profile the named partner's calls are under, and shows it in the form unless edited. */
+  function showInForce() {
+    const parent = target.value.trim() || null;
+    const who = parent ?? 'every partner';
+    const p = profileFor(profiles, parent);
+    if (!p) {
+      const own = parent === null ? profiles.length : 0;
+      fill(
+        inForce,
+        own
+          ? `In force for every partner: none; ${own === 1 ? '1 partner has its own profile' : `${own} partners have their own`} (below, or name it under Partner).`
+          : `In force for ${who}: none. No call of ${parent ? 'it' : 'any partner'} is failed by chaos.`,
+      );
+      inForce.className = 'in-force none';
+    } else {
+      const scope = p.parent_account_id === null ? ' (the profile for every partner)' : ' (its own profile)';
+      fill(
+        inForce,
+        `In force for ${who}${parent ? scope : ''}: `,
+        h('b', null, `rate ${p.rate}`),
+        ' · ',
+        h('b', null, `seed ${p.seed}`),
+        ` · ${p.scenarios.join(', ')} · set ${time(p.set_at)}`,
+      );
+      inForce.className = 'in-force';
+    }
+    if (edited) return;
+    rate.value = p ? String(p.rate) : '';
+    seed.value = p ? String(p.seed) : '';
+    scenarios.value = p ? p.scenarios.join(', ') : '';
+  }
 
   function set(event: SubmitEvent) {
     event.preventDefault();
@@ -56,6 +119,7 @@ export function chaosCard() {
     control((c) => c.chaos.set(profile))
       .then(({ profile: p }) => {
         toast(`Chaos: ${p.rate} of ${p.parent_account_id ?? 'every partner'}'s calls, seed ${p.seed}`);
+        edited = false;
         return refresh();
       })
       .catch(fail);
@@ -65,6 +129,7 @@ export function chaosCard() {
     control((c) => c.chaos.end(parent))
       .then(() => {
         toast(parent ? `Chaos ended for ${parent}` : 'Every chaos profile ended');
+        edited = false;
         return refresh();
       })
       .catch(fail);
@@ -130,7 +195,10 @@ export function chaosCard() {
 
   async function refresh() {
     const data = await control((c) => c.chaos.get());
-    if (drawn.changed(data)) draw(data);
+    if (!drawn.changed(data)) return;
+    profiles = data.profiles;
+    draw(data);
+    showInForce();
   }
 
   const form = h(
@@ -154,12 +222,14 @@ export function chaosCard() {
         { class: 'muted' },
         "Fails that share of a partner's calls with a transient failure drawn from the seed and the call's position; setting it again changes it. From call: the position of the partner's next call (a failed test's first call= replays its failures).",
       ),
+      inForce,
       form,
       list,
     ),
     /** Offers the partners as targets and draws the profiles. */
     enter() {
       drawn.forget();
+      edited = false;
       fill(
         targets,
         knownPartners().map((p) => h('option', { value: p.parent_account_id }, p.name)),

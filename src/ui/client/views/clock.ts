@@ -69,7 +69,7 @@ export function clockView(shown: (clock: ClockState) => void): View & { show(clo
       fill(
         root,
         viewHead('Clock and integration report', null),
-        h('div', { class: 'grid2' }, clockCard, report.element),
+        h('div', { class: 'grid2 clock-report' }, clockCard, report.element),
       );
       const [clock] = await Promise.all([control((c) => c.clock.get()), report.enter()]);
       shown(clock);

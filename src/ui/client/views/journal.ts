@@ -1,10 +1,15 @@
 /**
- * The request journal, live (GET /__sandbox/requests): filters, pause, clear, and a
- * request's detail with both bodies. Bodies are what a partner sent: shown as text only.
+ * The request journal, live (GET /__sandbox/requests), filling the page: the list beside a
+ * request's detail. Filters (partner, method, status, account, path, kind), pause, clear.
+ * A call chaos failed is marked apart from a drill (a scenario the partner sent or armed).
+ * The detail shows both bodies and both header sets (the answer's: Retry-After, the
+ * X-Sandbox-* evidence). Bodies are what a partner sent: shown as text only.
+ * `#/journal/<id>` opens entry <id> (the integration report links its evidence here).
  */
 import type { JournalView as Journal } from '../../../client/control.js';
 import { control } from '../control.js';
-import { badge, type Child, Drawn, fill, h, kv, label, mono, table, time, viewHead } from '../dom.js';
+import { badge, type Child, Drawn, fill, h, kv, label, mono, plural, table, time, viewHead } from '../dom.js';
+import { knownPartners, loadPartners } from '../partners.js';
 import { fail } from '../toast.js';
 import type { View } from '../view.js';
 
@@ -12,14 +17,47 @@ type Entry = Journal['requests'][number];
 
 const METHODS = ['', 'GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+/** What put a call off its normal path: chaos (a profile drew it), a drill (a scenario sent or armed), or nothing. */
+export type Kind = 'chaos' | 'drill' | 'plain';
+export const kindOf = (e: Pick<Entry, 'chaos' | 'scenarios_applied'>): Kind =>
+  e.chaos ? 'chaos' : e.scenarios_applied.length ? 'drill' : 'plain';
+const KINDS: readonly [Kind | '', string][] = [
+  ['', 'any'],
+  ['chaos', 'chaos-injected'],
+  ['drill', 'drills (scenarios)'],
+  ['plain', 'neither'],
+];
+
+/** The answer headers worth a look when a call failed or was steered. */
+const KEY_HEADERS = new Set([
+  'retry-after',
+  'www-authenticate',
+  'idempotent-replayed',
+  'x-sandbox-scenario-applied',
+  'x-sandbox-chaos',
+  'x-sandbox-warning',
+]);
+
 const methodTag = (method: string) => h('span', { class: `method ${method}` }, method);
-const statusTag = (status: number) => h('span', { class: `status s${String(status)[0]}` }, status);
+const statusTag = (status: number) =>
+  h('span', { class: `status s${String(status)[0]}` }, status === 0 ? 'reset' : status);
 const scenarioChips = (names: readonly string[], id?: string) =>
   h(
     'div',
     { class: 'chips', id },
     names.map((s) => h('span', { class: 'chip scenario' }, s)),
   );
+/** Chaos's mark: the scenario it drew and the call's position in the partner's chaos sequence. */
+const chaosChip = (chaos: NonNullable<Entry['chaos']>) =>
+  h(
+    'span',
+    { class: 'chip chaos', title: `seed ${chaos.seed}` },
+    `chaos: ${chaos.scenario} · ${chaos.token_call === undefined ? `call ${chaos.call}` : `token_call ${chaos.token_call}`}`,
+  );
+
+/** A path that wraps after its slashes only, never inside an ID. */
+const breakable = (path: string): Child[] =>
+  path.split('/').map((part, i) => (i ? [h('wbr'), `/${part}`] : part));
 
 /** A body as sent, pretty-printed when it is JSON; a cut one (SANDBOX_JOURNAL_BODY_BYTES) as kept, saying so. */
 function bodyBlock(text: string | null, truncated: Entry['request_body_truncated']): HTMLPreElement {
@@ -40,9 +78,20 @@ function bodyBlock(text: string | null, truncated: Entry['request_body_truncated
   return h('pre', { class: 'body' }, shown);
 }
 
+/** Header lines `name: value`, the ones that explain an outcome marked. */
+const headerList = (headers: Record<string, string>, id?: string) =>
+  h(
+    'ul',
+    { class: 'plain mono headers', id },
+    Object.entries(headers).map(([k, v]) =>
+      h('li', { class: KEY_HEADERS.has(k) ? 'key-header' : '', dataset: { header: k } }, `${k}: ${v}`),
+    ),
+  );
+
 export function journalView(): View {
   const drawn = new Drawn();
   const filters = {
+    partner: h('select', { id: 'filter-partner' }, h('option', { value: '' }, 'any')),
     method: h(
       'select',
       { id: 'filter-method' },
@@ -57,10 +106,16 @@ export function journalView(): View {
       placeholder: 'any',
     }),
     account: h('input', { id: 'filter-account', class: 'wide mono', placeholder: 'acct_…' }),
-    path: h('input', { id: 'filter-path', class: 'wide mono', placeholder: '/v1/…' }),
+    path: h('input', { id: 'filter-path', class: 'mono', placeholder: '/v1/…' }),
+    kind: h(
+      'select',
+      { id: 'filter-kind' },
+      KINDS.map(([value, text]) => h('option', { value }, text)),
+    ),
   };
   const again = () => refresh(false).catch(fail);
-  filters.method.addEventListener('change', again);
+  for (const select of [filters.partner, filters.method, filters.kind])
+    select.addEventListener('change', again);
   for (const input of [filters.status, filters.account, filters.path]) input.addEventListener('input', again);
 
   let paused = false;
@@ -82,15 +137,24 @@ export function journalView(): View {
         return refresh(false);
       })
       .catch(fail);
-  const count = h('span', { class: 'muted' });
+  const count = h('span', { class: 'muted', id: 'journal-count' });
   const list = h('div', { class: 'card journal-list' });
-  const detail = h('div', { class: 'card', id: 'journal-detail' });
+  const detail = h('div', { class: 'card journal-detail', id: 'journal-detail' });
+  const legend = h(
+    'div',
+    { class: 'legend muted' },
+    h('span', { class: 'swatch chaos' }),
+    'chaos-injected (a chaos profile failed the call) ',
+    h('span', { class: 'swatch drill' }),
+    'drill (a scenario the call sent or met armed)',
+  );
 
   async function refresh(fromPoll: boolean) {
     if (fromPoll && paused) return;
     const status = filters.status.valueAsNumber; // NaN when empty; out of range: the input shows it invalid
     const data = await control((c) =>
       c.requests.list({
+        parent_account_id: filters.partner.value || undefined,
         method: filters.method.value || undefined,
         status: Number.isInteger(status) && status >= 0 && status <= 599 ? status : undefined,
         account_id: filters.account.value.trim() || undefined,
@@ -98,25 +162,34 @@ export function journalView(): View {
         limit: 200,
       }),
     );
-    if (!drawn.changed(data.requests.map((e) => e.id))) return;
-    count.textContent = `${data.requests.length} shown (journal keeps the last ${data.max})`;
+    const kind = filters.kind.value;
+    const shown = kind ? data.requests.filter((e) => kindOf(e) === kind) : data.requests;
+    if (selected !== null && !detail.dataset.shown) {
+      const entry = shown.find((e) => e.id === selected);
+      if (entry) showDetail(entry);
+    }
+    if (!drawn.changed(shown.map((e) => e.id))) return;
+    const chaos = shown.filter((e) => e.chaos).length;
+    count.textContent = `${shown.length} shown${chaos ? `, ${chaos} chaos-injected` : ''} (the journal keeps the last ${data.max})`;
     fill(
       list,
       table(
-        ['Time', 'Method', 'Path', 'Status', 'Account', 'Scenarios', 'ms'],
-        data.requests.map((e) => row(e)),
+        ['Time', 'Method', 'Path', 'Status', 'Chaos or scenarios', 'ms'],
+        shown.map((e) => row(e)),
         'No requests match. Partnership and token calls appear here as they happen.',
       ),
     );
+    if (!fromPoll) list.querySelector('tr.selected')?.scrollIntoView({ block: 'nearest' });
   }
 
   function row(e: Entry): HTMLTableRowElement {
     const warnings = e.warnings.length;
+    const kind = kindOf(e);
     const tr = h(
       'tr',
       {
-        class: e.id === selected ? 'clickable selected' : 'clickable',
-        dataset: { id: e.id },
+        class: `clickable kind-${kind}${e.id === selected ? ' selected' : ''}`,
+        dataset: { id: e.id, kind },
         onclick: () => {
           selected = e.id;
           for (const other of list.querySelectorAll('tr.selected')) other.classList.remove('selected');
@@ -126,14 +199,13 @@ export function journalView(): View {
       },
       h('td', { class: 'mono muted' }, e.time.slice(11, 23)),
       h('td', null, methodTag(e.method)),
-      h('td', { class: 'path' }, e.path),
+      h('td', { class: 'path', title: e.account_id ? `account ${e.account_id}` : null }, breakable(e.path)),
       h('td', null, statusTag(e.status)),
-      h('td', null, e.account_id ? mono(e.account_id) : h('span', { class: 'muted' }, '—')),
       h(
         'td',
         null,
-        scenarioChips(e.scenarios_applied),
-        warnings ? badge(`${warnings} warning${warnings > 1 ? 's' : ''}`, 'warn') : null,
+        e.chaos ? chaosChip(e.chaos) : scenarioChips(e.scenarios_applied),
+        warnings ? badge(plural(warnings, 'warning'), 'warn') : null,
       ),
       h('td', { class: 'mono muted' }, e.duration_ms),
     );
@@ -142,15 +214,17 @@ export function journalView(): View {
 
   function showDetail(e: Entry | null) {
     if (!e) {
+      delete detail.dataset.shown;
       fill(
         detail,
         h('div', { class: 'empty' }, 'Select a request to see its request and response side by side.'),
       );
       return;
     }
+    detail.dataset.shown = String(e.id);
     const query = Object.entries(e.query);
-    const headers = Object.entries(e.request_headers);
     const orNone = (value: string | null): Child => (value ? mono(value) : '—');
+    const kind = kindOf(e);
     fill(
       detail,
       h(
@@ -159,106 +233,120 @@ export function journalView(): View {
         methodTag(e.method),
         h('h2', { class: 'mono' }, e.path),
         statusTag(e.status),
+        kind === 'chaos'
+          ? badge('chaos-injected', 'chaos')
+          : kind === 'drill'
+            ? badge('drill', 'warn')
+            : null,
+      ),
+      kv([
+        ['journal #', mono(e.id)],
+        ['request_id', mono(e.request_id)],
+        ['time (sandbox clock)', time(e.time)],
+        ['duration', `${e.duration_ms} ms`],
+        ['parent_account_id', orNone(e.parent_account_id)],
+        ['account_id', orNone(e.account_id)],
+        e.trace_id ? ['trace_id', h('span', { class: 'mono', id: 'detail-trace' }, e.trace_id)] : null,
+        e.span_id ? ['span_id', mono(e.span_id)] : null,
+        e.tracestate ? ['tracestate', mono(e.tracestate)] : null,
+        query.length ? ['query', mono(query.map(([k, v]) => `${k}=${v}`).join('&'))] : null,
+        [
+          'scenarios applied',
+          e.scenarios_applied.length ? scenarioChips(e.scenarios_applied, 'detail-scenarios') : 'none',
+        ],
+        e.chaos
+          ? [
+              'chaos',
+              h(
+                'span',
+                { class: 'mono', id: 'detail-chaos' },
+                `${e.chaos.scenario}: seed=${e.chaos.seed}; ${e.chaos.token_call === undefined ? `call=${e.chaos.call}` : `token_call=${e.chaos.token_call}`}`,
+              ),
+            ]
+          : null,
+        [
+          'warnings',
+          e.warnings.length
+            ? h(
+                'ul',
+                { class: 'plain', id: 'detail-warnings' },
+                e.warnings.map((w) => h('li', { class: 'warning-item' }, w)),
+              )
+            : 'none',
+        ],
+      ]),
+      h(
+        'div',
+        { id: 'detail-response' },
+        h('h3', null, 'Response'),
+        h(
+          'details',
+          { open: true, class: 'headers-block' },
+          h('summary', null, `Response headers (${Object.keys(e.response_headers).length})`),
+          Object.keys(e.response_headers).length
+            ? headerList(e.response_headers, 'detail-response-headers')
+            : h('div', { class: 'muted', id: 'detail-response-headers' }, 'none: the connection was reset'),
+        ),
+        bodyBlock(e.response_body, e.response_body_truncated),
       ),
       h(
         'div',
-        { class: 'grid2' },
-        kv([
-          ['request_id', mono(e.request_id)],
-          ['time (sandbox clock)', time(e.time)],
-          ['duration', `${e.duration_ms} ms`],
-          ['parent_account_id', orNone(e.parent_account_id)],
-          ['account_id', orNone(e.account_id)],
-          query.length ? ['query', mono(query.map(([k, v]) => `${k}=${v}`).join('&'))] : null,
-        ]),
+        { id: 'detail-request' },
+        h('h3', null, 'Request'),
         h(
-          'div',
-          null,
-          kv([
-            [
-              'scenarios applied',
-              e.scenarios_applied.length ? scenarioChips(e.scenarios_applied, 'detail-scenarios') : 'none',
-            ],
-            e.chaos
-              ? [
-                  'chaos',
-                  h(
-                    'span',
-                    { class: 'mono', id: 'detail-chaos' },
-                    `${e.chaos.scenario}: seed=${e.chaos.seed}; ${e.chaos.token_call === undefined ? `call=${e.chaos.call}` : `token_call=${e.chaos.token_call}`}`,
-                  ),
-                ]
-              : null,
-            [
-              'warnings',
-              e.warnings.length
-                ? h(
-                    'ul',
-                    { class: 'plain', id: 'detail-warnings' },
-                    e.warnings.map((w) => h('li', { class: 'warning-item' }, w)),
-                  )
-                : 'none',
-            ],
-          ]),
-          h(
-            'details',
-            { class: 'gap-top' },
-            h('summary', null, `Request headers (${headers.length})`),
-            h(
-              'ul',
-              { class: 'plain mono' },
-              headers.map(([k, v]) => h('li', null, `${k}: ${v}`)),
-            ),
-          ),
+          'details',
+          { class: 'headers-block' },
+          h('summary', null, `Request headers (${Object.keys(e.request_headers).length})`),
+          headerList(e.request_headers),
         ),
-      ),
-      h(
-        'div',
-        { class: 'bodies' },
-        h(
-          'div',
-          { id: 'detail-request' },
-          h('h3', null, 'Request body'),
-          bodyBlock(e.request_body, e.request_body_truncated),
-        ),
-        h(
-          'div',
-          { id: 'detail-response' },
-          h('h3', null, 'Response body'),
-          bodyBlock(e.response_body, e.response_body_truncated),
-        ),
+        bodyBlock(e.request_body, e.request_body_truncated),
       ),
     );
   }
 
   return {
     every: 1,
-    enter(root) {
+    async enter(root, arg) {
       drawn.forget();
-      selected = null;
+      const wanted = arg === undefined ? Number.NaN : Number(arg);
+      selected = Number.isInteger(wanted) ? wanted : null;
       fill(
         root,
-        viewHead(
-          'Request journal',
-          'GET /__sandbox/requests',
-          live,
-          h('span', { class: 'spacer' }),
-          pause,
-          clear,
-        ),
         h(
           'div',
-          { class: 'toolbar filters' },
-          label('Method', filters.method),
-          label('Status', filters.status),
-          label('Account ID', filters.account),
-          label('Path contains', filters.path),
-          count,
+          { class: 'journal-view' },
+          viewHead(
+            'Request journal',
+            'GET /__sandbox/requests',
+            live,
+            h('span', { class: 'spacer' }),
+            pause,
+            clear,
+          ),
+          h(
+            'div',
+            { class: 'toolbar filters' },
+            label('Partner', filters.partner),
+            label('Method', filters.method),
+            label('Status', filters.status),
+            label('Account ID', filters.account),
+            label('Path contains', filters.path),
+            label('Kind', filters.kind),
+            count,
+          ),
+          legend,
+          h('div', { class: 'journal-panes' }, list, detail),
         ),
-        list,
-        detail,
       );
       showDetail(null);
+      const keep = filters.partner.value;
+      await loadPartners();
+      fill(
+        filters.partner,
+        h('option', { value: '' }, 'any'),
+        knownPartners().map((p) => h('option', { value: p.parent_account_id }, p.name)),
+      );
+      filters.partner.value = knownPartners().some((p) => p.parent_account_id === keep) ? keep : '';
       return refresh(false);
     },
     refresh,

@@ -1,12 +1,14 @@
 /**
  * Partners and their accounts (GET /__sandbox/partners); a click opens an account. Each
  * partner also has what a person uses to isolate a test (docs/parallel-tests.md): its own clock
- * (read and advanced), a reset of that partner alone, and its bundle as a file download.
+ * (read and advanced), a reset of that partner alone, and its bundle as a file download; and
+ * the chaos profile its calls are under (GET /__sandbox/chaos), if any.
  */
-import type { PartnerClockState } from '../../../client/control.js';
+import type { ChaosProfilesView, PartnerClockState } from '../../../client/control.js';
 import { control } from '../control.js';
 import {
   badge,
+  type Child,
   card,
   confirmButton,
   Drawn,
@@ -16,6 +18,7 @@ import {
   humanSeconds,
   kv,
   mono,
+  plural,
   table,
   time,
   viewHead,
@@ -23,6 +26,7 @@ import {
 import { loadPartners, type Partner } from '../partners.js';
 import { fail, toast } from '../toast.js';
 import { go, href, type View } from '../view.js';
+import { profileFor } from './chaos.js';
 
 const CLOCK_STEPS = [3600, 86_400];
 
@@ -36,12 +40,38 @@ const ownOffset = (clock: PartnerClockState) =>
 /** Partner clocks are read one partner at a time: on entering, after a change, and every this many polls. */
 const CLOCK_POLLS = 5;
 
+/** The chaos profile a partner's calls are under: its own, the one for every partner, or none. */
+function chaosLine(profiles: ChaosProfilesView['profiles'], parent: string): Child[] {
+  const p = profileFor(profiles, parent);
+  if (!p) return [h('span', { class: 'muted' }, 'none: no call is failed by chaos')];
+  const own = p.parent_account_id === parent;
+  const seen = p.positions[parent] ?? 0;
+  return [
+    badge(own ? 'own profile' : 'profile for every partner', 'chaos'),
+    ' ',
+    mono(`rate ${p.rate} · seed ${p.seed}`),
+    ' ',
+    h('span', { class: 'muted' }, p.scenarios.join(', ')),
+    ' · ',
+    own
+      ? `${plural(seen, 'call')} seen, ${p.calls_failed} failed`
+      : `${plural(seen, 'call')} of this partner seen`,
+  ];
+}
+
 export function partnersView(): View {
   const drawn = new Drawn();
   const body = h('div');
   /** Each partner's clock chip, updated in place. */
   const clocks = new Map<string, HTMLElement>();
+  /** Each partner's chaos line, updated in place. */
+  const chaosLines = new Map<string, HTMLElement>();
+  let profiles: ChaosProfilesView['profiles'] = [];
   let polls = 0;
+
+  function showChaos() {
+    for (const [parent, line] of chaosLines) fill(line, chaosLine(profiles, parent));
+  }
 
   async function showClock(parent: string, read: Promise<PartnerClockState>) {
     const clock = await read;
@@ -56,6 +86,12 @@ export function partnersView(): View {
     const parent = p.parent_account_id;
     const clockLine = h('span', { class: 'mono partner-clock', dataset: { clock: parent } }, '…');
     clocks.set(parent, clockLine);
+    const chaos = h(
+      'div',
+      { class: 'partner-chaos', dataset: { chaosOf: parent } },
+      chaosLine(profiles, parent),
+    );
+    chaosLines.set(parent, chaos);
     const advance = (seconds: number) =>
       showClock(
         parent,
@@ -91,7 +127,7 @@ export function partnersView(): View {
       p.name,
       [
         p.seeded ? badge('taxonomy seeded', 'ok') : badge('taxonomy not seeded', 'warn'),
-        badge(`${p.accounts.length} ${p.accounts.length === 1 ? 'account' : 'accounts'}`, 'info'),
+        badge(plural(p.accounts.length, 'account'), 'info'),
         h('span', { class: 'spacer' }),
         bundle,
         reset,
@@ -114,6 +150,7 @@ export function partnersView(): View {
             ),
           ),
         ],
+        ['chaos', chaos],
       ]),
       h('h3', null, 'Accounts'),
       table(
@@ -138,10 +175,13 @@ export function partnersView(): View {
   }
 
   async function refresh(fromPoll = false) {
-    const list = await loadPartners();
+    const [list, chaos] = await Promise.all([loadPartners(), control((c) => c.chaos.get())]);
+    profiles = chaos.profiles;
     const changed = drawn.changed(list);
+    if (!changed) showChaos();
     if (changed) {
       clocks.clear();
+      chaosLines.clear();
       fill(body, list.length ? list.map(partnerCard) : h('div', { class: 'empty' }, 'No partners.'));
     }
     if (!changed && fromPoll && ++polls % CLOCK_POLLS !== 0) return;

@@ -1,15 +1,56 @@
-/** The integration report of one parent account (GET /__sandbox/report), shown on the clock tab. */
-import type { ReportView } from '../../../client/control.js';
+/**
+ * The integration report of one parent account (GET /__sandbox/report), shown on the clock tab.
+ * Two numberings meet here and are kept apart: the journal's entry numbers (the checks'
+ * evidence "#n", linked to that entry) and chaos's call numbers (the resilience part's
+ * "call n", the partner's n-th call since its profile was set: X-Sandbox-Chaos call=n).
+ */
+import type { ChaosProfilesView, ReportView } from '../../../client/control.js';
 import { control } from '../control.js';
-import { badge, card, Drawn, fill, h, label, type Tone, time } from '../dom.js';
+import { badge, type Child, card, Drawn, fill, h, kv, label, mono, plural, type Tone, time } from '../dom.js';
 import { loadPartners } from '../partners.js';
 import { fail } from '../toast.js';
+import { href } from '../view.js';
+import { profileFor } from './chaos.js';
 
 const OUTCOME_TONE: Record<ReportView['checks'][number]['outcome'], Tone> = {
   passed: 'ok',
   failed: 'bad',
   not_exercised: '',
 };
+
+/** A journal entry number of the evidence, as a link to that entry. */
+const journalRef = (id: string) =>
+  h(
+    'a',
+    { class: 'ref journal-ref', href: href('journal', id), title: 'Open this journal entry' },
+    `journal #${id}`,
+  );
+/** A chaos call number: the partner's n-th call under its profile, not a journal number. */
+const chaosRef = (n: string) =>
+  h(
+    'span',
+    { class: 'ref chaos-ref', title: "The partner's n-th call since its chaos profile was set" },
+    `chaos call ${n}`,
+  );
+
+/** One line of evidence, its journal numbers ("#12") and chaos call numbers ("call 3:") each marked as such. */
+export function evidenceLine(text: string): Child[] {
+  const out: Child[] = [];
+  let rest = text;
+  const call = /^call (\d+)(?=: )/.exec(rest);
+  if (call) {
+    out.push(chaosRef(call[1]!));
+    rest = rest.slice(call[0].length);
+  }
+  let at = 0;
+  for (const m of rest.matchAll(/#(\d+)(?= )/g)) {
+    out.push(rest.slice(at, m.index));
+    out.push(journalRef(m[1]!));
+    at = m.index + m[0].length;
+  }
+  out.push(rest.slice(at));
+  return out;
+}
 
 /** The resilience part: per scenario chaos injected, how many the client recovered from (docs/chaos.md). */
 function resilience(parts: ReportView['resilience']) {
@@ -18,6 +59,11 @@ function resilience(parts: ReportView['resilience']) {
     'div',
     { id: 'resilience' },
     h('h3', null, 'Resilience (chaos)'),
+    h(
+      'p',
+      { class: 'muted small' },
+      "Numbered by chaos calls: call n is the partner's n-th call since its profile was set (X-Sandbox-Chaos: call=n), not a journal number.",
+    ),
     parts.map((p) =>
       h(
         'div',
@@ -43,7 +89,7 @@ function resilience(parts: ReportView['resilience']) {
           h(
             'ul',
             null,
-            p.evidence.map((e) => h('li', null, e)),
+            p.evidence.map((e) => h('li', null, evidenceLine(e))),
           ),
         ),
       ),
@@ -62,10 +108,71 @@ export function reportCard() {
     refresh().catch(fail);
   };
 
+  /** The two counts, each named for what it counts: journal entries, and chaos calls. */
+  function numbers(r: ReportView, chaos: ChaosProfilesView['profiles']) {
+    const p = profileFor(chaos, parent);
+    const seen = p?.positions[parent];
+    return h(
+      'div',
+      { class: 'grid2 numbers', id: 'report-numbers' },
+      h(
+        'div',
+        { class: 'numbers-journal' },
+        h('h3', null, 'Journal'),
+        kv([
+          [
+            'analysed',
+            h('span', { id: 'report-journal-count' }, plural(r.requests_analyzed, 'entry', 'entries')),
+          ],
+        ]),
+        h(
+          'p',
+          { class: 'muted small' },
+          "This partner's partnership calls; the evidence names each as journal #n.",
+        ),
+      ),
+      h(
+        'div',
+        { class: 'numbers-chaos' },
+        h('h3', null, 'Chaos'),
+        kv([
+          [
+            'profile',
+            p
+              ? mono(
+                  `rate ${p.rate} · seed ${p.seed}${p.parent_account_id === null ? ' (every partner)' : ''}`,
+                )
+              : 'none in force',
+          ],
+          [
+            'calls seen',
+            h('span', { id: 'report-chaos-calls' }, seen === undefined ? '—' : plural(seen, 'chaos call')),
+          ],
+          [
+            'failed by chaos',
+            h(
+              'span',
+              { id: 'report-chaos-injected' },
+              plural(
+                r.resilience.reduce((n, x) => n + x.injected, 0),
+                'call',
+              ),
+            ),
+          ],
+        ]),
+        h(
+          'p',
+          { class: 'muted small' },
+          'Counted in chaos calls (X-Sandbox-Chaos: call=n), token calls apart.',
+        ),
+      ),
+    );
+  }
+
   async function refresh() {
     if (!parent) return;
-    const r = await control((c) => c.report(parent));
-    if (!drawn.changed([r.checks, r.requests_analyzed, r.resilience])) return;
+    const [r, chaos] = await Promise.all([control((c) => c.report(parent)), control((c) => c.chaos.get())]);
+    if (!drawn.changed([r.checks, r.requests_analyzed, r.resilience, chaos.profiles])) return;
     fill(
       report,
       h(
@@ -75,11 +182,8 @@ export function reportCard() {
         h('div', { class: 'count badge bad' }, h('b', null, r.summary.failed), 'failed'),
         h('div', { class: 'count badge' }, h('b', null, r.summary.not_exercised), 'not exercised'),
       ),
-      h(
-        'div',
-        { class: 'muted' },
-        `${r.requests_analyzed} requests analysed · generated ${time(r.generated_at)}`,
-      ),
+      numbers(r, chaos.profiles),
+      h('div', { class: 'muted small' }, `generated ${time(r.generated_at)}`),
       r.checks.map((c) =>
         h(
           'div',
@@ -93,7 +197,7 @@ export function reportCard() {
               ? h(
                   'ul',
                   null,
-                  c.evidence.map((e) => h('li', null, e)),
+                  c.evidence.map((e) => h('li', null, evidenceLine(e))),
                 )
               : null,
           ),

@@ -4,7 +4,7 @@
  */
 import type { ArmInput, CatalogueView } from '../../../client/control.js';
 import { control } from '../control.js';
-import { card, Drawn, effectChip, fill, h, label, mono, table, time, viewHead } from '../dom.js';
+import { card, Drawn, effectChip, fill, h, label, mono, plural, table, time, viewHead } from '../dom.js';
 import { knownAccounts, knownPartners, loadPartners } from '../partners.js';
 import { fail, toast } from '../toast.js';
 import type { View } from '../view.js';
@@ -93,7 +93,7 @@ export function scenariosView(): View {
     control((c) => c.scenarios.arm(request))
       .then((answer) => {
         const { remaining } = answer.armed;
-        toast(`Armed ${answer.armed.scenario}${remaining ? ` for ${remaining} call(s)` : ''}`);
+        toast(`Armed ${answer.armed.scenario}${remaining ? ` for ${plural(remaining, 'call')}` : ''}`);
         return refresh();
       })
       .catch(fail);
