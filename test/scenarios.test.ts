@@ -136,7 +136,9 @@ scenarioCases('token-expired', {
 scenarioCases('latency', {
   header: 'latency=150',
   applies: onEveryEndpoint(async (o) => {
-    expect(o.ms).toBeGreaterThanOrEqual(150);
+    // Node's timers run on the event loop's clock of whole milliseconds, so a 150 ms timer
+    // may fire at 149.x ms by performance.now() (seen once on a loaded machine).
+    expect(o.ms).toBeGreaterThanOrEqual(149);
     await o.endpoint.expectSuccess(o.ctx, o.res!);
     expect(o.res!.headers.get(APPLIED)).toBe('latency=150');
   }),
