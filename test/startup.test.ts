@@ -327,6 +327,7 @@ describe('startSandbox() options', () => {
     [{ journalBodyBytes: 1_048_577 }, /invalid option journalBodyBytes=1048577: /],
     [{ tokenTtlSeconds: '60' }, /invalid option tokenTtlSeconds="60": /],
     [{ bodyLimitBytes: 10 }, /invalid option bodyLimitBytes=10: /],
+    [{ journalBudgetMb: 0 }, /invalid option journalBudgetMb=0: /],
   ])('a bad option rejects naming it (%o)', async (options, message) => {
     await expect(startSandbox(options as SandboxOptions)).rejects.toThrow(message);
     await expect(startSandbox(options as SandboxOptions)).rejects.toBeInstanceOf(StartupError);
