@@ -37,7 +37,15 @@ export function sandboxDist() {
   if (snapshot) return snapshot;
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'));
   mkdirSync(join(dir, 'dist'));
-  for (const f of ['main.js', 'main.js.map', 'cli.js', 'cli.js.map', 'index.js', 'index.js.map']) {
+  for (const f of [
+    'main.js',
+    'main.js.map',
+    'cli.js',
+    'cli.js.map',
+    'index.js',
+    'index.js.map',
+    'openapi-validator.js',
+  ]) {
     if (existsSync(join(root, 'dist', f))) copyFileSync(join(root, 'dist', f), join(dir, 'dist', f));
   }
   for (const name of ['fixtures', 'scenarios', 'node_modules', 'package.json']) {

@@ -8,6 +8,10 @@
 // `npm pack` runs it (prepack); `npm start` does not need it.
 // Bundling (rather than tsc's file-per-module output) cuts start-up from ~360 ms to ~250 ms
 // on this machine, because Node resolves and loads one file instead of hundreds (zod, hono).
+// dist/openapi-validator.js, the third bundle, is src/drift/openapi-validator.ts: openapi-backend
+// and ajv-formats (devDependencies, 1.2 MB), which `record` loads by import() to check answers
+// against the partner document; main.js and index.js leave that import to the file beside them,
+// so the sandbox's start-up never parses it.
 // better-sqlite3 (a native addon) stays external: the one production dependency loaded at
 // run time, bundled into the package's tarball (scripts/bundle-sqlite.mjs says why).
 // Swagger UI's two static files (swagger-ui-dist, a devDependency) are copied to
@@ -100,6 +104,18 @@ const manualPagesOf = (form) => ({
 });
 console.log(`manual: ${guides.pages.length} pages${guides.pages.length ? '' : ' (no docs/ in this tree)'}`);
 
+/** Leaves src/drift/contract-check.ts's import() of the validator to dist/openapi-validator.js. */
+const validatorBeside = {
+  name: 'validator-beside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/openapi-validator\.js$/ }, (args) =>
+      /[\\/]src[\\/]drift$/.test(args.resolveDir) && args.kind === 'dynamic-import'
+        ? { path: './openapi-validator.js', external: true }
+        : undefined,
+    );
+  },
+};
+
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
 const common = {
   bundle: true,
@@ -110,7 +126,7 @@ const common = {
   sourcemap: true,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [zodEnglishOnly, dashboardAssets, manualPagesOf('html')],
+  plugins: [zodEnglishOnly, dashboardAssets, manualPagesOf('html'), validatorBeside],
   // The dashboard shell (src/ui/index.tsx) is Hono JSX. Said here as in tsconfig.json,
   // because the image's build stage copies src/ and this script, not tsconfig.json.
   jsx: 'automatic',
@@ -129,6 +145,7 @@ for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE', 'NOTICE
 await Promise.all([
   build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/cli.js' }),
   build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' }),
+  build({ ...common, entryPoints: ['src/drift/openapi-validator.ts'], outfile: 'dist/openapi-validator.js' }),
   // `partnership-sandbox mcp` (src/mcp.ts): a bundle of its own, loaded by dist/main.js only
   // for that subcommand, so the sandbox's start-up never parses the MCP SDK (about 1 MB).
   build({

@@ -1,4 +1,5 @@
 /** The package's API (`import { … } from 'partnership-sandbox'`): re-exports only. */
 export * from './client/control.js';
 export { StartupError } from './core/startup-error.js';
+export * from './drift/index.js';
 export { type RunningSandbox, type SandboxLogger, type SandboxOptions, startSandbox } from './start.js';

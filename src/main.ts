@@ -21,6 +21,12 @@ async function main() {
     const { runMcp }: typeof import('./mcp.js') = await import(MCP_ENTRY);
     return runMcp(process.argv.slice(3), process.env);
   }
+  // `partnership-sandbox record …` and `verify …`: recordings and drift (docs/drift.md).
+  const [first, ...rest] = process.argv.slice(2);
+  if (first === 'record' || first === 'verify') {
+    const { runDriftCommand } = await import('./drift/cli.js');
+    process.exit(await runDriftCommand(first, rest));
+  }
   const command = parseCommandLine(process.argv.slice(2), process.env);
   if (command.kind === 'help') return void console.log(USAGE);
   if (command.kind === 'version') return void console.log(packageVersion());

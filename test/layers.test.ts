@@ -24,7 +24,10 @@ function layerOf(file: string): string {
 }
 
 /** What each layer must not import (by layer name). The top (app, server, main, start, index, ...) is free. */
-const FORBIDDEN: Record<string, { layers: string[]; exceptTypesFrom?: string[]; only?: string[] }> = {
+const FORBIDDEN: Record<
+  string,
+  { layers: string[]; exceptTypesFrom?: string[]; only?: string[]; topFiles?: string[] }
+> = {
   contract: { layers: [], only: ['contract'] },
   domain: { layers: [], only: ['domain'] },
   // The store keeps the domain's values by their domain types (domain sits below it).
@@ -40,6 +43,10 @@ const FORBIDDEN: Record<string, { layers: string[]; exceptTypesFrom?: string[]; 
   // The control client runs in partners' test runners and in the dashboard page: it takes only
   // types from the contract (and the generated table of methods and paths, a leaf).
   client: { layers: [], only: ['client'], exceptTypesFrom: ['contract'] },
+  // Recordings and drift (docs/drift.md), a room of its own: it starts its sandbox through the
+  // package's own entry (start.ts), drives it with the control client, may read the contract and
+  // the pure rules, and imports nothing of http/ (nor api, admin, services, store, core, ui).
+  drift: { layers: [], only: ['drift', 'contract', 'domain', 'client'], topFiles: ['start.ts'] },
   // The MCP server (a room of its own) talks to a running sandbox over HTTP: it reads the
   // declarations (contract) and the manual's pages, never the app.
   mcp: { layers: [], only: ['mcp', 'contract'] },
@@ -87,6 +94,7 @@ function breaks(file: string, target: string, typeOnly: boolean): boolean {
   const rule = FORBIDDEN[layerOf(file)];
   if (!rule || relative(SRC, target).startsWith('..')) return false;
   const to = layerOf(target);
+  if (to === 'top' && rule.topFiles?.includes(relative(SRC, target).replace(/\.js$/, '.ts'))) return false;
   if (rule.only) return !rule.only.includes(to) && !(typeOnly && rule.exceptTypesFrom?.includes(to));
   return rule.layers.includes(to);
 }
@@ -213,6 +221,12 @@ describe('layers: imports run one way', () => {
     expect(breaks(at('app.ts'), at('control/routes.ts'), false)).toBe(false);
     expect(breaks(at('client/control.ts'), at('contract/control/control.ts'), false)).toBe(true);
     expect(breaks(at('client/control.ts'), at('contract/control/control.ts'), true)).toBe(false);
+    expect(breaks(at('drift/replay.ts'), at('http/envelope.ts'), false)).toBe(true);
+    expect(breaks(at('drift/replay.ts'), at('http/envelope.ts'), true)).toBe(true);
+    expect(breaks(at('drift/replay.ts'), at('services/register.ts'), false)).toBe(true);
+    expect(breaks(at('drift/replay.ts'), at('app.ts'), false)).toBe(true);
+    expect(breaks(at('drift/replay.ts'), at('start.js'), false)).toBe(false);
+    expect(breaks(at('drift/replay.ts'), at('client/control.ts'), false)).toBe(false);
     expect(breaks(at('mcp/server.ts'), at('sandbox/create.ts'), false)).toBe(true);
     expect(breaks(at('mcp/server.ts'), at('control/routes.ts'), true)).toBe(true);
     expect(breaks(at('mcp/tools.ts'), at('contract/control/openapi-control.ts'), false)).toBe(false);

@@ -117,6 +117,7 @@ describe('the tarball', () => {
       'dist/main.js',
       'dist/cli.js',
       'dist/index.js',
+      'dist/openapi-validator.js',
       'dist/mcp.js',
       'dist/types/index.d.ts',
       'dist/types/start.d.ts',
@@ -137,7 +138,7 @@ describe('the tarball', () => {
       expect(files).toContain(needed);
     }
     const allowed =
-      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|cli|index|mcp)\.js|dist\/types\/.+\.d\.ts|dist\/swagger-ui\/(swagger-ui-bundle\.js|swagger-ui\.css|LICENSE|NOTICE)|docs\/screenshots\/[a-z0-9-]+\.png|fixtures\/.+\.json|scenarios\/.+\.json|node_modules\/better-sqlite3\/(package\.json|LICENSE|README\.md|lib\/.+\.js|prebuilds\/[a-z0-9-]+\.node))$/;
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|cli|index|mcp|openapi-validator)\.js|dist\/types\/.+\.d\.ts|dist\/swagger-ui\/(swagger-ui-bundle\.js|swagger-ui\.css|LICENSE|NOTICE)|docs\/screenshots\/[a-z0-9-]+\.png|fixtures\/.+\.json|scenarios\/.+\.json|node_modules\/better-sqlite3\/(package\.json|LICENSE|README\.md|lib\/.+\.js|prebuilds\/[a-z0-9-]+\.node))$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     // better-sqlite3 bundled (package.json says so in the tarball only: postpack puts the
     // checkout's back), with nothing that would make npm build: no binding.gyp, no C sources.

@@ -119,8 +119,11 @@ export const sources: Record<keyof Config, { env: string; flag?: string }> = {
 };
 
 export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PATH|:memory:] [--fixtures DIR] [--scenarios DIR] [--seed FILE] [--chaos SPEC]
-       partnership-sandbox --help | --version
+       partnership-sandbox --help | --version  (record --help, verify --help: their flags)
        partnership-sandbox mcp --url URL [--admin-token T]   (an MCP server for coding agents: docs/coding-agents.md)
+       partnership-sandbox record --upstream URL [--port P] [--out FILE]   (a recording proxy: docs/drift.md)
+       partnership-sandbox verify FILE [--url URL] [--report F.json] [--junit F.xml] [--messages]
+                        (replay a recording against the sandbox and compare: docs/drift.md)
   --port N         port to listen on (env PORT; default 4010; 0 takes a free one)
   --host H         address to listen on (env HOST; default 127.0.0.1)
   --db PATH        SQLite store (env SANDBOX_DB; default :memory:; a path makes it durable)

@@ -5,6 +5,7 @@
  */
 
 import { DRY_RUN_KEY_WARNING } from '../contract/api/messages.js';
+import { xmlText } from '../domain/xml.js';
 import { PROPAGATION_MIN_RETRY_SECONDS, SILENT_RETRY_PREFIX } from './diagnostics.js';
 import type { JournalEntry } from './journal.js';
 
@@ -379,15 +380,7 @@ export function buildReport(parent: string, entries: JournalEntry[], now: string
   };
 }
 
-const xml = (s: string) =>
-  s
-    .replace(
-      /[&<>"']/g,
-      (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[ch]!,
-    )
-    // XML 1.0 allows only its Char production, escaped or not: no C0 control but tab, newline
-    // and carriage return, no U+FFFE or U+FFFF, no lone surrogate (an API value may hold those)
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '');
+const xml = xmlText;
 
 export function reportToJUnit(r: Report): string {
   const cases = r.checks

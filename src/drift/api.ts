@@ -1,0 +1,57 @@
+/**
+ * The Partnership Accounts API as a recording sees it: which paths are its endpoints (the
+ * spec's seven and the token endpoint), and which fields of its answers are identifiers the
+ * service issues (mapped by verify, compared by type only) or timestamps (type and order).
+ */
+
+/** The API's paths, each with the operation it is; `{id}` segments are identifiers. */
+const ENDPOINTS: readonly { name: string; method: string; pattern: RegExp }[] = [
+  { name: 'token', method: 'POST', pattern: /^\/oauth\/token$/ },
+  { name: 'mappings.get', method: 'GET', pattern: /^\/v1\/partnership\/vertical-mappings$/ },
+  { name: 'register', method: 'POST', pattern: /^\/v1\/accounts\/register\/partnership$/ },
+  {
+    name: 'controls',
+    method: '*',
+    pattern: /^\/v1\/partnership\/accounts\/[^/]+\/marketplacecontrolslists$/,
+  },
+  { name: 'status', method: '*', pattern: /^\/v1\/partnership\/accounts\/[^/]+\/status$/ },
+  { name: 'layout', method: '*', pattern: /^\/v1\/partnership\/accounts\/[^/]+\/layouts\/[^/]+$/ },
+];
+
+/** Where an API path starts in a URL path: the prefix before it (a base path), or undefined. */
+export function splitApiPath(pathname: string): { prefix: string; path: string } | undefined {
+  const at = pathname.search(/\/(oauth\/token|v1\/(partnership|accounts\/register))(\/|$)/);
+  if (at === -1) return undefined;
+  const path = pathname.slice(at);
+  return ENDPOINTS.some((e) => e.pattern.test(path)) ? { prefix: pathname.slice(0, at), path } : undefined;
+}
+
+/** The identifiers a path names (the account and the layout), by their place in the path. */
+export function pathIdentifiers(path: string): { account?: string; layout?: string } {
+  const m = /^\/v1\/partnership\/accounts\/([^/]+)(?:\/layouts\/([^/]+))?/.exec(path);
+  if (!m) return {};
+  return { account: decodeURIComponent(m[1]!), ...(m[2] ? { layout: decodeURIComponent(m[2]) } : {}) };
+}
+
+/**
+ * Whether a string value under `key` is an identifier the service issues (or the partner names
+ * once): `…_id`, `…_hash`, `…_token` fields (account_id, request_id, content_hash,
+ * sent_content_hash, access_token, …) and `page_identifier`. Mapped, never compared by value.
+ */
+export function isIdentifierField(key: string | undefined): boolean {
+  return key !== undefined && /(^|_)(id|hash|token|identifier)$/.test(key);
+}
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** Whether a string is a timestamp (ISO 8601 with a zone, as the spec's `created_at`). */
+export function isTimestamp(value: unknown): value is string {
+  return typeof value === 'string' && ISO_8601.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+/** The answer headers compared (docs/drift.md), as they are spelled in reports. */
+export const COMPARED_HEADERS = ['Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate'] as const;
+
+/** The sandbox's scenario headers, which a recording of a sandbox carries. */
+export const SCENARIO_HEADER = 'X-Sandbox-Scenario';
+export const APPLIED_HEADER = 'X-Sandbox-Scenario-Applied';

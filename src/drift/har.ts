@@ -1,0 +1,199 @@
+/**
+ * HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/) as recordings use it: the entry
+ * shape `record` writes, the writer that keeps the file valid HAR after every entry, and the
+ * reader `verify` uses, which refuses a file that is no HAR with one line saying why.
+ */
+import { closeSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
+
+export interface HarHeader {
+  name: string;
+  value: string;
+}
+
+export interface HarEntry {
+  startedDateTime: string;
+  time: number;
+  request: {
+    method: string;
+    url: string;
+    httpVersion: string;
+    cookies: unknown[];
+    headers: HarHeader[];
+    queryString: HarHeader[];
+    postData?: { mimeType: string; text: string };
+    headersSize: number;
+    bodySize: number;
+  };
+  response: {
+    status: number;
+    statusText: string;
+    httpVersion: string;
+    cookies: unknown[];
+    headers: HarHeader[];
+    content: { size: number; mimeType: string; text?: string; encoding?: string };
+    redirectURL: string;
+    headersSize: number;
+    bodySize: number;
+    /** Why there is no answer (Chrome's field): `record` writes `net::ERR_CONNECTION_RESET` for a reset. */
+    _error?: string;
+  };
+  cache: Record<string, never>;
+  timings: { send: number; wait: number; receive: number };
+  /** The ways the answer breaks the partner OpenAPI document; [] when none (docs/drift.md). */
+  _contract?: string[];
+}
+
+/** The `_error` of an exchange whose upstream connection was reset (as Chrome DevTools writes it). */
+export const RESET_ERROR = 'net::ERR_CONNECTION_RESET';
+
+/** A file that is no HAR recording of the API: `verify` exits 2 with this message as its one line. */
+export class RecordingError extends Error {
+  override name = 'RecordingError';
+}
+
+const TAIL = '\n]}}\n';
+
+/**
+ * Appends entries to a HAR file that is valid after each one: the file always ends with the
+ * closing `]}}`, and each entry is one write of `,entry` plus that tail over the old tail, so a
+ * kill (even -9) between two writes leaves the entries written so far, a whole HAR.
+ */
+export class HarWriter {
+  readonly #fd: number;
+  #end: number;
+  #count = 0;
+
+  constructor(
+    readonly path: string,
+    creator: { name: string; version: string },
+  ) {
+    this.#fd = openSync(path, 'w');
+    const head = `{"log":{"version":"1.2","creator":${JSON.stringify(creator)},"pages":[],"entries":[`;
+    writeSync(this.#fd, head + TAIL);
+    this.#end = fstatSync(this.#fd).size - Buffer.byteLength(TAIL);
+  }
+
+  get count(): number {
+    return this.#count;
+  }
+
+  append(entry: HarEntry): void {
+    const text = `${this.#count === 0 ? '\n' : ',\n'}${JSON.stringify(entry)}`;
+    const bytes = Buffer.from(text + TAIL);
+    writeSync(this.#fd, bytes, 0, bytes.length, this.#end);
+    this.#end += bytes.length - Buffer.byteLength(TAIL);
+    this.#count++;
+  }
+
+  close(): void {
+    closeSync(this.#fd);
+  }
+}
+
+/** What verify reads of an entry: the parts it replays and compares. */
+export interface ReadEntry {
+  index: number;
+  startedMs: number;
+  method: string;
+  url: URL;
+  requestHeaders: HarHeader[];
+  requestBody: string | undefined;
+  status: number;
+  error: string | undefined;
+  responseHeaders: HarHeader[];
+  responseBody: string;
+}
+
+const what = (value: unknown) => (Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value);
+
+/** Reads a HAR file (HAR 1.1 or 1.2, any tool's) or throws a RecordingError naming what is wrong. */
+export function readHar(file: string): ReadEntry[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new RecordingError(
+      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+  return parseHar(text, file);
+}
+
+/** Parses HAR text; `name` is how messages call it. */
+export function parseHar(text: string, name: string): ReadEntry[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch (err) {
+    throw new RecordingError(`${name} is not JSON (${(err as Error).message}), so not a HAR file`);
+  }
+  const log = (doc as { log?: unknown } | null)?.log;
+  if (typeof log !== 'object' || log === null)
+    throw new RecordingError(`${name} is not a HAR file: no "log" object`);
+  const entries = (log as { entries?: unknown }).entries;
+  if (!Array.isArray(entries)) {
+    throw new RecordingError(`${name} is not a HAR file: log.entries is ${what(entries)}, not an array`);
+  }
+  return entries.map((raw, index) => readEntry(raw, index, name));
+}
+
+function readEntry(raw: unknown, index: number, name: string): ReadEntry {
+  const where = `${name}: log.entries[${index}]`;
+  const fail = (problem: string): never => {
+    throw new RecordingError(`${where} is not a HAR entry: ${problem}`);
+  };
+  if (typeof raw !== 'object' || raw === null) return fail(`it is ${what(raw)}`);
+  const e = raw as Record<string, unknown>;
+  const req = e.request as Record<string, unknown> | undefined;
+  const res = e.response as Record<string, unknown> | undefined;
+  if (typeof req !== 'object' || req === null) return fail('no request object');
+  if (typeof res !== 'object' || res === null) return fail('no response object');
+  if (typeof req.method !== 'string' || !req.method) return fail('request.method is not a string');
+  if (typeof req.url !== 'string') return fail('request.url is not a string');
+  let url: URL;
+  try {
+    url = new URL(req.url);
+  } catch {
+    return fail(`request.url ${JSON.stringify(req.url.slice(0, 200))} is not an absolute URL`);
+  }
+  if (typeof res.status !== 'number' || !Number.isInteger(res.status))
+    return fail('response.status is not an integer');
+  const started = typeof e.startedDateTime === 'string' ? Date.parse(e.startedDateTime) : Number.NaN;
+  if (Number.isNaN(started)) return fail('startedDateTime is not a date');
+  const requestHeaders = headersOf(req.headers, `${where}.request.headers`);
+  const responseHeaders = headersOf(res.headers, `${where}.response.headers`);
+  const postData = req.postData as { text?: unknown } | undefined;
+  const content = res.content as { text?: unknown; encoding?: unknown } | undefined;
+  let responseBody = typeof content?.text === 'string' ? content.text : '';
+  if (content?.encoding === 'base64') responseBody = Buffer.from(responseBody, 'base64').toString('utf8');
+  return {
+    index,
+    startedMs: started,
+    method: req.method.toUpperCase(),
+    url,
+    requestHeaders,
+    requestBody: typeof postData?.text === 'string' ? postData.text : undefined,
+    status: res.status,
+    error: typeof res._error === 'string' ? res._error : undefined,
+    responseHeaders,
+    responseBody,
+  };
+}
+
+function headersOf(raw: unknown, where: string): HarHeader[] {
+  if (raw === undefined) return [];
+  if (!Array.isArray(raw)) throw new RecordingError(`${where} is ${what(raw)}, not an array`);
+  return raw.map((h, i) => {
+    const header = h as Partial<HarHeader> | null;
+    if (typeof header?.name !== 'string' || typeof header.value !== 'string') {
+      throw new RecordingError(`${where}[${i}] is not a {name, value} pair of strings`);
+    }
+    return { name: header.name, value: header.value };
+  });
+}
+
+/** The value of a header (case-insensitive name), the first when repeated. */
+export function headerValue(headers: readonly HarHeader[], name: string): string | undefined {
+  const lower = name.toLowerCase();
+  return headers.find((h) => h.name.toLowerCase() === lower)?.value;
+}

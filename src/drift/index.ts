@@ -1,0 +1,13 @@
+/** Recordings and drift (docs/drift.md): the programmatic API the package exports. */
+export type { Difference } from './compare.js';
+export { RecordingError } from './har.js';
+export { type Recorder, type RecorderOptions, startRecorder } from './proxy.js';
+export {
+  type EntryResult,
+  type Outcome,
+  type VerifyOptions,
+  type VerifyResult,
+  type VerifyTotals,
+  verifyRecording,
+} from './replay.js';
+export { closingLine, reportJson, reportJUnit, reportLines } from './report.js';
