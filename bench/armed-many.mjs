@@ -5,7 +5,7 @@
 // Reports the median and p99 of each, in ms.
 //
 // Usage: npm run build && node bench/armed-many.mjs [--calls=2000] [--partners=20]
-import { sandboxDist, startServer } from './lib.mjs';
+import { partnerWithToken, sandboxDist, startServer } from './lib.mjs';
 
 const arg = (name, fallback) =>
   Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -38,21 +38,7 @@ async function latencies(headers) {
   };
 }
 try {
-  const me = await post('/__sandbox/partners', { parent_account_id: 'pa_bystander' });
-  const token = (
-    await (
-      await fetch(`${sb.url}/oauth/token`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'client_credentials',
-          client_id: me.client_id,
-          client_secret: me.client_secret,
-        }).toString(),
-      })
-    ).json()
-  ).access_token;
-  const headers = { Authorization: `Bearer ${token}`, 'X-Platform-Parent-Account-Id': 'pa_bystander' };
+  const { headers } = await partnerWithToken(sb.url, 'pa_bystander');
   await latencies(headers); // warm-up
   const none = await latencies(headers);
   for (let p = 0; p < partners; p++) {

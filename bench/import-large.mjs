@@ -9,6 +9,7 @@
 import {
   authHeaders,
   getToken,
+  partnerWithToken,
   REGISTER,
   registerBody,
   rssMiB,
@@ -59,26 +60,7 @@ try {
   if (reg.status !== 200) throw new Error(`register ${reg.status}`);
   const base = await (await fetch(`${sb.url}/__sandbox/partners/pa_demo_platform/bundle`)).json();
   // The other partner: its own credentials and calls.
-  const other = await (
-    await fetch(`${sb.url}/__sandbox/partners`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ parent_account_id: 'pa_bystander' }),
-    })
-  ).json();
-  const otherToken = (
-    await (
-      await fetch(`${sb.url}/oauth/token`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'client_credentials',
-          client_id: other.client_id,
-          client_secret: other.client_secret,
-        }).toString(),
-      })
-    ).json()
-  ).access_token;
+  const other = await partnerWithToken(sb.url, 'pa_bystander');
   const rows = [];
   for (const n of sizes) {
     const text = JSON.stringify(bigBundle(base, n));
@@ -94,9 +76,7 @@ try {
     const bystander = (async () => {
       while (running) {
         const t0 = performance.now();
-        const res = await fetch(`${sb.url}/v1/partnership/vertical-mappings`, {
-          headers: { Authorization: `Bearer ${otherToken}`, 'X-Platform-Parent-Account-Id': 'pa_bystander' },
-        });
+        const res = await fetch(`${sb.url}/v1/partnership/vertical-mappings`, { headers: other.headers });
         await res.arrayBuffer();
         worstCall = Math.max(worstCall, performance.now() - t0);
       }

@@ -7,7 +7,15 @@
 // settled RSS after the load stays within the idle RSS plus the budget.
 //
 // Usage: npm run build && node bench/tenants-rss.mjs [--partners=200] [--calls=150] [--budget-mb=64]
-import { authHeaders, getToken, rssMiB, sandboxDist, sleep, startServer } from './lib.mjs';
+import {
+  authHeaders,
+  getToken,
+  partnerWithToken,
+  rssMiB,
+  sandboxDist,
+  settledRssMiB,
+  startServer,
+} from './lib.mjs';
 
 const arg = (name, fallback) =>
   Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -20,11 +28,7 @@ const sb = await startServer(new URL('./gc-on-signal.mjs', import.meta.url).path
   args: [sandboxDist().main],
   nodeArgs: ['--expose-gc'],
 });
-async function settledRss() {
-  sb.child.kill('SIGUSR2');
-  await sleep(1000);
-  return rssMiB(sb.pid);
-}
+const settledRss = () => settledRssMiB(sb);
 const post = async (path, body) => {
   const res = await fetch(`${sb.url}${path}`, {
     method: 'POST',
@@ -46,27 +50,15 @@ try {
   ).data.vertical_mappings.map(({ created_at: _, ...m }) => m);
   const tenants = [];
   for (let i = 0; i < partners; i++) {
-    const p = await post('/__sandbox/partners', { parent_account_id: `pa_rss_${i}` });
-    const seeded = await fetch(`${sb.url}/__sandbox/partners/${p.parent_account_id}/vertical-mappings`, {
+    // Created and given a token before its mapping: the token call sees no mapping either way.
+    const t = await partnerWithToken(sb.url, `pa_rss_${i}`);
+    const seeded = await fetch(`${sb.url}/__sandbox/partners/${t.parent}/vertical-mappings`, {
       method: 'PUT',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ vertical_mappings: mappings }),
     });
     if (seeded.status !== 200) throw new Error(`seed: ${seeded.status} ${await seeded.text()}`);
-    const res = await fetch(`${sb.url}/oauth/token`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: p.client_id,
-        client_secret: p.client_secret,
-      }).toString(),
-    });
-    const token = (await res.json()).access_token;
-    tenants.push({
-      parent: p.parent_account_id,
-      headers: { Authorization: `Bearer ${token}`, 'X-Platform-Parent-Account-Id': p.parent_account_id },
-    });
+    tenants.push(t);
   }
   let peak = rssMiB(sb.pid);
   const sampler = setInterval(() => {
