@@ -79,23 +79,25 @@ export interface RunningSandbox {
 }
 
 /** An integer option in the range of the setting it stands for (a number, not digits as the environment sends). */
+/** A whole number in a range, worded as the environment's settings are (core/config.ts), never in zod's words. */
+const wholeNumber = (min: number, max: number) => {
+  const error = `must be a whole number from ${min} to ${max}`;
+  return z.int({ error }).min(min, { error }).max(max, { error }).optional();
+};
+
 const sameRange = (setting: z.ZodDefault<z.ZodCoercedNumber>) => {
   const range = setting.unwrap();
-  return z
-    .int()
-    .min(range.minValue ?? 0)
-    .max(range.maxValue ?? Number.MAX_SAFE_INTEGER)
-    .optional();
+  return wholeNumber(range.minValue ?? 0, range.maxValue ?? Number.MAX_SAFE_INTEGER);
 };
 
 const Options = z.strictObject({
-  port: z.int().min(0).max(65_535).optional(),
+  port: wholeNumber(0, 65_535),
   host: z.string().min(1).optional(),
   db: z.string().min(1).optional(),
   fixtures: z.string().min(1).optional(),
   scenarios: z.string().min(1).optional(),
   adminToken: AdminTokenSchema.optional(),
-  authPropagationSeconds: z.int().min(0).max(86_400).optional(),
+  authPropagationSeconds: wholeNumber(0, 86_400),
   strictIdempotency: z.boolean().optional(),
   chaos: ChaosSpecSchema.optional(),
   // The settings the environment has too, with the same ranges (core/config.ts).
