@@ -54,6 +54,8 @@ export interface SandboxOptions {
   tokenTtlSeconds?: number;
   /** How many journal entries are kept (SANDBOX_JOURNAL_MAX); default 1000. */
   journalMax?: number;
+  /** The memory all partners' journals may hold together, in MiB (SANDBOX_JOURNAL_BUDGET_MB); default 256. */
+  journalBudgetMb?: number;
   /** How much of each body the journal keeps, 0 to 1048576 (SANDBOX_JOURNAL_BODY_BYTES); default 16384. */
   journalBodyBytes?: number;
   /** The request body limit in bytes (SANDBOX_BODY_LIMIT_BYTES); default 262144. */
@@ -102,6 +104,7 @@ const Options = z.strictObject({
   seed: ConfigSchema.shape.seed,
   tokenTtlSeconds: sameRange(ConfigSchema.shape.tokenTtlSeconds),
   journalMax: sameRange(ConfigSchema.shape.journalMax),
+  journalBudgetMb: sameRange(ConfigSchema.shape.journalBudgetMb),
   journalBodyBytes: sameRange(ConfigSchema.shape.journalBodyBytes),
   bodyLimitBytes: sameRange(ConfigSchema.shape.bodyLimitBytes),
   requestTimeoutSeconds: sameRange(ConfigSchema.shape.requestTimeoutSeconds),

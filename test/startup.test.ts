@@ -176,6 +176,26 @@ describe('fixtures', () => {
     s.close();
   });
 
+  it("the package's fixtures (their secret is in the README) are kept with the fast salted hash; a folder of one's own with scrypt; both authenticate", async () => {
+    const token = (app: ReturnType<typeof createApp>, id: string, secret: string) =>
+      app.request('/oauth/token', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: `grant_type=client_credentials&client_id=${id}&client_secret=${encodeURIComponent(secret)}`,
+      });
+    const published = createSandbox(testConfig());
+    expect(published.store.partners.byParent(DEMO.parent)?.secret_algorithm).toBe('sha256-salted');
+    expect((await token(createApp(published), DEMO.clientId, DEMO.clientSecret)).status).toBe(200);
+    expect((await token(createApp(published), DEMO.clientId, `${DEMO.clientSecret}x`)).status).toBe(401);
+    published.close();
+    // The same partner in a folder of one's own: a person may reuse that secret elsewhere.
+    const own = createSandbox(testConfig({ fixtures: brokenFixtures('partners.json', (j) => j) }));
+    expect(own.store.partners.byParent(DEMO.parent)?.secret_algorithm).toBe('scrypt-n16384-r8-p1');
+    expect((await token(createApp(own), DEMO.clientId, DEMO.clientSecret)).status).toBe(200);
+    expect((await token(createApp(own), DEMO.clientId, `${DEMO.clientSecret}x`)).status).toBe(401);
+    own.close();
+  });
+
   it('a broken scenario preset stops start-up naming the file and field', () => {
     const dir = tempDir();
     writeFileSync(
@@ -313,6 +333,7 @@ describe('startSandbox() options', () => {
       /invalid option tokenTtlSeconds="60": must be a whole number from 1 to 604800$/,
     ],
     [{ bodyLimitBytes: 10 }, /invalid option bodyLimitBytes=10: /],
+    [{ journalBudgetMb: 0 }, /invalid option journalBudgetMb=0: /],
   ])('a bad option rejects naming it (%o)', async (options, message) => {
     await expect(startSandbox(options as SandboxOptions)).rejects.toThrow(message);
     await expect(startSandbox(options as SandboxOptions)).rejects.toBeInstanceOf(StartupError);
