@@ -24,15 +24,19 @@ ENV npm_config_update_notifier=false
 # makes the bundle), then /prod: a copy pruned to the
 # production ones, with better-sqlite3's C sources and the other platforms' prebuilt
 # addons removed (only lib/ and this platform's addon load at run time), and its CycloneDX
-# SBOM. No npm cache is kept.
+# SBOM, taken of that pruned tree: `npm sbom --omit=dev` of the whole tree would leave out
+# a production dependency that a devDependency also uses (npm counts a package `.dev` when
+# any dev package depends on it: hono, zod and @hono/node-server, which the MCP SDK, a
+# devDependency bundled into dist/mcp.js, uses too). No npm cache is kept.
 COPY package-lock.json ./
 RUN node -e "const fs = require('fs'); const lock = JSON.parse(fs.readFileSync('package-lock.json', 'utf8')); fs.writeFileSync('package.json', JSON.stringify(lock.packages['']))"
 RUN npm ci --ignore-scripts --no-audit --no-fund \
  && mkdir /prod \
- && npm sbom --omit=dev --sbom-format cyclonedx --sbom-type application > /prod/sbom.cdx.json \
  && cp -a package.json package-lock.json node_modules /prod/ \
  && cd /prod \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
+ && node -e "const fs = require('fs'); const p = JSON.parse(fs.readFileSync('package.json', 'utf8')); delete p.devDependencies; fs.writeFileSync('package.json', JSON.stringify(p))" \
+ && npm sbom --sbom-format cyclonedx --sbom-type application > /prod/sbom.cdx.json \
  && cd node_modules/better-sqlite3 \
  && rm -rf deps src binding.gyp \
  && node -e "const fs = require('fs'); const libc = process.report.getReport().header.glibcVersionRuntime ? '' : 'musl'; const keep = process.platform + libc + '-' + process.arch + '.node'; for (const f of fs.readdirSync('prebuilds')) if (f !== keep) fs.rmSync('prebuilds/' + f)" \
