@@ -142,6 +142,8 @@ function writeReport(flag: string, file: string, text: string): void {
   try {
     writeFileSync(file, text);
   } catch (err) {
-    throw new StartupError(`${flag} ${file}: cannot write it (${(err as NodeJS.ErrnoException).code ?? err})`);
+    throw new StartupError(
+      `${flag} ${file}: cannot write it (${(err as NodeJS.ErrnoException).code ?? err})`,
+    );
   }
 }
