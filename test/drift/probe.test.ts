@@ -49,23 +49,47 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A recording proxy in front of the sandbox, writing `<name>.har`; the lines it reports. */
+async function recordTo(name: string, more: { maxBodyBytes?: number } = {}) {
+  const out = join(dir, `${name}.har`);
+  const lines: string[] = [];
+  const recorder = await startRecorder({
+    upstream: upstream.url,
+    port: 0,
+    out,
+    onContractBreak: (l) => lines.push(l),
+    ...more,
+  });
+  return { recorder, out, lines };
+}
+
 async function listen(server: Server): Promise<string> {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** Sends one raw request-target (absolute form, `//`) that fetch would normalise away. */
-function rawGet(base: string, target: string, method = 'GET'): Promise<{ status: number; body: string }> {
+/**
+ * One request by node:http: a raw request-target (absolute form, `//`) that fetch would normalise
+ * away, or headers larger than fetch sends.
+ */
+function rawRequest(
+  base: string,
+  target: string,
+  o: { method?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = request({ host: hostname, port, path: target, method }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => {
-        body += c;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      { host: hostname, port, path: target, method: o.method ?? 'GET', headers: o.headers },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -157,37 +181,13 @@ describe('record: a client that hangs up', () => {
 
 describe('record: large request headers', () => {
   it("up to 64 KiB go to the upstream and its answer comes back; past that, record's own 431", async () => {
-    const out = join(dir, 'headers.har');
-    const lines: string[] = [];
-    const recorder = await startRecorder({
-      upstream: upstream.url,
-      port: 0,
-      out,
-      onContractBreak: (l) => lines.push(l),
-    });
+    const { recorder, out, lines } = await recordTo('headers');
     let big: { status: number; body: string };
     let huge: { status: number; body: string };
     try {
       const send = (size: number) =>
-        new Promise<{ status: number; body: string }>((resolve, reject) => {
-          const { hostname, port } = new URL(recorder.url);
-          const req = request(
-            {
-              host: hostname,
-              port,
-              path: '/v1/partnership/vertical-mappings',
-              headers: { 'X-Big': 'a'.repeat(size) },
-            },
-            (res) => {
-              let body = '';
-              res.on('data', (c: Buffer) => {
-                body += c;
-              });
-              res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-            },
-          );
-          req.on('error', reject);
-          req.end();
+        rawRequest(recorder.url, '/v1/partnership/vertical-mappings', {
+          headers: { 'X-Big': 'a'.repeat(size) },
         });
       big = await send(20_000);
       huge = await send(70_000);
@@ -228,7 +228,7 @@ describe('record: a request-target that names another host', () => {
     const recorder = await startRecorder({ upstream: upstream.url, port: 0, out, onContractBreak: () => {} });
     let reply: { status: number; body: string };
     try {
-      reply = await rawGet(recorder.url, target(new URL(elsewhereUrl).host));
+      reply = await rawRequest(recorder.url, target(new URL(elsewhereUrl).host));
     } finally {
       await recorder.stop();
     }
@@ -242,17 +242,10 @@ describe('record: a request-target that names another host', () => {
   });
 
   it('an asterisk (OPTIONS *): a 400 from record itself, nothing sent, nothing recorded', async () => {
-    const out = join(dir, 'asterisk.har');
-    const lines: string[] = [];
-    const recorder = await startRecorder({
-      upstream: upstream.url,
-      port: 0,
-      out,
-      onContractBreak: (l) => lines.push(l),
-    });
+    const { recorder, out, lines } = await recordTo('asterisk');
     let reply: { status: number; body: string };
     try {
-      reply = await rawGet(recorder.url, '*', 'OPTIONS');
+      reply = await rawRequest(recorder.url, '*', { method: 'OPTIONS' });
     } finally {
       await recorder.stop();
     }
@@ -293,15 +286,7 @@ describe('verify: bad files and a sandbox that does not answer, in one line', ()
 
 describe('record: a body over the limit it records', () => {
   it('a request body: 413 from record, not sent, not recorded; an answer body: passed on, not recorded', async () => {
-    const out = join(dir, 'large.har');
-    const lines: string[] = [];
-    const recorder = await startRecorder({
-      upstream: upstream.url,
-      port: 0,
-      out,
-      maxBodyBytes: 2048,
-      onContractBreak: (l) => lines.push(l),
-    });
+    const { recorder, out, lines } = await recordTo('large', { maxBodyBytes: 2048 });
     const c = new Client(recorder.url);
     let large: Response;
     let mappings: Awaited<ReturnType<Client['raw']>>;
