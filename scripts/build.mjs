@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Production build: one ESM bundle per entry point: dist/main.js from src/main.ts (the
-// command line: `npm start`, the image, the package's bin) and dist/index.js from
+// Production build: one ESM bundle per entry point: dist/cli.js from src/main.ts (the
+// command line: `npm start`, the image, the package's bin, loaded by the small dist/main.js) and dist/index.js from
 // src/index.ts (the package's API: startSandbox, createControlClient). Each is
 // self-contained (no shared chunk), so each starts by loading one file.
 // `--types` also writes the declarations of the package API into dist/types (tsc,
@@ -27,7 +27,15 @@
 // the same way, by src/api/build-guides.ts, and takes that module's place.
 // Type-checking is `npm run typecheck` (tsc --noEmit); esbuild only strips types.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,7 +143,7 @@ for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'LICENSE', 'NOTICE
     copyFileSync(join(swaggerUi, file), new URL(`../dist/swagger-ui/${file}`, import.meta.url));
 }
 await Promise.all([
-  build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/main.js' }),
+  build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/cli.js' }),
   build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' }),
   build({ ...common, entryPoints: ['src/drift/openapi-validator.ts'], outfile: 'dist/openapi-validator.js' }),
   // `partnership-sandbox mcp` (src/mcp.ts): a bundle of its own, loaded by dist/main.js only
@@ -149,6 +157,21 @@ await Promise.all([
     minifyWhitespace: true,
   }),
 ]);
+// The bin (dist/main.js) turns on Node's compile cache, then loads the command line's bundle:
+// V8's code for it is then kept between runs (in the OS temp folder), so a start compiles
+// less (about 20 ms of CPU here). A cache that cannot be written is ignored by Node. The
+// library (dist/index.js) leaves that process-wide setting to the process that loads it.
+writeFileSync(
+  new URL('../dist/main.js', import.meta.url),
+  `#!/usr/bin/env node
+// The bin: the compile cache first (module.enableCompileCache, Node 22.1+), then the command line.
+import module from 'node:module';
+
+module.enableCompileCache?.();
+await import('./cli.js');
+`,
+  { mode: 0o755 },
+);
 
 if (process.argv.includes('--types')) {
   const root = fileURLToPath(new URL('..', import.meta.url));

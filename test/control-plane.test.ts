@@ -6,9 +6,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PATH_SEGMENT_MESSAGE } from '../src/contract/control.js';
-import { CONTROL_ROUTES } from '../src/contract/control-routes-all.js';
-import { accountNotFoundMessage, mappingNotSeededMessage } from '../src/contract/messages.js';
+import { accountNotFoundMessage, mappingNotSeededMessage } from '../src/contract/api/messages.js';
+import { PATH_SEGMENT_MESSAGE } from '../src/contract/control/control.js';
+import { CONTROL_ROUTES } from '../src/contract/control/control-routes-all.js';
 import { Clock } from '../src/core/clock.js';
 import { BUILT_IN_NAMES } from './fixed-names.js';
 import {
@@ -698,7 +698,7 @@ describe('control plane: admin token', () => {
         expect(err.message).toContain('Authorization');
       }
     }
-    // Every declared operation but health (contract/control-routes*.ts), not only those above.
+    // Every declared operation but health (contract/control/control-routes*.ts), not only those above.
     for (const route of CONTROL_ROUTES.filter((r) => r.operationId !== 'health')) {
       const path = route.path.replace(/\{[^}]+\}/g, 'pa_locked');
       const res = await h.request(route.method.toUpperCase(), path);

@@ -1,5 +1,7 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonTooDeepMessage } from '../src/contract/messages.js';
+import { jsonTooDeepMessage } from '../src/contract/api/messages.js';
 import { type Running, startServer } from '../src/server.js';
 import { createHarness, DEMO, expectErrorEnvelope, registerBody, STATUS, testConfig } from './harness.js';
 import { demoAccount, demoToken, expectRawEnvelope, parseReply, raw } from './raw-http.js';
@@ -25,6 +27,32 @@ async function json(url: string, init: RequestInit = {}) {
   // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
   const body: any = await res.json();
   return { status: res.status, headers: res.headers, body };
+}
+
+/**
+ * The descriptors this process holds for connections accepted on `port` (not the listening
+ * socket, not the clients' ends): each fd's socket inode, looked up in /proc/net/tcp{,6}.
+ */
+function serverFds(port: number): number {
+  const accepted = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length < 10) continue;
+      const localPort = Number.parseInt(cols[1]!.split(':').pop()!, 16);
+      if (localPort === port && cols[3] !== '0A' && cols[9] !== '0') accepted.add(cols[9]!);
+    }
+  }
+  let count = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`))?.[1];
+      if (inode && accepted.has(inode)) count++;
+    } catch {
+      // closed while listed
+    }
+  }
+  return count;
 }
 
 /** Waits until `check` holds (the server settles a cut-off request on its next turns). */
@@ -295,6 +323,37 @@ describe('a request that never finishes arriving: the request timeout (SANDBOX_R
       await running.close();
     }
   });
+
+  it.runIf(process.platform === 'linux')(
+    'a timed-out connection is destroyed within a second of its 408, even when the client never reads',
+    async () => {
+      const { running } = await serve({ requestTimeoutSeconds: 1 });
+      const clients: Socket[] = [];
+      try {
+        const stalled = 50;
+        for (let i = 0; i < stalled; i++) {
+          const socket = connect(running.port, '127.0.0.1');
+          socket.pause(); // never reads: the 408 and the server's FIN stay unread in the kernel
+          socket.on('error', () => {});
+          await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+          socket.write('GET /__sandbox/health HTTP/1.1\r\nHost: x\r\n'); // headers never finish
+          clients.push(socket);
+        }
+        await until(async () => serverFds(running.port) === stalled, 1000);
+        const started = performance.now();
+        // The 408 comes within the timeout plus Node's check interval (250 ms here), the release 500 ms later.
+        await until(async () => serverFds(running.port) === 0, 3000);
+        expect(performance.now() - started).toBeLessThan(2500);
+        expect(clients.every((c) => !c.destroyed)).toBe(true);
+        const health = await fetch(`${running.url}/__sandbox/health`);
+        expect(health.status).toBe(200);
+      } finally {
+        for (const c of clients) c.destroy();
+        await running.close();
+      }
+    },
+    10_000,
+  );
 
   it('the latency scenario delays the answer, not the request: a delay past the timeout still answers', async () => {
     const { running } = await serve({ requestTimeoutSeconds: 1 });

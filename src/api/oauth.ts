@@ -8,8 +8,8 @@
  * (401) → injected faults (reset, latency, 429, 5xx) → the token.
  */
 import { type Context, Hono } from 'hono';
-import { ApiError, storeNotWritable } from '../contract/errors.js';
-import { tokenRoute } from '../contract/oauth.js';
+import { ApiError, storeNotWritable } from '../contract/api/errors.js';
+import { tokenRoute } from '../contract/api/oauth.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../domain/json-depth.js';
 import { setOwn } from '../domain/own.js';
 import { bind, type StepsDeclaration } from '../http/bind.js';

@@ -11,10 +11,10 @@
 import type { OpenAPIHono, RouteConfig, RouteConfigToTypedResponse } from '@hono/zod-openapi';
 import type { Context, Handler, Hono } from 'hono';
 import type { z } from 'zod';
-import type { ControlRoute } from '../contract/control-routes.js';
-import { validationError } from '../contract/errors.js';
-import { issuesToFields } from '../contract/issues.js';
-import type { Needs, Operation } from '../contract/operation.js';
+import { validationError } from '../contract/api/errors.js';
+import { issuesToFields } from '../contract/api/issues.js';
+import type { Needs, Operation } from '../contract/api/operation.js';
+import type { ControlRoute } from '../contract/control/control-routes.js';
 import type { Endpoint } from '../scenarios/catalogue.js';
 import type { ServiceFaults } from '../scenarios/plan.js';
 import type { Principal } from '../services/auth.js';
@@ -120,13 +120,13 @@ function controlCall(c: Context<AppEnv>, route: ControlRoute): ControlCall<Contr
   };
 }
 
-/** Binds a partnership operation (contract/operations.ts): its pipeline, then its handler. */
+/** Binds a partnership operation (contract/api/operations.ts): its pipeline, then its handler. */
 export function bind<O extends Operation & { endpoint: Endpoint }>(
   api: OpenAPIHono<AppEnv>,
   declaration: O,
   handler: (call: PartnerCall<O>, c: Context<AppEnv>) => Answer<O['route']>,
 ): void;
-/** Binds a control-plane operation (contract/control-routes*.ts): its declared schemas, then its handler. */
+/** Binds a control-plane operation (contract/control/control-routes*.ts): its declared schemas, then its handler. */
 export function bind<R extends ControlRoute>(
   api: Hono<AppEnv>,
   declaration: R,

@@ -1,6 +1,6 @@
 /** Reading a write's JSON body: 415 for another media type or charset, 400 for malformed JSON, JSON nested too deep or bytes that are not UTF-8. */
 import type { Context } from 'hono';
-import { ApiError } from '../contract/errors.js';
+import { ApiError } from '../contract/api/errors.js';
 import type { AppEnv } from './env.js';
 import { requestHeader } from './headers.js';
 import { checkJsonMediaType, parseJson } from './json.js';

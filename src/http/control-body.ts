@@ -1,8 +1,8 @@
 /** Control-plane bodies: JSON validated with zod, errors in the one error envelope. */
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { validationError } from '../contract/errors.js';
-import { issuesToFields } from '../contract/issues.js';
+import { validationError } from '../contract/api/errors.js';
+import { issuesToFields } from '../contract/api/issues.js';
 import type { AppEnv } from './env.js';
 import { requestHeader } from './headers.js';
 import { checkJsonMediaType, parseJson } from './json.js';

@@ -10,8 +10,8 @@
  * which would otherwise build millions of arrays (a 30 MB `[[[…]]]` stalled the whole
  * process for seconds and kept a gigabyte).
  */
-import { ApiError } from '../contract/errors.js';
-import { jsonTooDeepMessage } from '../contract/messages.js';
+import { ApiError } from '../contract/api/errors.js';
+import { jsonTooDeepMessage } from '../contract/api/messages.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../domain/json-depth.js';
 
 /** 400 malformed_json naming the limit and the byte offset where the body goes past it, or nothing. */

@@ -1,7 +1,7 @@
 /** Partners as the control plane keeps them (docs/control-plane.md): list, create, seed or clear the mapping. */
 import type { z } from 'zod';
-import type { MappingSeed, PartnerCreate } from '../contract/control.js';
-import { validationError } from '../contract/errors.js';
+import { validationError } from '../contract/api/errors.js';
+import type { MappingSeed, PartnerCreate } from '../contract/control/control.js';
 import type { Sandbox } from '../core/state.js';
 import { ids } from '../domain/ids.js';
 import { hashSecret } from '../domain/secrets.js';

@@ -5,11 +5,11 @@
  * operation with the admin token, the errors every route may answer, and the document's info.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { headerComponents } from '../api/headers.js';
+import { CONTACT, finish, LICENSE, servers, VERSION } from '../api/openapi.js';
+import { header, type OpenApiDocument } from '../api/openapi-parts.js';
 import { type ControlRoute, err } from './control-routes.js';
 import { CONTROL_ROUTES, type ControlOperationId } from './control-routes-all.js';
-import { headerComponents } from './headers.js';
-import { CONTACT, finish, LICENSE, servers, VERSION } from './openapi.js';
-import { header, type OpenApiDocument } from './openapi-parts.js';
 
 export function controlPlaneDocument(origin: string) {
   const doc = new OpenAPIHono();
