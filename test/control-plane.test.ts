@@ -130,6 +130,31 @@ describe('control plane: partners and vertical mappings', () => {
     expect((await h.token(DEMO.clientId, DEMO.clientSecret)).length).toBeGreaterThan(0);
   });
 
+  it('POST /__sandbox/partners with a taken client_id (a new parent) is 400 naming client_id, not parent_account_id; nothing is created', async () => {
+    const h = createHarness();
+    const res = await h.request('POST', '/__sandbox/partners', {
+      body: { parent_account_id: 'pa_new_one', client_id: DEMO.clientId },
+    });
+    const err = expectErrorEnvelope(res, 400, 'validation_error');
+    expect(err.error.details.fields).toEqual([
+      { field: 'client_id', message: 'a partner with this client_id exists already' },
+    ]);
+    expect(err.message).toBe('Invalid request: client_id: a partner with this client_id exists already');
+    const partners = await h.request('GET', '/__sandbox/partners');
+    expect(
+      partners.body.partners.map((p: { parent_account_id: string }) => p.parent_account_id),
+    ).not.toContain('pa_new_one');
+    // Both taken: both named.
+    const both = await h.request('POST', '/__sandbox/partners', {
+      body: { parent_account_id: DEMO.parent, client_id: DEMO.clientId },
+    });
+    expect(
+      expectErrorEnvelope(both, 400, 'validation_error').error.details.fields.map(
+        (f: { field: string }) => f.field,
+      ),
+    ).toEqual(['parent_account_id', 'client_id']);
+  });
+
   it("PUT vertical-mappings replaces the partner's mapping, visible with created_at on GET /v1/partnership/vertical-mappings", async () => {
     const h = createHarness();
     const created = (
