@@ -429,6 +429,57 @@ describe('JSON bodies are UTF-8: a Content-Type naming another charset is 415', 
   });
 });
 
+describe('a compressed body (Content-Encoding) is refused naming the header, never read as it is', () => {
+  // The sandbox decodes no content coding: a body sent with `Content-Encoding: gzip` was read
+  // as plain bytes, so a gzip body failed as "not valid UTF-8 (byte offset 1)" and a plain body
+  // wrongly labelled gzip was executed. RFC 9110 §8.4.1: an unsupported coding is 415.
+  const message = (coding: string) =>
+    `Content-Encoding "${coding}" is not read: send the body uncompressed (no Content-Encoding, or identity).`;
+  const register = (h: Awaited<ReturnType<typeof createHarness>>, encoding: string) =>
+    h.client().then((c) =>
+      c.call('POST', '/v1/accounts/register/partnership', {
+        raw: JSON.stringify(registerBody({ external_account_id: `ext-${crypto.randomUUID()}` })),
+        headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+      }),
+    );
+  const createPartner = (h: Awaited<ReturnType<typeof createHarness>>, encoding: string) =>
+    h.request('POST', '/__sandbox/partners', {
+      raw: '{"parent_account_id":"pa_encoded"}',
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+    });
+
+  it('partnership writes and the control plane: gzip, br or a list is 415 naming Content-Encoding; nothing is written', async () => {
+    const h = createHarness();
+    for (const coding of ['gzip', 'br', 'gzip, identity']) {
+      for (const res of [await register(h, coding), await createPartner(h, coding)]) {
+        const body = expectErrorEnvelope(res, 415, 'unsupported_media_type');
+        expect(body.message, coding).toBe(message(coding));
+        expect(body.error.details).toEqual({ header: 'Content-Encoding' });
+        expect(res.headers.get('accept-encoding')).toBe('identity');
+      }
+    }
+    const partners = (await h.request('GET', '/__sandbox/partners')).body.partners;
+    expect(partners).toHaveLength(2);
+    expect(partners.every((p: { accounts: unknown[] }) => p.accounts.length === 0)).toBe(true);
+  });
+
+  it('identity (any case) is the body as it is: accepted', async () => {
+    const h = createHarness();
+    expect((await register(h, 'identity')).status).toBe(200);
+    expect((await createPartner(h, 'Identity')).status).toBe(201);
+  });
+
+  it('the token endpoint: invalid_request naming Content-Encoding, no token', async () => {
+    const h = createHarness();
+    const res = await h.request('POST', '/oauth/token', {
+      raw: `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': 'gzip' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_request', error_description: message('gzip') });
+  });
+});
+
 describe('the token endpoint reads JSON by the same media-type rule', () => {
   it('charset=utf-16 is invalid_request naming it; application/jsonx is not JSON; charset=UTF-8 grants', async () => {
     const h = createHarness();

@@ -71,3 +71,25 @@ export function checkJsonMediaType(type: string | undefined): void {
   const problem = jsonMediaTypeProblem(type);
   if (problem) throw new ApiError('unsupported_media_type', problem, { details: { header: 'Content-Type' } });
 }
+
+/**
+ * Why a request's Content-Encoding is not one this server reads (a message), or undefined when
+ * the body is sent as it is (no header, or `identity`). No content coding is decoded, so a
+ * compressed body must not be read as plain bytes (RFC 9110 §8.4.1: 415 for an unsupported one).
+ */
+export function contentEncodingProblem(value: string | undefined): string | undefined {
+  const coding = value?.trim();
+  if (!coding || coding.toLowerCase() === 'identity') return undefined;
+  return `Content-Encoding "${coding.slice(0, 100)}" is not read: send the body uncompressed (no Content-Encoding, or identity).`;
+}
+
+/** 415 unsupported_media_type naming Content-Encoding (with `Accept-Encoding: identity`), unless the body is uncompressed. */
+export function checkContentEncoding(value: string | undefined): void {
+  const problem = contentEncodingProblem(value);
+  if (problem) {
+    throw new ApiError('unsupported_media_type', problem, {
+      details: { header: 'Content-Encoding' },
+      headers: { 'Accept-Encoding': 'identity' },
+    });
+  }
+}
