@@ -480,6 +480,69 @@ describe('a compressed body (Content-Encoding) is refused naming the header, nev
   });
 });
 
+describe('a transfer coding other than chunked is refused naming Transfer-Encoding, over a socket', () => {
+  // Node's parser takes `Transfer-Encoding: gzip, chunked` and hands the chunks on undecoded:
+  // a plain body labelled so was executed as it is (RFC 9112 §6.1: a coding not understood
+  // must not be read as if absent).
+  let server: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    server = await serve();
+  });
+  afterAll(() => server.running.close());
+  const chunked = (body: string) => `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+
+  it('a status PUT, a partner create and a token call with gzip, chunked: refused, nothing written; chunked alone works', async () => {
+    const { port } = server.running;
+    const url = `http://127.0.0.1:${port}`;
+    const token = await demoToken(url);
+    const account = await demoAccount(url, token);
+    const put = (coding: string, key: string) =>
+      raw(
+        port,
+        `PUT /v1/partnership/accounts/${account}/status HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${token}\r\n` +
+          `X-Platform-Parent-Account-Id: ${DEMO.parent}\r\nIdempotency-Key: ${key}\r\nContent-Type: application/json\r\n` +
+          `Transfer-Encoding: ${coding}\r\nConnection: close\r\n\r\n${chunked('{"status":"paused"}')}`,
+      ).then(parseReply);
+    const message =
+      'Transfer-Encoding "gzip, chunked" is not read: send the body uncompressed (chunked alone, or a Content-Length).';
+    const refused = await put('gzip, chunked', 'te-1');
+    expect(refused.status, refused.text).toBe(415);
+    expect(refused.body.error).toEqual({
+      code: 'unsupported_media_type',
+      details: { header: 'Transfer-Encoding' },
+    });
+    expect(refused.body.message).toBe(message);
+    const status = await fetch(`${url}/v1/partnership/accounts/${account}/status`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(((await status.json()) as { data: { status: string } }).data.status).toBe('active');
+
+    const partner = parseReply(
+      await raw(
+        port,
+        `POST /__sandbox/partners HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n` +
+          `Transfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n${chunked('{"parent_account_id":"pa_te"}')}`,
+      ),
+    );
+    expect(partner.status, partner.text).toBe(415);
+    expect(partner.body.error.details).toEqual({ header: 'Transfer-Encoding' });
+    const grant = `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`;
+    const tokenCall = parseReply(
+      await raw(
+        port,
+        `POST /oauth/token HTTP/1.1\r\nHost: a\r\nContent-Type: application/x-www-form-urlencoded\r\n` +
+          `Transfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n${chunked(grant)}`,
+      ),
+    );
+    expect(tokenCall.status, tokenCall.text).toBe(400);
+    expect(tokenCall.body).toEqual({ error: 'invalid_request', error_description: message });
+
+    const ok = await put('chunked', 'te-2');
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.data.status).toBe('paused');
+  });
+});
+
 describe('the token endpoint reads JSON by the same media-type rule', () => {
   it('charset=utf-16 is invalid_request naming it; application/jsonx is not JSON; charset=UTF-8 grants', async () => {
     const h = createHarness();

@@ -17,7 +17,7 @@ import type { AppEnv } from '../http/env.js';
 import { json } from '../http/envelope.js';
 import { injectFaults } from '../http/faults.js';
 import { requestHeader } from '../http/headers.js';
-import { contentEncodingProblem, isJsonMediaType, jsonMediaTypeProblem } from '../http/json.js';
+import { bodyCodingProblem, isJsonMediaType, jsonMediaTypeProblem } from '../http/json.js';
 import { readBody } from '../http/read-body.js';
 import { parseScenarioHeader, SCENARIO_HEADER } from '../scenarios/header.js';
 import { FaultPlan } from '../scenarios/plan.js';
@@ -166,8 +166,11 @@ const tokenEndpoint: StepsDeclaration<{ principal: Principal }, TokenAttempt> = 
     plan.endpoint = 'token';
     c.set('faultPlan', plan);
     const raw = await readBody(c);
-    const encoding = contentEncodingProblem(requestHeader(c, 'content-encoding'));
-    if (encoding) throw new OAuthError('invalid_request', encoding, 400);
+    const coding = bodyCodingProblem(
+      requestHeader(c, 'content-encoding'),
+      requestHeader(c, 'transfer-encoding'),
+    );
+    if (coding) throw new OAuthError('invalid_request', coding.message, 400);
     const basic = basicCredentials(requestHeader(c, 'authorization'));
     const request = readTokenRequest(readFields(raw, requestHeader(c, 'content-type') ?? ''), basic);
     attempt.basicRaw = request.basicRaw;
