@@ -125,7 +125,9 @@ export function parseHar(text: string, name: string): ReadEntry[] {
   try {
     doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
-    throw new RecordingError(`${name} is not JSON (${(err as Error).message}), so not a HAR file`);
+    // The parser quotes the file's start, newlines included: one line, whitespace collapsed.
+    const why = (err as Error).message.replace(/\s+/g, ' ');
+    throw new RecordingError(`${name} is not JSON (${why}), so not a HAR file`);
   }
   const log = (doc as { log?: unknown } | null)?.log;
   if (typeof log !== 'object' || log === null)

@@ -32,11 +32,23 @@ export interface RecorderOptions {
   host?: string;
   /** The HAR file written; default `recording.har` (replaced if it exists). */
   out?: string;
-  /** Called with one line for each answer that breaks the partner document; default: stderr. */
+  /** Called with one line for each answer that breaks the partner document, and for each exchange not recorded; default: stderr. */
   onContractBreak?: (line: string) => void;
   /** The OpenAPI 3.0 document to check answers against; default: the partner document the sandbox serves. */
   document?: object;
+  /**
+   * The largest request or answer body recorded, in bytes; default 64 MiB. A larger request is
+   * answered 413 by record itself (not sent, not recorded); a larger answer is passed on whole
+   * but not recorded. Bounds what record holds in memory and what one HAR entry can be.
+   */
+  maxBodyBytes?: number;
 }
+
+/** Request line and headers passed on: four times Node's default (what the sandbox accepts). */
+const MAX_HEADER_BYTES = 64 * 1024;
+
+/** 64 MiB: four times the largest body limit the sandbox can be set to (16 MiB). */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface Recorder {
   /** The URL to point a client at, e.g. http://127.0.0.1:4010 (no trailing slash). */
@@ -76,6 +88,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       `--out ${out}: cannot write the recording (${(err as NodeJS.ErrnoException).code ?? err})`,
     );
   }
+  const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const redactor = new Redactor();
   const report = options.onContractBreak ?? ((line: string) => process.stderr.write(`${line}\n`));
   const secure = upstream.protocol === 'https:';
@@ -108,11 +121,24 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     }
   };
 
-  const server: Server = createServer({ keepAlive: true }, (req, res) => {
+  // Headers up to 64 KiB pass to the upstream, which decides (Node's own 16 KiB would answer a
+  // bare 431 the service never gave); past that, and for what is no HTTP at all, record answers
+  // itself in plain text and says so on stderr.
+  const server: Server = createServer({ keepAlive: true, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     const startedAt = Date.now();
     const startedDateTime = new Date(startedAt).toISOString();
-    const path = req.url ?? '/';
-    const target = new URL(upstream.prefix + path, upstream.origin);
+    const path = originForm(req.url ?? '/');
+    if (path === undefined) {
+      // '*' or a CONNECT authority: nothing of the API's, and never a tunnel to another host.
+      report(`record: ${req.method} ${req.url}: not a path of the upstream; answered 400, not recorded`);
+      req.resume();
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+      res.end(`record forwards paths to ${upstream.origin} only\n`);
+      return;
+    }
+    // The upstream's origin, always: a path starting with '//' or a request-target in absolute
+    // form (a client that takes record for a forward proxy) never names the host.
+    const target = new URL(`${upstream.origin}${upstream.prefix}${path}`);
     const requestChunks: Buffer[] = [];
     let done!: () => void;
     const settled = new Promise<void>((resolve) => {
@@ -121,12 +147,43 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     inFlight.add(settled);
     settled.then(() => inFlight.delete(settled));
 
-    req.on('data', (chunk: Buffer) => requestChunks.push(chunk));
+    let requestBytes = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      requestBytes += chunk.length;
+      if (requestBytes <= maxBody) {
+        requestChunks.push(chunk);
+        return;
+      }
+      // Not sent, not recorded: a 413 from record itself, and the connection closed so the
+      // rest of the body is not read.
+      tooLarge = true;
+      requestChunks.length = 0;
+      report(
+        `record: ${req.method} ${path}: a request body over ${maxBody} bytes; answered 413, not sent, not recorded`,
+      );
+      res.writeHead(413, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+      res.end(`record keeps request bodies up to ${maxBody} bytes\n`, () => req.socket.destroy());
+      done();
+    });
     req.on('error', () => done());
     req.on('end', () => {
+      if (tooLarge) return;
       const body = Buffer.concat(requestChunks);
       const headers = forwardedHeaders(req.rawHeaders, target.host);
       const up = send(target, { method: req.method, headers, agent });
+      // A client that hangs up before the upstream answered: the upstream's request is closed too,
+      // as it would be without the proxy, and there is no answer to record. (Once the answer
+      // has begun it is read to its end and recorded: the service did answer.)
+      let answered = false;
+      let clientGone = false;
+      res.on('close', () => {
+        if (answered || res.writableFinished) return;
+        clientGone = true;
+        up.destroy();
+        done();
+      });
       let firstByteAt = 0;
       const entryOf = (
         status: number,
@@ -184,23 +241,39 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
           _contract: [],
         };
       };
+      // An upstream that dies mid-answer emits 'aborted', then 'error' on the answer and on the
+      // request: one reset, one entry.
+      let reset = false;
       const resetClient = () => {
+        if (reset) return;
+        reset = true;
         write(entryOf(0, '', [], { size: 0, mimeType: '' }, RESET_ERROR), req.method ?? 'GET', path);
         (req.socket as Socket).resetAndDestroy();
         done();
       };
       up.on('response', (ures: IncomingMessage) => {
+        answered = true;
         firstByteAt = Date.now();
         const status = ures.statusCode ?? 502;
         const resPairs = pairs(ures.rawHeaders);
         res.writeHead(status, ures.statusMessage, withoutHopByHop(ures.rawHeaders));
         const chunks: Buffer[] = [];
+        let answerBytes = 0;
         ures.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
+          answerBytes += chunk.length;
+          if (answerBytes <= maxBody) chunks.push(chunk);
+          else chunks.length = 0;
           res.write(chunk);
         });
         ures.on('end', () => {
           res.end();
+          if (answerBytes > maxBody) {
+            report(
+              `record: ${req.method} ${path} ${status}: an answer body over ${maxBody} bytes; passed on, not recorded`,
+            );
+            done();
+            return;
+          }
           const raw = Buffer.concat(chunks);
           const mimeType = ures.headers['content-type'] ?? '';
           const decoded = decode(raw, ures.headers['content-encoding']);
@@ -232,6 +305,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       });
       up.on('timeout', () => {}); // the agent's idle timeout; an exchange in flight is never cut
       up.on('error', (err: NodeJS.ErrnoException) => {
+        if (clientGone) return;
         if (res.headersSent || RESET_CODES.has(err.code ?? '')) {
           if (!res.writableEnded) resetClient();
           return;
@@ -251,6 +325,25 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     });
   });
 
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const text = tooLarge
+      ? `record passes request headers up to ${MAX_HEADER_BYTES} bytes in all`
+      : `record could not parse the request (${err.code ?? err.message})`;
+    report(
+      tooLarge
+        ? `record: a request whose headers exceed ${MAX_HEADER_BYTES} bytes; answered 431, not sent, not recorded`
+        : `record: a request it could not parse (${err.code ?? err.message}); answered 400, not sent, not recorded`,
+    );
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+        `Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text) + 1}\r\nConnection: close\r\n\r\n${text}\n`,
+    );
+  });
   server.listen(options.port ?? 4010, options.host ?? '127.0.0.1');
   try {
     await once(server, 'listening');
@@ -299,6 +392,21 @@ function parseUpstream(raw: string): { origin: string; protocol: string; prefix:
   if (url.search || url.hash)
     throw new StartupError(`--upstream ${raw}: a base URL has no query or fragment`);
   return { origin: url.origin, protocol: url.protocol, prefix: url.pathname.replace(/\/+$/, '') };
+}
+
+/**
+ * The request-target as a path and query (RFC 9112 §3.2): origin form as it is; absolute form
+ * (what a client sends to a forward proxy) by its path and query; anything else undefined.
+ */
+function originForm(raw: string): string | undefined {
+  if (raw.startsWith('/')) return raw;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return `${url.pathname}${url.search}`;
+  } catch {
+    // not a URL: below
+  }
+  return undefined;
 }
 
 function pairs(raw: readonly string[]): HarHeader[] {
