@@ -47,8 +47,10 @@ interface Basic {
 }
 
 function basicCredentials(header: string | undefined): Basic | undefined {
-  const match = header ? /^Basic[ ]+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
-  if (!match) return undefined;
+  if (!header || !/^Basic(?:\s|$)/i.test(header)) return undefined;
+  // HTTP Basic was sent: a value that is no base64 (or none) is malformed, as a pair without a colon is.
+  const match = /^Basic[ ]+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!match) throw new OAuthError('invalid_request', MALFORMED_BASIC, 400);
   const text = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = text.indexOf(':');
   if (colon === -1) throw new OAuthError('invalid_request', MALFORMED_BASIC, 400);
