@@ -2,9 +2,11 @@
  * `record` (docs/drift.md): a recording proxy. Each request goes to the upstream unchanged
  * but for `Host` (and the hop-by-hop headers of RFC 9110 §7.6.1, which belong to one
  * connection); the upstream's answer comes back unchanged (status, headers, body, streamed as
- * it arrives); a reset upstream connection is a reset of the client's. Each exchange is then
- * appended to the HAR file, redacted, with its `_contract` problems; a line on stderr names
- * each answer that breaks the partner document.
+ * it arrives); a reset upstream connection is a reset of the client's. Once the client has its
+ * answer, each exchange is appended to the HAR file, redacted, with its `_contract` problems, at
+ * the end of that turn of the event loop, in the order the exchanges completed (one write for
+ * those that completed in the same turn); a line on stderr names each answer that breaks the
+ * partner document.
  */
 import { once } from 'node:events';
 import {
@@ -42,6 +44,13 @@ export interface RecorderOptions {
    * but not recorded. Bounds what record holds in memory and what one HAR entry can be.
    */
   maxBodyBytes?: number;
+}
+
+/** An exchange as written: its entry, and the method and path its stderr line names. */
+interface Recorded {
+  entry: HarEntry;
+  method: string;
+  path: string;
 }
 
 /** Request line and headers passed on: four times Node's default (what the sandbox accepts). */
@@ -98,27 +107,53 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     ? new HttpsAgent({ keepAlive: true, timeout: 1000, maxSockets: 256 })
     : new HttpAgent({ keepAlive: true, timeout: 1000, maxSockets: 256 });
   const send = secure ? httpsRequest : httpRequest;
-  const inFlight = new Set<Promise<void>>();
+  // Exchanges not yet settled (passing through, or answered and not yet written); stop() waits for 0.
+  let open = 0;
+  let onIdle: (() => void) | undefined;
+  const settle = () => {
+    if (--open === 0) onIdle?.();
+  };
+
+  /**
+   * The exchanges answered and not yet written, in the order they completed. The client has its
+   * answer first; the entries are built (redaction, the contract check) and appended at the end
+   * of this turn of the event loop, all of them with one write, in that order, before any new
+   * request is read: the file is whole HAR after each write, and a kill loses only the exchanges
+   * in flight and those answered in the turn it strikes.
+   */
+  let completed: { build: () => Recorded; done: () => void }[] = [];
+  const flush = () => {
+    const batch = completed;
+    completed = [];
+    write(batch.map(({ build }) => build()));
+    for (const { done } of batch) done();
+  };
+  /** Queues the exchange's entry; `done` settles the exchange once it is written. */
+  const complete = (build: () => Recorded, done: () => void) => {
+    if (completed.push({ build, done }) === 1) setImmediate(flush);
+  };
 
   let writeFailed = false;
-  const write = (entry: HarEntry, method: string, path: string) => {
-    const index = writer.count;
+  const write = (recorded: readonly Recorded[]) => {
+    const first = writer.count;
     if (writeFailed) return;
     try {
-      writer.append(entry);
+      writer.appendAll(recorded.map((r) => r.entry));
     } catch (err) {
       // A full disk or a file gone: the exchanges still pass through; the file keeps what it had.
       writeFailed = true;
       report(
-        `record: cannot write ${out} (${(err as NodeJS.ErrnoException).code ?? err}): exchanges from entries[${index}] on are not recorded`,
+        `record: cannot write ${out} (${(err as NodeJS.ErrnoException).code ?? err}): exchanges from entries[${first}] on are not recorded`,
       );
       return;
     }
-    if (entry._contract?.length) {
-      report(
-        `record: entries[${index}] ${method} ${path} ${entry.response.status}: ${entry._contract.join('; ')}`,
-      );
-    }
+    recorded.forEach(({ entry, method, path }, i) => {
+      if (entry._contract?.length) {
+        report(
+          `record: entries[${first + i}] ${method} ${path} ${entry.response.status}: ${entry._contract.join('; ')}`,
+        );
+      }
+    });
   };
 
   // Headers up to 64 KiB pass to the upstream, which decides (Node's own 16 KiB would answer a
@@ -126,7 +161,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
   // itself in plain text and says so on stderr.
   const server: Server = createServer({ keepAlive: true, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     const startedAt = Date.now();
-    const startedDateTime = new Date(startedAt).toISOString();
+    const method = req.method ?? 'GET';
     const path = originForm(req.url ?? '/');
     if (path === undefined) {
       // '*' or a CONNECT authority: nothing of the API's, and never a tunnel to another host.
@@ -140,12 +175,14 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     // form (a client that takes record for a forward proxy) never names the host.
     const target = new URL(`${upstream.origin}${upstream.prefix}${path}`);
     const requestChunks: Buffer[] = [];
-    let done!: () => void;
-    const settled = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    inFlight.add(settled);
-    settled.then(() => inFlight.delete(settled));
+    open++;
+    // The exchange is settled once: written, or over without an entry (any of the ways below).
+    let settled = false;
+    const done = () => {
+      if (settled) return;
+      settled = true;
+      settle();
+    };
 
     let requestBytes = 0;
     let tooLarge = false;
@@ -170,9 +207,9 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     req.on('error', () => done());
     req.on('end', () => {
       if (tooLarge) return;
-      const body = Buffer.concat(requestChunks);
+      const body = requestChunks.length === 1 ? requestChunks[0]! : Buffer.concat(requestChunks);
       const headers = forwardedHeaders(req.rawHeaders, target.host);
-      const up = send(target, { method: req.method, headers, agent });
+      const up = send(target, { method, headers, agent });
       // A client that hangs up before the upstream answered: the upstream's request is closed too,
       // as it would be without the proxy, and there is no answer to record. (Once the answer
       // has begun it is read to its end and recorded: the service did answer.)
@@ -185,21 +222,22 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
         done();
       });
       let firstByteAt = 0;
+      /** The entry of the exchange that ended at `end`; built after the client has its answer. */
       const entryOf = (
+        end: number,
         status: number,
         statusText: string,
         resHeaders: HarHeader[],
         content: HarEntry['response']['content'],
         error?: string,
       ): HarEntry => {
-        const end = Date.now();
         const requestMime = req.headers['content-type'] ?? '';
         const url = redactor.url(target.href);
         return {
-          startedDateTime,
+          startedDateTime: new Date(startedAt).toISOString(),
           time: end - startedAt,
           request: {
-            method: req.method ?? 'GET',
+            method,
             url,
             httpVersion: `HTTP/${req.httpVersion}`,
             cookies: [],
@@ -208,7 +246,9 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
                 h.name.toLowerCase() === 'host' ? { name: h.name, value: target.host } : h,
               ),
             ),
-            queryString: [...new URL(url).searchParams].map(([name, value]) => ({ name, value })),
+            queryString: target.search
+              ? [...new URL(url).searchParams].map(([name, value]) => ({ name, value }))
+              : [],
             ...(body.length
               ? {
                   postData: {
@@ -247,15 +287,17 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       const resetClient = () => {
         if (reset) return;
         reset = true;
-        write(entryOf(0, '', [], { size: 0, mimeType: '' }, RESET_ERROR), req.method ?? 'GET', path);
+        const end = Date.now();
         (req.socket as Socket).resetAndDestroy();
-        done();
+        complete(
+          () => ({ entry: entryOf(end, 0, '', [], { size: 0, mimeType: '' }, RESET_ERROR), method, path }),
+          done,
+        );
       };
       up.on('response', (ures: IncomingMessage) => {
         answered = true;
         firstByteAt = Date.now();
         const status = ures.statusCode ?? 502;
-        const resPairs = pairs(ures.rawHeaders);
         res.writeHead(status, ures.statusMessage, withoutHopByHop(ures.rawHeaders));
         const chunks: Buffer[] = [];
         let answerBytes = 0;
@@ -274,31 +316,34 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
             done();
             return;
           }
-          const raw = Buffer.concat(chunks);
-          const mimeType = ures.headers['content-type'] ?? '';
-          const decoded = decode(raw, ures.headers['content-encoding']);
-          const textual = decoded !== undefined && isTextual(mimeType, decoded);
-          const text = textual ? decoded.toString('utf8') : undefined;
-          const entry = entryOf(status, ures.statusMessage ?? '', resPairs, {
-            size: decoded?.length ?? raw.length,
-            mimeType,
-            ...(text !== undefined
-              ? { text: redactor.body(text, mimeType) }
-              : { text: raw.toString('base64'), encoding: 'base64' }),
-          });
-          try {
-            entry._contract = checker.check({
-              method: req.method ?? 'GET',
-              path,
-              status,
-              headers: Object.fromEntries(resPairs.map((h) => [h.name, h.value])),
-              body: text ?? '',
+          const end = Date.now();
+          complete(() => {
+            const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+            const resPairs = pairs(ures.rawHeaders);
+            const mimeType = ures.headers['content-type'] ?? '';
+            const decoded = decode(raw, ures.headers['content-encoding']);
+            const textual = decoded !== undefined && isTextual(mimeType, decoded);
+            const text = textual ? decoded.toString('utf8') : undefined;
+            const entry = entryOf(end, status, ures.statusMessage ?? '', resPairs, {
+              size: decoded?.length ?? raw.length,
+              mimeType,
+              ...(text !== undefined
+                ? { text: redactor.body(text, mimeType) }
+                : { text: raw.toString('base64'), encoding: 'base64' }),
             });
-          } catch (err) {
-            entry._contract = [`not checked: ${(err as Error).message}`];
-          }
-          write(entry, req.method ?? 'GET', path);
-          done();
+            try {
+              entry._contract = checker.check({
+                method,
+                path,
+                status,
+                headers: Object.fromEntries(resPairs.map((h) => [h.name, h.value])),
+                body: text ?? '',
+              });
+            } catch (err) {
+              entry._contract = [`not checked: ${(err as Error).message}`];
+            }
+            return { entry, method, path };
+          }, done);
         });
         ures.on('error', () => resetClient());
         ures.on('aborted', () => resetClient());
@@ -368,7 +413,13 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       stopped ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await Promise.race([Promise.all([...inFlight]), new Promise((r) => setTimeout(r, 5000).unref())]);
+        await Promise.race([
+          new Promise<void>((resolve) => {
+            onIdle = resolve;
+            if (open === 0) resolve();
+          }),
+          new Promise((r) => setTimeout(r, 5000).unref()),
+        ]);
         server.closeAllConnections();
         await closed;
         agent.destroy();
