@@ -19,6 +19,8 @@ export const RELEASE_TESTS = [
   'test/native-teardown.test.ts',
   'test/chaos-startup.test.ts',
   'test/store-full-disk.test.ts',
+  // npm run sbom: a production install from the lockfile in a temporary folder
+  'test/sbom.test.ts',
   // record and verify as the built bin: processes, signals, kill -9, an HTTPS upstream (openssl)
   'test/drift-cli.test.ts',
   // third-party clients and tools against a listening sandbox or its documents: OAuth

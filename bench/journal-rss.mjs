@@ -14,9 +14,8 @@ import {
   getToken,
   REGISTER,
   registerBody,
-  rssMiB,
   sandboxDist,
-  sleep,
+  settledRssMiB,
   startServer,
 } from './lib.mjs';
 
@@ -34,11 +33,7 @@ const sb = await startServer(new URL('./gc-on-signal.mjs', import.meta.url).path
   nodeArgs: ['--expose-gc'],
 });
 /** RSS in MiB, read 1 s after a full GC in the server. */
-async function settledRss() {
-  sb.child.kill('SIGUSR2');
-  await sleep(1000);
-  return rssMiB(sb.pid);
-}
+const settledRss = () => settledRssMiB(sb);
 try {
   const token = await getToken(sb.url);
   const before = await settledRss();

@@ -37,7 +37,15 @@ export function sandboxDist() {
   if (snapshot) return snapshot;
   const dir = mkdtempSync(join(tmpdir(), 'sandbox-bench-'));
   mkdirSync(join(dir, 'dist'));
-  for (const f of ['main.js', 'main.js.map', 'index.js', 'index.js.map', 'openapi-validator.js']) {
+  for (const f of [
+    'main.js',
+    'main.js.map',
+    'cli.js',
+    'cli.js.map',
+    'index.js',
+    'index.js.map',
+    'openapi-validator.js',
+  ]) {
     if (existsSync(join(root, 'dist', f))) copyFileSync(join(root, 'dist', f), join(dir, 'dist', f));
   }
   for (const name of ['fixtures', 'scenarios', 'node_modules', 'package.json']) {
@@ -143,6 +151,43 @@ export async function startServer(
 }
 
 export const startSandbox = (opts = {}) => startServer(sandboxDist().main, opts);
+
+/** RSS in MiB of a server run by gc-on-signal.mjs, read 1 s after a full GC in it (SIGUSR2). */
+export async function settledRssMiB(sb) {
+  sb.child.kill('SIGUSR2');
+  await sleep(1000);
+  return rssMiB(sb.pid);
+}
+
+/**
+ * A partner created on the control plane (`POST /__sandbox/partners`) with a token of its own:
+ * `{ parent, token, headers }`, headers carrying the token and the parent header.
+ */
+export async function partnerWithToken(url, parentAccountId) {
+  const created = await fetch(`${url}/__sandbox/partners`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ parent_account_id: parentAccountId }),
+  });
+  const partner = await created.json();
+  if (created.status !== 201) throw new Error(`partner: ${created.status} ${JSON.stringify(partner)}`);
+  const res = await fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: partner.client_id,
+      client_secret: partner.client_secret,
+    }).toString(),
+  });
+  const token = (await res.json()).access_token;
+  const parent = partner.parent_account_id;
+  return {
+    parent,
+    token,
+    headers: { Authorization: `Bearer ${token}`, 'X-Platform-Parent-Account-Id': parent },
+  };
+}
 
 // ---- talking to the sandbox -----------------------------------------------------------
 

@@ -11,10 +11,10 @@
  * out of CI logs: the line names the file instead. No partner created on the control plane
  * is printed.
  */
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Sandbox } from './core/state.js';
 import { secretMatches } from './domain/secrets.js';
-import { defaultFixturesDir } from './package-dir.js';
+import { isDefaultFixtures } from './package-dir.js';
 import { secretOf } from './store/partners.js';
 import { UI_PATH } from './ui/index.js';
 
@@ -38,7 +38,7 @@ export async function landmarks(s: Sandbox, url: string): Promise<Landmarks> {
   const stored = fixture && s.store.partners.byParent(fixture.parent_account_id);
   if (!fixture || !stored) return out;
   const documented =
-    resolve(s.fixtures.dir) === resolve(defaultFixturesDir) &&
+    isDefaultFixtures(s.fixtures.dir) &&
     stored.client_id === fixture.client_id &&
     (await secretMatches(secretOf(stored), fixture.client_secret));
   out.credentials = {

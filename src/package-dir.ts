@@ -4,10 +4,13 @@
  * bundled). Imports nothing of the app: any layer may read it.
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const packageDir = fileURLToPath(new URL('..', import.meta.url));
 export const defaultFixturesDir = fileURLToPath(new URL('../fixtures', import.meta.url));
+/** Whether `dir` is the package's own fixtures folder (its credentials are printed in the README). */
+export const isDefaultFixtures = (dir: string): boolean => resolve(dir) === resolve(defaultFixturesDir);
 export const builtInPresetsDir = fileURLToPath(new URL('../scenarios', import.meta.url));
 
 /** The package's version, read from its package.json (only when asked: --version). */

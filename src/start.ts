@@ -54,6 +54,8 @@ export interface SandboxOptions {
   tokenTtlSeconds?: number;
   /** How many journal entries are kept (SANDBOX_JOURNAL_MAX); default 1000. */
   journalMax?: number;
+  /** The memory all partners' journals may hold together, in MiB (SANDBOX_JOURNAL_BUDGET_MB); default 256. */
+  journalBudgetMb?: number;
   /** How much of each body the journal keeps, 0 to 1048576 (SANDBOX_JOURNAL_BODY_BYTES); default 16384. */
   journalBodyBytes?: number;
   /** The request body limit in bytes (SANDBOX_BODY_LIMIT_BYTES); default 262144. */
@@ -77,29 +79,32 @@ export interface RunningSandbox {
 }
 
 /** An integer option in the range of the setting it stands for (a number, not digits as the environment sends). */
+/** A whole number in a range, worded as the environment's settings are (core/config.ts), never in zod's words. */
+const wholeNumber = (min: number, max: number) => {
+  const error = `must be a whole number from ${min} to ${max}`;
+  return z.int({ error }).min(min, { error }).max(max, { error }).optional();
+};
+
 const sameRange = (setting: z.ZodDefault<z.ZodCoercedNumber>) => {
   const range = setting.unwrap();
-  return z
-    .int()
-    .min(range.minValue ?? 0)
-    .max(range.maxValue ?? Number.MAX_SAFE_INTEGER)
-    .optional();
+  return wholeNumber(range.minValue ?? 0, range.maxValue ?? Number.MAX_SAFE_INTEGER);
 };
 
 const Options = z.strictObject({
-  port: z.int().min(0).max(65_535).optional(),
+  port: wholeNumber(0, 65_535),
   host: z.string().min(1).optional(),
   db: z.string().min(1).optional(),
   fixtures: z.string().min(1).optional(),
   scenarios: z.string().min(1).optional(),
   adminToken: AdminTokenSchema.optional(),
-  authPropagationSeconds: z.int().min(0).max(86_400).optional(),
+  authPropagationSeconds: wholeNumber(0, 86_400),
   strictIdempotency: z.boolean().optional(),
   chaos: ChaosSpecSchema.optional(),
   // The settings the environment has too, with the same ranges (core/config.ts).
   seed: ConfigSchema.shape.seed,
   tokenTtlSeconds: sameRange(ConfigSchema.shape.tokenTtlSeconds),
   journalMax: sameRange(ConfigSchema.shape.journalMax),
+  journalBudgetMb: sameRange(ConfigSchema.shape.journalBudgetMb),
   journalBodyBytes: sameRange(ConfigSchema.shape.journalBodyBytes),
   bodyLimitBytes: sameRange(ConfigSchema.shape.bodyLimitBytes),
   requestTimeoutSeconds: sameRange(ConfigSchema.shape.requestTimeoutSeconds),

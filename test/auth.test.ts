@@ -11,7 +11,7 @@ import {
   MISSING_PARENT_HEADER_MESSAGE,
   MISSING_TOKEN_MESSAGE,
   PARENT_MISMATCH_MESSAGE,
-} from '../src/contract/messages.js';
+} from '../src/contract/api/messages.js';
 import {
   CONTROLS,
   createHarness,

@@ -8,8 +8,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import type { ControlRoute } from '../src/contract/control-routes.js';
-import { ApiError } from '../src/contract/errors.js';
+import { ApiError } from '../src/contract/api/errors.js';
+import type { ControlRoute } from '../src/contract/control/control-routes.js';
 import { bind } from '../src/http/bind.js';
 import type { AppEnv } from '../src/http/env.js';
 import { errorResponse } from '../src/http/envelope.js';

@@ -155,9 +155,9 @@ async function partnerFlow(base: string, parent: string, clientId: string, clien
 }
 
 describe('chaos at rate 1: a client that retries once completes the partner flow', () => {
-  it('for 10 seeds (each partner its own profile), every step reached, every injected failure recovered', async () => {
+  it('for 12 seeds (each partner its own profile), every step reached, every injected failure recovered', async () => {
     const control = createControlClient(server.url);
-    const seeds = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    const seeds = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
     const runs = await Promise.all(
       seeds.map(async (seed) => {
         const partner = await control.partners.create({ parent_account_id: `pa_chaos_flow_${seed}` });

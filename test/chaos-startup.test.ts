@@ -99,7 +99,8 @@ describe('a good chaos setting', () => {
     const token = () => demoTokenResponse(url);
     const failed = await token();
     expect(failed.status).toBe(503);
-    expect(failed.headers.get('x-sandbox-chaos')).toBe('seed=42; call=1');
+    // Token calls are a sequence of their own.
+    expect(failed.headers.get('x-sandbox-chaos')).toBe('seed=42; token_call=1');
     expect((await token()).status).toBe(200); // convergent
     const profiles = async () =>
       ((await (await fetch(`${url}/__sandbox/chaos`)).json()) as { profiles: unknown[] }).profiles;
@@ -109,7 +110,8 @@ describe('a good chaos setting', () => {
         rate: 1,
         seed: 42,
         scenarios: ['server-error'],
-        positions: { [DEMO.parent]: 2 },
+        positions: { [DEMO.parent]: 0 },
+        token_positions: { [DEMO.parent]: 2 },
       },
     ]);
     await fetch(`${url}/__sandbox/chaos`, { method: 'DELETE' });

@@ -42,6 +42,7 @@ async function profiles(h: Harness) {
     calls_failed: number;
     failed_by_scenario: Record<string, number>;
     positions: Record<string, number>;
+    token_positions: Record<string, number>;
   }[];
 }
 
@@ -88,6 +89,21 @@ async function sequence(h: Harness, t: Tenant, accountId: string, length = 36): 
   }
   return out;
 }
+
+/**
+ * The position `sequence()`'s i-th call has (its 5th of every 6 is a token call, counted in the
+ * token calls' own sequence): `call=<n>` or `token_call=<n>`.
+ */
+function positionOf(i: number): { call: number } | { token_call: number } {
+  let calls = 0;
+  let tokens = 0;
+  for (let j = 0; j <= i; j++) j % 6 === 4 ? tokens++ : calls++;
+  return i % 6 === 4 ? { token_call: tokens } : { call: calls };
+}
+const positionText = (i: number) =>
+  Object.entries(positionOf(i))
+    .map(([k, v]) => `${k}=${v}`)
+    .join('');
 
 describe('PUT /__sandbox/chaos: a bad profile is a 400 naming the field', () => {
   const cases: [string, Record<string, unknown>, string, string][] = [
@@ -195,10 +211,12 @@ describe('PUT, GET and DELETE /__sandbox/chaos', () => {
         'connection-reset',
       ],
       set_at: expect.any(String),
+      from_call: 1,
       calls_seen: 0,
       calls_failed: 0,
       failed_by_scenario: {},
       positions: {},
+      token_positions: {},
     });
     await setChaos(h, { rate: 1, seed: 7, scenarios: ['server-error'], parent_account_id: DEMO.parent });
     // A partner's profile replaces its previous one.
@@ -271,10 +289,10 @@ describe('the draw', () => {
     const failed = first.filter((o) => !o.startsWith('200'));
     expect(failed.length).toBeGreaterThan(5);
     expect(first.length - failed.length).toBeGreaterThan(5);
-    // Every failure with an answer names its seed and its call: the n-th call of the partner
-    // (a reset connection has no answer; the journal keeps its evidence).
+    // Every failure with an answer names its seed and its call: the n-th partnership call of the
+    // partner, or its n-th token call (a reset connection has no answer; the journal keeps its evidence).
     first.forEach((o, i) => {
-      if (!o.startsWith('200') && !o.startsWith('0 ')) expect(o).toContain(`seed=2026; call=${i + 1}`);
+      if (!o.startsWith('200') && !o.startsWith('0 ')) expect(o).toContain(`seed=2026; ${positionText(i)}`);
     });
     expect(first.some((o) => o.startsWith('0 '))).toBe(true);
     // Another seed fails other calls.
@@ -331,7 +349,8 @@ describe('the draw', () => {
     });
     expect(token.status).toBe(429);
     expect(token.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
-    expect(token.headers.get(CHAOS)).toBe('seed=1; call=2');
+    // Token calls are a sequence of their own: this is token call 1 (the partnership call was call 1).
+    expect(token.headers.get(CHAOS)).toBe('seed=1; token_call=1');
   });
 
   it('a drawn preset applies its own effects and values: throttled is a 429 with Retry-After 2, flaky-network 800 ms then a 503', async () => {
@@ -455,11 +474,14 @@ describe('partner IDs a JavaScript object has as properties (__proto__, toString
       'toString',
       'valueOf',
     ]);
-    expect(Object.getOwnPropertyDescriptor(listed[0]!.positions, '__proto__')?.value).toBe(8);
+    // Eight token calls each: their own sequence; no partnership call yet.
+    expect(Object.getOwnPropertyDescriptor(listed[0]!.token_positions, '__proto__')?.value).toBe(8);
+    expect(Object.getOwnPropertyDescriptor(listed[0]!.positions, '__proto__')?.value).toBe(0);
     for (const path of ['/__sandbox/health', '/__sandbox/requests', '/__sandbox/partners/__proto__/bundle'])
       expect((await h.request('GET', path)).status, path).toBe(200);
     expect((await h.request('POST', '/__sandbox/partners', { body: {} })).status).toBe(201);
-    const demo = await h.client();
+    // Its token call may be failed by chaos; the next one gets through (convergent).
+    const demo = await h.client().catch(() => h.client());
     expect([200, 429, 503]).toContain(
       (await demo.get(`${MAPPINGS}?parent_account_id=${DEMO.parent}`)).status,
     );
@@ -502,7 +524,7 @@ describe('convergence and evidence', () => {
     const journal = await h.request('GET', `/__sandbox/requests?parent_account_id=${t.parent}&limit=24`);
     const entries = [...journal.body.requests].reverse() as {
       status: number;
-      chaos: { seed: number; call: number; scenario: string } | null;
+      chaos: { seed: number; call?: number; token_call?: number; scenario: string } | null;
       scenarios_applied: string[];
     }[];
     expect(entries).toHaveLength(24);
@@ -512,7 +534,7 @@ describe('convergence and evidence', () => {
         expect(e.chaos).toBeNull();
         return;
       }
-      expect(e.chaos).toEqual({ seed: 123, call: i + 1, scenario: expect.any(String) });
+      expect(e.chaos).toEqual({ seed: 123, ...positionOf(i), scenario: expect.any(String) });
       expect(e.scenarios_applied).toHaveLength(1);
       expect(e.scenarios_applied[0]!.startsWith(e.chaos!.scenario)).toBe(true);
       byScenario[e.chaos!.scenario] = (byScenario[e.chaos!.scenario] ?? 0) + 1;
@@ -538,9 +560,10 @@ describe('replay: bundles and snapshots carry the profile and the call position'
     expect(before.some((o) => o.startsWith('401'))).toBe(true);
     const bundle = await h.request('GET', `/__sandbox/partners/${t.parent}/bundle`);
     expect(bundle.status).toBe(200);
-    expect(bundle.body.chaos).toMatchObject({ ...settings, call: 11 });
+    // 11 calls: 9 partnership calls and token calls 1 and 2 (of the 6-call cycle).
+    expect(bundle.body.chaos).toMatchObject({ ...settings, call: 9, token_call: 2 });
 
-    // The rest of the sequence here: a new client (its token call is call 12), then 18 calls.
+    // The rest of the sequence here: a new client (its token call is token call 3), then 18 calls.
     const here = { ...t, client: await h.client(t.creds) };
     const expected = await sequence(h, here, account, 18);
 
@@ -551,7 +574,8 @@ describe('replay: bundles and snapshots carry the profile and the call position'
     expect(profile).toMatchObject({
       parent_account_id: t.parent,
       seed: 31337,
-      positions: { [t.parent]: 11 },
+      positions: { [t.parent]: 9 },
+      token_positions: { [t.parent]: 2 },
     });
     const there = { ...t, client: await fresh.client(t.creds) };
     expect(await sequence(fresh, there, account, 18)).toEqual(expected);
@@ -607,10 +631,10 @@ describe('replay: bundles and snapshots carry the profile and the call position'
     expect((await h.request('POST', '/__sandbox/snapshots', { body: { name: 'mid' } })).status).toBe(201);
     const first = await sequence(h, t, account, 12);
     const [after] = await profiles(h);
-    expect(after!.positions[t.parent]).toBe(17);
+    expect(after!.positions[t.parent]).toBe(14); // 17 calls, 3 of them token calls
     expect((await h.request('POST', '/__sandbox/snapshots/mid/restore')).status).toBe(200);
     const [restored] = await profiles(h);
-    expect(restored!.positions[t.parent]).toBe(5);
+    expect(restored!.positions[t.parent]).toBe(4);
     expect(await sequence(h, t, account, 12)).toEqual(first);
   });
 

@@ -561,7 +561,7 @@ describe('SIGTERM with stalled clients', () => {
 });
 
 describe('the built bundles', () => {
-  it.each(['main.js', 'index.js', 'mcp.js', 'openapi-validator.js'])(
+  it.each(['main.js', 'cli.js', 'index.js', 'mcp.js', 'openapi-validator.js'])(
     '%s is ASCII only: V8 keeps its source at one byte a character, not two (docs/performance.md)',
     (bundle) => {
       const text = readFileSync(join(packageDir, 'dist', bundle), 'utf8');

@@ -5,7 +5,7 @@
  * a burst of identical registrations.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_IN_PROGRESS_MESSAGE, STALE_CONTENT_HASH_MESSAGE } from '../src/contract/messages.js';
+import { IDEMPOTENCY_IN_PROGRESS_MESSAGE, STALE_CONTENT_HASH_MESSAGE } from '../src/contract/api/messages.js';
 import { type Running, startServer } from '../src/server.js';
 import { CONTROLS, DEMO, REGISTER, registerBody, testConfig } from './harness.js';
 

@@ -10,7 +10,7 @@ import {
   UNMAPPED_PAIRS_SUFFIX,
   unmappedPairsEmptyMappingMessage,
   unmappedPairsMessage,
-} from '../src/contract/messages.js';
+} from '../src/contract/api/messages.js';
 import {
   blockedSubs,
   CONTROLS,

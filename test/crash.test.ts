@@ -5,7 +5,7 @@
  * SIGTERM drains the requests in flight (all answered 200) and exits 0.
  */
 import { type ChildProcess, execSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -311,6 +311,24 @@ describe('SIGKILL during a write that holds an Idempotency-Key', () => {
     ]);
     second.proc.kill('SIGTERM');
     await second.exited;
+  }, 60_000);
+});
+
+describe('SIGKILL with snapshots saved', () => {
+  it("the killed process's snapshot files are removed at the next start-up; none is listed", async () => {
+    const db = tempDb();
+    const first = await startChild(db);
+    for (const name of ['before-kill-1', 'before-kill-2'])
+      expect((await send(first.url, 'POST', '/__sandbox/snapshots', {}, { name })).status).toBe(201);
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    expect(readdirSync(`${db}.snapshots`).sort()).toEqual(['before-kill-1.db', 'before-kill-2.db']);
+
+    const second = await startChild(db);
+    expect(existsSync(`${db}.snapshots`)).toBe(false);
+    expect((await send(second.url, 'GET', '/__sandbox/snapshots', {})).body.snapshots).toEqual([]);
+    second.proc.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
   }, 60_000);
 });
 

@@ -3,7 +3,7 @@
  * headers (request id, nosniff, no X-Powered-By).
  */
 import { describe, expect, it } from 'vitest';
-import { MISSING_IDEMPOTENCY_KEY_MESSAGE } from '../src/contract/messages.js';
+import { MISSING_IDEMPOTENCY_KEY_MESSAGE } from '../src/contract/api/messages.js';
 import { SCENARIO_NAMES } from '../src/scenarios/catalogue.js';
 import { BUILT_IN_NAMES } from './fixed-names.js';
 import {

@@ -10,7 +10,7 @@ import {
   idempotencyKeyOtherOperationMessage,
   MISSING_IDEMPOTENCY_KEY_MESSAGE,
   STALE_CONTENT_HASH_MESSAGE,
-} from '../src/contract/messages.js';
+} from '../src/contract/api/messages.js';
 import { IN_PROGRESS_BOUND_MS } from '../src/store/idempotency.js';
 import {
   blockedSubs,

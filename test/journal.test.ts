@@ -4,7 +4,7 @@
  * is redacted, the filters, the bound, and each warning.
  */
 import { describe, expect, it } from 'vitest';
-import { DIFFERENT_PAYLOAD_WARNING, DRY_RUN_KEY_WARNING } from '../src/contract/messages.js';
+import { DIFFERENT_PAYLOAD_WARNING, DRY_RUN_KEY_WARNING } from '../src/contract/api/messages.js';
 import { propagationRetryWarning, tokenBurstWarning, UNSEEN_HASH_WARNING } from '../src/core/diagnostics.js';
 import type { JournalEntry } from '../src/core/journal.js';
 import { isSecretKey } from '../src/core/journal-redact.js';

@@ -82,7 +82,7 @@ function importsOf(file: string): Import[] {
  */
 const LEAVES = [
   'core/startup-error.ts',
-  'contract/control-operations.ts',
+  'contract/control/control-operations.ts',
   'package-dir.ts',
   // the manual's pages: Markdown files rendered (or, bundled, constants); nothing of the app
   'api/build-guides.ts',
@@ -173,6 +173,19 @@ describe('layers: imports run one way', () => {
     expect(violations(sources(SRC))).toEqual([]);
   });
 
+  it("the contract's two rooms: the control plane's may build on the partner API's, never the reverse", () => {
+    const api = sources(join(SRC, 'contract', 'api'));
+    expect(api.length).toBeGreaterThan(5);
+    const control = join(SRC, 'contract', 'control');
+    const reversed = api.flatMap((file) =>
+      importsOf(file)
+        .filter((i) => i.target.startsWith(`${control}/`))
+        .map((i) => `${relative(SRC, file)} -> ${relative(SRC, i.target)}`),
+    );
+    expect(reversed).toEqual([]);
+    expect(sources(control).length).toBeGreaterThan(5);
+  });
+
   it('the control client loads no package and nothing of the app at run time but the generated table of paths', () => {
     const files = sources(join(SRC, 'client'));
     expect(files.length).toBeGreaterThan(0);
@@ -186,15 +199,17 @@ describe('layers: imports run one way', () => {
         .filter((spec) => !spec.startsWith('./'))
         .map((spec) => `${relative(SRC, file)} -> ${spec}`),
     );
-    expect(loaded).toEqual(['client/control.ts -> ../contract/control-operations.js']);
-    expect(readFileSync(join(SRC, 'contract/control-operations.ts'), 'utf8')).not.toMatch(/\bimport\b/);
+    expect(loaded).toEqual(['client/control.ts -> ../contract/control/control-operations.js']);
+    expect(readFileSync(join(SRC, 'contract/control/control-operations.ts'), 'utf8')).not.toMatch(
+      /\bimport\b/,
+    );
   });
 
   it('the check catches reversed imports (and lets a downward one through)', () => {
     const at = (path: string) => join(SRC, path);
     expect(breaks(at('store/idempotency.ts'), at('http/envelope.ts'), false)).toBe(true);
-    expect(breaks(at('store/idempotency.ts'), at('contract/errors.ts'), false)).toBe(true);
-    expect(breaks(at('store/idempotency.ts'), at('contract/errors.ts'), true)).toBe(false);
+    expect(breaks(at('store/idempotency.ts'), at('contract/api/errors.ts'), false)).toBe(true);
+    expect(breaks(at('store/idempotency.ts'), at('contract/api/errors.ts'), true)).toBe(false);
     expect(breaks(at('domain/status.ts'), at('store/accounts.ts'), true)).toBe(true);
     expect(breaks(at('http/auth.ts'), at('control/routes.ts'), false)).toBe(true);
     expect(breaks(at('scenarios/plan.ts'), at('http/headers.ts'), false)).toBe(true);
@@ -204,8 +219,8 @@ describe('layers: imports run one way', () => {
     expect(breaks(at('services/status.ts'), at('http/env.ts'), true)).toBe(true);
     expect(breaks(at('http/auth.ts'), at('services/auth.ts'), false)).toBe(false);
     expect(breaks(at('app.ts'), at('control/routes.ts'), false)).toBe(false);
-    expect(breaks(at('client/control.ts'), at('contract/control.ts'), false)).toBe(true);
-    expect(breaks(at('client/control.ts'), at('contract/control.ts'), true)).toBe(false);
+    expect(breaks(at('client/control.ts'), at('contract/control/control.ts'), false)).toBe(true);
+    expect(breaks(at('client/control.ts'), at('contract/control/control.ts'), true)).toBe(false);
     expect(breaks(at('drift/replay.ts'), at('http/envelope.ts'), false)).toBe(true);
     expect(breaks(at('drift/replay.ts'), at('http/envelope.ts'), true)).toBe(true);
     expect(breaks(at('drift/replay.ts'), at('services/register.ts'), false)).toBe(true);
@@ -214,6 +229,6 @@ describe('layers: imports run one way', () => {
     expect(breaks(at('drift/replay.ts'), at('client/control.ts'), false)).toBe(false);
     expect(breaks(at('mcp/server.ts'), at('sandbox/create.ts'), false)).toBe(true);
     expect(breaks(at('mcp/server.ts'), at('control/routes.ts'), true)).toBe(true);
-    expect(breaks(at('mcp/tools.ts'), at('contract/openapi-control.ts'), false)).toBe(false);
+    expect(breaks(at('mcp/tools.ts'), at('contract/control/openapi-control.ts'), false)).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ import {
   DIFFERENT_PAYLOAD_WARNING,
   layoutNotFoundMessage,
   MISSING_PARENT_HEADER_MESSAGE,
-} from '../src/contract/messages.js';
+} from '../src/contract/api/messages.js';
 import { CONTROLS, createHarness, expectErrorEnvelope, expectOk, type Harness, LAYOUT } from './harness.js';
 
 type Partner = Awaited<ReturnType<Harness['client']>>;

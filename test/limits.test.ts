@@ -4,7 +4,7 @@
  * process keeps serving.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { limits } from '../src/contract/fields.js';
+import { limits } from '../src/contract/api/fields.js';
 import { type Running, startServer } from '../src/server.js';
 import { CONTROLS, createHarness, expectErrorEnvelope, testConfig } from './harness.js';
 

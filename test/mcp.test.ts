@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTROL_OPERATIONS, type ControlOperationId } from '../src/contract/control-operations.js';
+import { CONTROL_OPERATIONS, type ControlOperationId } from '../src/contract/control/control-operations.js';
 import { EXPOSED, JOURNAL_DEFAULT_LIMIT } from '../src/mcp/tools.js';
 import { packageDir } from '../src/package-dir.js';
 import { type RunningSandbox, startSandbox } from '../src/start.js';

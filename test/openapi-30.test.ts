@@ -1,6 +1,6 @@
 /**
  * GET /openapi-3.0.json: the partner document rendered as OpenAPI 3.0.3 by code
- * (src/contract/openapi-30.ts), for generators that read no 3.1 (oapi-codegen,
+ * (src/contract/api/openapi-30.ts), for generators that read no 3.1 (oapi-codegen,
  * kin-openapi). Valid 3.0 (independent validator), the same operations as the 3.1
  * document, nothing 3.1-only, and the sandbox's answers validate against it (Ajv, with
  * OpenAPI 3.0's `nullable`). Spectral and Redocly: test/openapi-lint.test.ts.
@@ -9,9 +9,9 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { toOpenApi30 } from '../src/contract/openapi-30.js';
-import type { Operation } from '../src/contract/operation.js';
-import { operations as declared } from '../src/contract/operations.js';
+import { toOpenApi30 } from '../src/contract/api/openapi-30.js';
+import type { Operation } from '../src/contract/api/operation.js';
+import { operations as declared } from '../src/contract/api/operations.js';
 import { CONTROLS, createHarness, MAPPINGS, pair, type Reply, STATUS } from './harness.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: documents are asserted field by field

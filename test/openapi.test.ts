@@ -10,11 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { CONTROL_OPERATIONS_FILE, renderControlOperations } from '../scripts/generate-control-operations.js';
 import { ORIGINS_KEPT } from '../src/api/docs.js';
 import { createApp } from '../src/app.js';
-import { CONTROL_OPERATIONS } from '../src/contract/control-operations.js';
-import { CONTROL_ROUTES } from '../src/contract/control-routes-all.js';
-import { errorCodes } from '../src/contract/errors.js';
-import { DOMAIN_PATTERN, domainProblem, TEXT_PATTERN, textProblem } from '../src/contract/fields.js';
-import { operations as declared } from '../src/contract/operations.js';
+import { errorCodes } from '../src/contract/api/errors.js';
+import { DOMAIN_PATTERN, domainProblem, TEXT_PATTERN, textProblem } from '../src/contract/api/fields.js';
+import { operations as declared } from '../src/contract/api/operations.js';
+import { CONTROL_OPERATIONS } from '../src/contract/control/control-operations.js';
+import { CONTROL_ROUTES } from '../src/contract/control/control-routes-all.js';
 import { BoundedCache } from '../src/domain/bounded-cache.js';
 import { createSandbox } from '../src/sandbox/create.js';
 import { createHarness, DEMO, expectErrorEnvelope, MAPPINGS, testConfig } from './harness.js';
@@ -401,7 +401,7 @@ describe('GET /__sandbox/openapi.json', () => {
     const { control } = await documents();
     const result = await new Validator().validate(control);
     expect(result.errors ?? []).toEqual([]);
-    // The document lists the declared operations (contract/control-routes*.ts), each under its method,
+    // The document lists the declared operations (contract/control/control-routes*.ts), each under its method,
     // and the app serves each of them at that method and path.
     const declared = CONTROL_ROUTES.map((r) => `${r.method} ${r.path}`).sort();
     const listed = Object.entries(control.paths)

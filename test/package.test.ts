@@ -115,6 +115,7 @@ describe('the tarball', () => {
       'LICENSE',
       'CHANGELOG.md',
       'dist/main.js',
+      'dist/cli.js',
       'dist/index.js',
       'dist/openapi-validator.js',
       'dist/mcp.js',
@@ -137,7 +138,7 @@ describe('the tarball', () => {
       expect(files).toContain(needed);
     }
     const allowed =
-      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|index|mcp|openapi-validator)\.js|dist\/types\/.+\.d\.ts|dist\/swagger-ui\/(swagger-ui-bundle\.js|swagger-ui\.css|LICENSE|NOTICE)|docs\/screenshots\/[a-z0-9-]+\.png|fixtures\/.+\.json|scenarios\/.+\.json|node_modules\/better-sqlite3\/(package\.json|LICENSE|README\.md|lib\/.+\.js|prebuilds\/[a-z0-9-]+\.node))$/;
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|cli|index|mcp|openapi-validator)\.js|dist\/types\/.+\.d\.ts|dist\/swagger-ui\/(swagger-ui-bundle\.js|swagger-ui\.css|LICENSE|NOTICE)|docs\/screenshots\/[a-z0-9-]+\.png|fixtures\/.+\.json|scenarios\/.+\.json|node_modules\/better-sqlite3\/(package\.json|LICENSE|README\.md|lib\/.+\.js|prebuilds\/[a-z0-9-]+\.node))$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     // better-sqlite3 bundled (package.json says so in the tarball only: postpack puts the
     // checkout's back), with nothing that would make npm build: no binding.gyp, no C sources.
@@ -189,7 +190,7 @@ describe('the install', () => {
 
 describe('the bundles', () => {
   it('carry the manual (README.md and docs/) as constants for /docs/guides/, without marked', () => {
-    for (const bundle of ['main.js', 'index.js']) {
+    for (const bundle of ['cli.js', 'index.js']) {
       const text = readFileSync(join(project, 'node_modules', 'partnership-sandbox', 'dist', bundle), 'utf8');
       expect(text, bundle).toMatch(/id=\\?"where-the-spec-is-silent\\?"/);
       expect(text, bundle).not.toContain('walkTokens');

@@ -12,7 +12,7 @@ import {
   mappingNotSeededMessage,
   registerUnmappedMessage,
   unpairedSurrogateMessage,
-} from '../src/contract/messages.js';
+} from '../src/contract/api/messages.js';
 import {
   CONTROLS,
   createHarness,

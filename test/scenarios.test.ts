@@ -12,7 +12,7 @@ import {
   partialFailureMessage,
   STALE_CONTENT_HASH_MESSAGE,
   unmappedPairsEmptyMappingMessage,
-} from '../src/contract/messages.js';
+} from '../src/contract/api/messages.js';
 import { BUILT_IN_NAMES } from './fixed-names.js';
 import {
   CONTROLS,

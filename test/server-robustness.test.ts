@@ -1,5 +1,7 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonTooDeepMessage } from '../src/contract/messages.js';
+import { jsonTooDeepMessage } from '../src/contract/api/messages.js';
 import { type Running, startServer } from '../src/server.js';
 import { createHarness, DEMO, expectErrorEnvelope, registerBody, STATUS, testConfig } from './harness.js';
 import { demoAccount, demoToken, expectRawEnvelope, parseReply, raw } from './raw-http.js';
@@ -25,6 +27,32 @@ async function json(url: string, init: RequestInit = {}) {
   // biome-ignore lint/suspicious/noExplicitAny: bodies are asserted field by field
   const body: any = await res.json();
   return { status: res.status, headers: res.headers, body };
+}
+
+/**
+ * The descriptors this process holds for connections accepted on `port` (not the listening
+ * socket, not the clients' ends): each fd's socket inode, looked up in /proc/net/tcp{,6}.
+ */
+function serverFds(port: number): number {
+  const accepted = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length < 10) continue;
+      const localPort = Number.parseInt(cols[1]!.split(':').pop()!, 16);
+      if (localPort === port && cols[3] !== '0A' && cols[9] !== '0') accepted.add(cols[9]!);
+    }
+  }
+  let count = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`))?.[1];
+      if (inode && accepted.has(inode)) count++;
+    } catch {
+      // closed while listed
+    }
+  }
+  return count;
 }
 
 /** Waits until `check` holds (the server settles a cut-off request on its next turns). */
@@ -296,6 +324,37 @@ describe('a request that never finishes arriving: the request timeout (SANDBOX_R
     }
   });
 
+  it.runIf(process.platform === 'linux')(
+    'a timed-out connection is destroyed within a second of its 408, even when the client never reads',
+    async () => {
+      const { running } = await serve({ requestTimeoutSeconds: 1 });
+      const clients: Socket[] = [];
+      try {
+        const stalled = 50;
+        for (let i = 0; i < stalled; i++) {
+          const socket = connect(running.port, '127.0.0.1');
+          socket.pause(); // never reads: the 408 and the server's FIN stay unread in the kernel
+          socket.on('error', () => {});
+          await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+          socket.write('GET /__sandbox/health HTTP/1.1\r\nHost: x\r\n'); // headers never finish
+          clients.push(socket);
+        }
+        await until(async () => serverFds(running.port) === stalled, 1000);
+        const started = performance.now();
+        // The 408 comes within the timeout plus Node's check interval (250 ms here), the release 500 ms later.
+        await until(async () => serverFds(running.port) === 0, 3000);
+        expect(performance.now() - started).toBeLessThan(2500);
+        expect(clients.every((c) => !c.destroyed)).toBe(true);
+        const health = await fetch(`${running.url}/__sandbox/health`);
+        expect(health.status).toBe(200);
+      } finally {
+        for (const c of clients) c.destroy();
+        await running.close();
+      }
+    },
+    10_000,
+  );
+
   it('the latency scenario delays the answer, not the request: a delay past the timeout still answers', async () => {
     const { running } = await serve({ requestTimeoutSeconds: 1 });
     try {
@@ -367,6 +426,120 @@ describe('JSON bodies are UTF-8: a Content-Type naming another charset is 415', 
         expect(body.message, type).toBe(`Content-Type must be application/json (got "${type}").`);
       }
     }
+  });
+});
+
+describe('a compressed body (Content-Encoding) is refused naming the header, never read as it is', () => {
+  // The sandbox decodes no content coding: a body sent with `Content-Encoding: gzip` was read
+  // as plain bytes, so a gzip body failed as "not valid UTF-8 (byte offset 1)" and a plain body
+  // wrongly labelled gzip was executed. RFC 9110 §8.4.1: an unsupported coding is 415.
+  const message = (coding: string) =>
+    `Content-Encoding "${coding}" is not read: send the body uncompressed (no Content-Encoding, or identity).`;
+  const register = (h: Awaited<ReturnType<typeof createHarness>>, encoding: string) =>
+    h.client().then((c) =>
+      c.call('POST', '/v1/accounts/register/partnership', {
+        raw: JSON.stringify(registerBody({ external_account_id: `ext-${crypto.randomUUID()}` })),
+        headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+      }),
+    );
+  const createPartner = (h: Awaited<ReturnType<typeof createHarness>>, encoding: string) =>
+    h.request('POST', '/__sandbox/partners', {
+      raw: '{"parent_account_id":"pa_encoded"}',
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+    });
+
+  it('partnership writes and the control plane: gzip, br or a list is 415 naming Content-Encoding; nothing is written', async () => {
+    const h = createHarness();
+    for (const coding of ['gzip', 'br', 'gzip, identity']) {
+      for (const res of [await register(h, coding), await createPartner(h, coding)]) {
+        const body = expectErrorEnvelope(res, 415, 'unsupported_media_type');
+        expect(body.message, coding).toBe(message(coding));
+        expect(body.error.details).toEqual({ header: 'Content-Encoding' });
+        expect(res.headers.get('accept-encoding')).toBe('identity');
+      }
+    }
+    const partners = (await h.request('GET', '/__sandbox/partners')).body.partners;
+    expect(partners).toHaveLength(2);
+    expect(partners.every((p: { accounts: unknown[] }) => p.accounts.length === 0)).toBe(true);
+  });
+
+  it('identity (any case) is the body as it is: accepted', async () => {
+    const h = createHarness();
+    expect((await register(h, 'identity')).status).toBe(200);
+    expect((await createPartner(h, 'Identity')).status).toBe(201);
+  });
+
+  it('the token endpoint: invalid_request naming Content-Encoding, no token', async () => {
+    const h = createHarness();
+    const res = await h.request('POST', '/oauth/token', {
+      raw: `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': 'gzip' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_request', error_description: message('gzip') });
+  });
+});
+
+describe('a transfer coding other than chunked is refused naming Transfer-Encoding, over a socket', () => {
+  // Node's parser takes `Transfer-Encoding: gzip, chunked` and hands the chunks on undecoded:
+  // a plain body labelled so was executed as it is (RFC 9112 §6.1: a coding not understood
+  // must not be read as if absent).
+  let server: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    server = await serve();
+  });
+  afterAll(() => server.running.close());
+  const chunked = (body: string) => `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+
+  it('a status PUT, a partner create and a token call with gzip, chunked: refused, nothing written; chunked alone works', async () => {
+    const { port } = server.running;
+    const url = `http://127.0.0.1:${port}`;
+    const token = await demoToken(url);
+    const account = await demoAccount(url, token);
+    const put = (coding: string, key: string) =>
+      raw(
+        port,
+        `PUT /v1/partnership/accounts/${account}/status HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${token}\r\n` +
+          `X-Platform-Parent-Account-Id: ${DEMO.parent}\r\nIdempotency-Key: ${key}\r\nContent-Type: application/json\r\n` +
+          `Transfer-Encoding: ${coding}\r\nConnection: close\r\n\r\n${chunked('{"status":"paused"}')}`,
+      ).then(parseReply);
+    const message =
+      'Transfer-Encoding "gzip, chunked" is not read: send the body uncompressed (chunked alone, or a Content-Length).';
+    const refused = await put('gzip, chunked', 'te-1');
+    expect(refused.status, refused.text).toBe(415);
+    expect(refused.body.error).toEqual({
+      code: 'unsupported_media_type',
+      details: { header: 'Transfer-Encoding' },
+    });
+    expect(refused.body.message).toBe(message);
+    const status = await fetch(`${url}/v1/partnership/accounts/${account}/status`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(((await status.json()) as { data: { status: string } }).data.status).toBe('active');
+
+    const partner = parseReply(
+      await raw(
+        port,
+        `POST /__sandbox/partners HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n` +
+          `Transfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n${chunked('{"parent_account_id":"pa_te"}')}`,
+      ),
+    );
+    expect(partner.status, partner.text).toBe(415);
+    expect(partner.body.error.details).toEqual({ header: 'Transfer-Encoding' });
+    const grant = `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`;
+    const tokenCall = parseReply(
+      await raw(
+        port,
+        `POST /oauth/token HTTP/1.1\r\nHost: a\r\nContent-Type: application/x-www-form-urlencoded\r\n` +
+          `Transfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n${chunked(grant)}`,
+      ),
+    );
+    expect(tokenCall.status, tokenCall.text).toBe(400);
+    expect(tokenCall.body).toEqual({ error: 'invalid_request', error_description: message });
+
+    const ok = await put('chunked', 'te-2');
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.data.status).toBe('paused');
   });
 });
 

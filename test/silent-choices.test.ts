@@ -5,7 +5,7 @@
  * ID across PUTs, the size limits of fields, and request_id against X-Request-Id on a replay.
  */
 import { describe, expect, it } from 'vitest';
-import { limits } from '../src/contract/fields.js';
+import { limits } from '../src/contract/api/fields.js';
 import {
   CONTROLS,
   createHarness,

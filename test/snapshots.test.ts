@@ -255,4 +255,20 @@ describe('snapshots of a file store', () => {
     expect(existsSync(join(`${db}.snapshots`, 'file-two.db'))).toBe(false);
     reopened.sandbox.close();
   });
+
+  it("a killed process's snapshot files (never closed) are removed at the next start-up, and none is listed", async () => {
+    const db = join(dir, 'killed.db');
+    const h = createHarness({ db });
+    expect((await save(h, 'left-behind')).status).toBe(201);
+    const file = join(`${db}.snapshots`, 'left-behind.db');
+    expect(existsSync(file)).toBe(true);
+    // A SIGKILL closes nothing: the store's file and the snapshot files stay as they are
+    // (test/crash.test.ts kills a real process). The next start opens the same file.
+    const next = createHarness({ db });
+    expect(existsSync(`${db}.snapshots`)).toBe(false);
+    expect((await next.request('GET', '/__sandbox/snapshots')).body.snapshots).toEqual([]);
+    expectErrorEnvelope(await restore(next, 'left-behind'), 404, 'not_found');
+    next.sandbox.close();
+    h.sandbox.store.db.close();
+  });
 });

@@ -176,6 +176,26 @@ describe('fixtures', () => {
     s.close();
   });
 
+  it("the package's fixtures (their secret is in the README) are kept with the fast salted hash; a folder of one's own with scrypt; both authenticate", async () => {
+    const token = (app: ReturnType<typeof createApp>, id: string, secret: string) =>
+      app.request('/oauth/token', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: `grant_type=client_credentials&client_id=${id}&client_secret=${encodeURIComponent(secret)}`,
+      });
+    const published = createSandbox(testConfig());
+    expect(published.store.partners.byParent(DEMO.parent)?.secret_algorithm).toBe('sha256-salted');
+    expect((await token(createApp(published), DEMO.clientId, DEMO.clientSecret)).status).toBe(200);
+    expect((await token(createApp(published), DEMO.clientId, `${DEMO.clientSecret}x`)).status).toBe(401);
+    published.close();
+    // The same partner in a folder of one's own: a person may reuse that secret elsewhere.
+    const own = createSandbox(testConfig({ fixtures: brokenFixtures('partners.json', (j) => j) }));
+    expect(own.store.partners.byParent(DEMO.parent)?.secret_algorithm).toBe('scrypt-n16384-r8-p1');
+    expect((await token(createApp(own), DEMO.clientId, DEMO.clientSecret)).status).toBe(200);
+    expect((await token(createApp(own), DEMO.clientId, `${DEMO.clientSecret}x`)).status).toBe(401);
+    own.close();
+  });
+
   it('a broken scenario preset stops start-up naming the file and field', () => {
     const dir = tempDir();
     writeFileSync(
@@ -294,19 +314,26 @@ describe("errors of Node's HTTP parser are answered with the envelope (over a ra
 
 describe('startSandbox() options', () => {
   it.each([
-    [{ port: -1 }, /startSandbox: invalid option port=-1: /],
-    [{ port: '4010' }, /startSandbox: invalid option port="4010": /],
+    [{ port: -1 }, /startSandbox: invalid option port=-1: must be a whole number from 0 to 65535$/],
+    [{ port: '4010' }, /startSandbox: invalid option port="4010": must be a whole number from 0 to 65535$/],
     [{ strictIdempotency: 'yes' }, /invalid option strictIdempotency="yes"/],
-    [{ authPropagationSeconds: 1.5 }, /invalid option authPropagationSeconds=1\.5/],
+    [
+      { authPropagationSeconds: 1.5 },
+      /invalid option authPropagationSeconds=1\.5: must be a whole number from 0 to 86400$/,
+    ],
     [
       { log: 'loud' },
       /invalid option log="loud": must be a boolean or an object with info\(\) and error\(\)/,
     ],
     [{ prot: 1 }, /startSandbox: invalid option prot: Unrecognized key/],
-    [{ journalBodyBytes: -1 }, /invalid option journalBodyBytes=-1: /],
+    [{ journalBodyBytes: -1 }, /invalid option journalBodyBytes=-1: must be a whole number from 0 to \d+$/],
     [{ journalBodyBytes: 1_048_577 }, /invalid option journalBodyBytes=1048577: /],
-    [{ tokenTtlSeconds: '60' }, /invalid option tokenTtlSeconds="60": /],
+    [
+      { tokenTtlSeconds: '60' },
+      /invalid option tokenTtlSeconds="60": must be a whole number from 1 to 604800$/,
+    ],
     [{ bodyLimitBytes: 10 }, /invalid option bodyLimitBytes=10: /],
+    [{ journalBudgetMb: 0 }, /invalid option journalBudgetMb=0: /],
   ])('a bad option rejects naming it (%o)', async (options, message) => {
     await expect(startSandbox(options as SandboxOptions)).rejects.toThrow(message);
     await expect(startSandbox(options as SandboxOptions)).rejects.toBeInstanceOf(StartupError);

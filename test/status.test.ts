@@ -4,7 +4,7 @@
  * idempotency, the partial-failure drill and the 405 on PATCH.
  */
 import { describe, expect, it } from 'vitest';
-import { partialFailureMessage } from '../src/contract/messages.js';
+import { partialFailureMessage } from '../src/contract/api/messages.js';
 import { WARNING_CUT, WARNING_HEADER_MAX } from '../src/http/request-context.js';
 import {
   createHarness,

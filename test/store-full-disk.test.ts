@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { storeNotWritableMessage } from '../src/contract/messages.js';
+import { storeNotWritableMessage } from '../src/contract/api/messages.js';
 import { packageDir } from '../src/package-dir.js';
 import { DEMO, REGISTER, registerBody } from './harness.js';
 

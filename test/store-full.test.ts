@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { storeNotWritableMessage, UNSAVED_REPLAY_WARNING } from '../src/contract/messages.js';
+import { storeNotWritableMessage, UNSAVED_REPLAY_WARNING } from '../src/contract/api/messages.js';
 import { STORE_LOG_INTERVAL_MS } from '../src/core/store-health.js';
 import type { Logger } from '../src/sandbox/create.js';
 import {

@@ -268,17 +268,27 @@ describe('the dashboard in headless Chromium', () => {
       { parent_account_id: DEMO.parent, rate: 0, seed: 5, calls_seen: 1 },
     ]);
 
+    // From call: the partner's next call is that call (a failing test replayed from its first call).
+    await page.locator('#chaos-rate').fill('1');
+    await page.locator('#chaos-from-call').fill('40');
+    await page.locator('#chaos-submit').click();
+    await row.locator('td', { hasText: /^40$/ }).waitFor();
+    const replayed = await api.get('/v1/partnership/vertical-mappings');
+    expect(replayed.headers.get('x-sandbox-chaos')).toBe('seed=5; call=40');
+    expect((await api.get('/v1/partnership/vertical-mappings')).status).toBe(200); // recovered
+    await page.locator('#chaos-from-call').fill('');
+
     // End it from the page.
     await page.locator(`[data-chaos-end="${DEMO.parent}"]`).click();
     await page.getByText('No chaos profile').waitFor();
     const ended = (await (await admin(base, 'GET', '/__sandbox/chaos')).json()) as { profiles: unknown[] };
     expect(ended.profiles).toEqual([]);
 
-    // The report's resilience part: the 503 was recovered by the next call of the same path.
+    // The report's resilience part: each 503 was recovered by the next call of the same path.
     await page.locator('#tab-clock').click();
     const part = page.locator('#resilience [data-resilience="server-error"]');
     await part.waitFor();
-    expect(await part.textContent()).toContain('server-error: recovered 1 of 1');
+    expect(await part.textContent()).toContain('server-error: recovered 2 of 2');
     expect(await part.locator('.badge').textContent()).toBe('passed');
     expect(problems).toEqual([]);
   });

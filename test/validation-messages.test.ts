@@ -32,7 +32,7 @@ import {
   storeIdentifierSchemeMessage,
   storeIdentifierSlashesMessage,
   wrongTypeMessage,
-} from '../src/contract/messages.js';
+} from '../src/contract/api/messages.js';
 import {
   CONTROLS,
   createHarness,

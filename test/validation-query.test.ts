@@ -10,7 +10,7 @@ import {
   dryRunValueMessage,
   UNKNOWN_QUERY_PARAMETER_MESSAGE,
   unknownQueryParameterHint,
-} from '../src/contract/messages.js';
+} from '../src/contract/api/messages.js';
 import {
   blockedSubs,
   CONTROLS,

@@ -7,7 +7,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { invalidUtf8Message } from '../src/contract/messages.js';
+import { invalidUtf8Message } from '../src/contract/api/messages.js';
 import { startServer } from '../src/server.js';
 import {
   CONTROLS,

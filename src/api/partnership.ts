@@ -1,12 +1,12 @@
 /**
- * The seven partnership endpoints: each binds its declaration (contract/operations.ts:
+ * The seven partnership endpoints: each binds its declaration (contract/api/operations.ts:
  * route, pipeline needs, scenario endpoint name) to a thin handler that receives the typed
  * call its stages produced (http/bind.ts), calls one service and writes the envelope.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { ApiError } from '../contract/errors.js';
-import { partialFailureMessage, partialFailureWarning } from '../contract/messages.js';
-import { operations } from '../contract/operations.js';
+import { ApiError } from '../contract/api/errors.js';
+import { partialFailureMessage, partialFailureWarning } from '../contract/api/messages.js';
+import { operations } from '../contract/api/operations.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { envelope, json, ok } from '../http/envelope.js';

@@ -1,8 +1,8 @@
 /**
  * The control-plane client (docs/in-your-ci.md): typed methods over the `/__sandbox` routes
  * of §6, for any running sandbox (startSandbox(), `npx partnership-sandbox`, the image).
- * Each method calls one declared operation (contract/control-routes*.ts) by its operationId:
- * its method and path come from contract/control-operations.ts, generated from the
+ * Each method calls one declared operation (contract/control/control-routes*.ts) by its operationId:
+ * its method and path come from contract/control/control-operations.ts, generated from the
  * declarations; its body and answer types from the declarations themselves (types only: z.input
  * of the declared body, z.output of the declared 2xx answer), so nothing of zod or hono is
  * loaded. Global fetch, no dependency. A non-2xx answer throws ControlPlaneError with the status and
@@ -17,13 +17,13 @@
  * isolation: partners.reset, partners.clock, snapshots, requests.count, bundles. §11: chaos.
  */
 import type { z } from 'zod';
-import type { JournalFilters } from '../contract/control.js';
-import type { ReportAnswer } from '../contract/control-journal.js';
-import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control-operations.js';
-import type { controlRoutes } from '../contract/control-routes.js';
-import type { isolationRoutes } from '../contract/control-routes-isolation.js';
+import type { JournalFilters } from '../contract/control/control.js';
+import type { ReportAnswer } from '../contract/control/control-journal.js';
+import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control/control-operations.js';
+import type { controlRoutes } from '../contract/control/control-routes.js';
+import type { isolationRoutes } from '../contract/control/control-routes-isolation.js';
 
-/** The declarations (contract/control-routes*.ts), as types only: nothing of them is loaded. */
+/** The declarations (contract/control/control-routes*.ts), as types only: nothing of them is loaded. */
 type Routes = typeof controlRoutes & typeof isolationRoutes;
 type JsonSchema<T> = T extends { content: { 'application/json': { schema: infer S extends z.ZodType } } }
   ? S
@@ -47,7 +47,7 @@ export type VerticalMappingInput = BodyOf<'seedVerticalMappings'>['vertical_mapp
 export type VariantCreateInput = BodyOf<'addVariant'>;
 export type VariantPatchInput = BodyOf<'updateVariant'>;
 export type ArmInput = BodyOf<'armScenario'>;
-/** A chaos profile to set: `{rate, seed, scenarios?, parent_account_id?}` (docs/chaos.md). */
+/** A chaos profile to set: `{rate, seed, scenarios?, parent_account_id?, from_call?}` (docs/chaos.md). */
 export type ChaosProfileInput = BodyOf<'setChaos'>;
 /** The journal's filters, typed (status and limit as numbers): the client writes them into the query. */
 export type JournalFiltersInput = z.input<typeof JournalFilters>;

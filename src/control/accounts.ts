@@ -1,6 +1,6 @@
 /** Accounts and variants on the control plane (docs/control-plane.md): the internal view, variant edits. */
 import { Hono } from 'hono';
-import { controlRoutes as op } from '../contract/control-routes.js';
+import { controlRoutes as op } from '../contract/control/control-routes.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';

@@ -1,13 +1,13 @@
 /** Bundles on the control plane (docs/parallel-tests.md): one partner out, one partner in. */
 import { Hono } from 'hono';
-import { BUNDLE_LIMIT_BYTES } from '../contract/bundle.js';
-import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
+import { BUNDLE_LIMIT_BYTES } from '../contract/control/bundle.js';
+import { isolationRoutes as iso } from '../contract/control/control-routes-isolation.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import { controlJson } from '../http/control-body.js';
 import type { AppEnv } from '../http/env.js';
 import { exportBundle } from '../services/bundle-export.js';
-import { importBundle } from '../services/bundles.js';
+import { importBundleInTurns } from '../services/bundles.js';
 
 export function bundleRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
@@ -21,7 +21,7 @@ export function bundleRoutes(s: Sandbox) {
 
   bind(api, iso.importBundle, async (_call, c) => {
     const json = await controlJson(c, BUNDLE_LIMIT_BYTES);
-    return c.json({ imported: importBundle(s, json) }, 200);
+    return c.json({ imported: await importBundleInTurns(s, json) }, 200);
   });
   return api;
 }

@@ -1,9 +1,9 @@
 /** Chaos profiles on the control plane (docs/chaos.md): set, read, end. */
 import { Hono } from 'hono';
 import type { z } from 'zod';
-import type { ChaosProfileView } from '../contract/control-journal.js';
-import { controlRoutes as op } from '../contract/control-routes.js';
-import { validationError } from '../contract/errors.js';
+import { validationError } from '../contract/api/errors.js';
+import type { ChaosProfileView } from '../contract/control/control-journal.js';
+import { controlRoutes as op } from '../contract/control/control-routes.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
@@ -14,16 +14,22 @@ import { partnerOr404 } from '../services/lookup.js';
 export function chaosView(p: ChaosProfile): z.infer<typeof ChaosProfileView> {
   const failed = Object.values(p.failed).reduce((a, b) => a + b, 0);
   const positions = Object.fromEntries(Object.entries(p.positions).map(([parent, at]) => [parent, at.calls]));
+  const tokens = Object.fromEntries(
+    Object.entries(p.positions).map(([parent, at]) => [parent, at.token_calls ?? 0]),
+  );
+  const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
   return {
     parent_account_id: p.parent_account_id ?? null,
     rate: p.rate,
     seed: p.seed,
     scenarios: p.scenarios,
     set_at: p.set_at,
-    calls_seen: Object.values(positions).reduce((a, b) => a + b, 0),
+    from_call: p.from_call,
+    calls_seen: sum(positions) + sum(tokens),
     calls_failed: failed,
     failed_by_scenario: { ...p.failed },
     positions,
+    token_positions: tokens,
   };
 }
 
@@ -41,7 +47,13 @@ export function chaosRoutes(s: Sandbox) {
     if (problems.length) throw validationError(problems);
     const parent = body.parent_account_id ?? undefined;
     if (parent !== undefined) partnerOr404(s, parent);
-    const profile = s.chaos.set({ rate: body.rate, seed: body.seed, scenarios }, s.clock.iso(parent), parent);
+    const profile = s.chaos.set(
+      { rate: body.rate, seed: body.seed, scenarios },
+      s.clock.iso(parent),
+      parent,
+      {},
+      body.from_call ?? 1,
+    );
     return c.json({ profile: chaosView(profile) }, 200);
   });
 

@@ -3,9 +3,9 @@
  * every partner, and one partner's own offset on top of it (§10).
  */
 import { Hono } from 'hono';
-import { controlRoutes as op } from '../contract/control-routes.js';
-import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
-import { validationError } from '../contract/errors.js';
+import { validationError } from '../contract/api/errors.js';
+import { controlRoutes as op } from '../contract/control/control-routes.js';
+import { isolationRoutes as iso } from '../contract/control/control-routes-isolation.js';
 import { changeClocks } from '../core/clock-store.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';

@@ -18,8 +18,8 @@
  * same-origin, which these headers cannot tell: SANDBOX_ADMIN_TOKEN closes that too.
  */
 import type { MiddlewareHandler } from 'hono';
-import { controlRoutes } from '../contract/control-routes.js';
-import { ApiError } from '../contract/errors.js';
+import { ApiError } from '../contract/api/errors.js';
+import { controlRoutes } from '../contract/control/control-routes.js';
 import type { AppEnv } from '../http/env.js';
 import { requestHeader } from '../http/headers.js';
 

@@ -9,7 +9,7 @@
  * In-process (`app.request()`), the target was resolved by the caller's URL already.
  */
 import type { MiddlewareHandler } from 'hono';
-import { validationError } from '../contract/errors.js';
+import { validationError } from '../contract/api/errors.js';
 import type { AppEnv } from '../http/env.js';
 import { incoming } from '../http/headers.js';
 

@@ -1,7 +1,7 @@
 /** Partners on the control plane (docs/control-plane.md, docs/parallel-tests.md): list, create, mappings, partner reset. */
 import { Hono } from 'hono';
-import { controlRoutes as op } from '../contract/control-routes.js';
-import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
+import { controlRoutes as op } from '../contract/control/control-routes.js';
+import { isolationRoutes as iso } from '../contract/control/control-routes-isolation.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';

@@ -5,8 +5,8 @@
  * health, the global reset and the report, and mounts one module per resource.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
-import { controlRoutes as op } from '../contract/control-routes.js';
-import { ApiError } from '../contract/errors.js';
+import { ApiError } from '../contract/api/errors.js';
+import { controlRoutes as op } from '../contract/control/control-routes.js';
 import { buildReport, reportToJUnit } from '../core/report.js';
 import type { Sandbox } from '../core/state.js';
 import { probeWrite } from '../core/store-health.js';
@@ -67,7 +67,8 @@ export function controlApi(sandbox: Sandbox) {
   bind(api, op.getReport, ({ query }, c) => {
     const { parent_account_id: parent, format = 'json' } = query;
     partnerOr404(s, parent);
-    const report = buildReport(parent, s.journal.list(), s.clock.iso(parent));
+    // The partner's own ring: the report reads entries filed under its parent only.
+    const report = buildReport(parent, s.journal.list({ parent_account_id: parent }), s.clock.iso(parent));
     if (format === 'junit')
       return c.body(reportToJUnit(report), 200, { 'Content-Type': 'application/xml; charset=utf-8' });
     return c.json(report, 200);

@@ -1,7 +1,7 @@
 /** The scenario catalogue and arming on the control plane (docs/fault-injection.md, docs/control-plane.md). */
 import { Hono } from 'hono';
-import { controlRoutes as op } from '../contract/control-routes.js';
-import { validationError } from '../contract/errors.js';
+import { validationError } from '../contract/api/errors.js';
+import { controlRoutes as op } from '../contract/control/control-routes.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
@@ -26,6 +26,38 @@ export function catalogue(s: Sandbox) {
     })),
     armed: [...s.armed.list()],
   };
+}
+
+/** The most scenarios armed at once for one partner (its parent and its accounts), or for the whole sandbox. */
+export const ARMED_MAX = 1000;
+
+/**
+ * Arming past ARMED_MAX for one partner (or, with neither parent nor account, for every
+ * partner) is a 400 naming the limit: a partner's bundle carries its armed scenarios and an
+ * import takes at most that many, and every call of every partner reads the list.
+ */
+function armedLimit(
+  s: Sandbox,
+  owner: string | undefined,
+  body: { parent_account_id?: string; account_id?: string },
+) {
+  const accounts = owner === undefined ? undefined : new Set(s.store.accounts.idsOf(owner));
+  const held = s.armed
+    .list()
+    .filter((a) =>
+      accounts === undefined
+        ? a.parent_account_id === undefined && a.account_id === undefined
+        : a.parent_account_id === owner || (a.account_id !== undefined && accounts.has(a.account_id)),
+    ).length;
+  if (held < ARMED_MAX) return;
+  const field = body.account_id ? 'account_id' : body.parent_account_id ? 'parent_account_id' : 'scenario';
+  const whose = owner === undefined ? 'for every partner' : `for partner ${owner}`;
+  throw validationError([
+    {
+      field,
+      message: `at most ${ARMED_MAX} scenarios are armed at once ${whose}, and ${held} are; disarm first (DELETE /__sandbox/scenarios, or POST /__sandbox/partners/{parent_account_id}/reset)`,
+    },
+  ]);
 }
 
 export function scenarioRoutes(s: Sandbox) {
@@ -56,6 +88,7 @@ export function scenarioRoutes(s: Sandbox) {
     }
     if (body.parent_account_id) partnerOr404(s, body.parent_account_id);
     const account = body.account_id ? accountOr404(s, body.account_id) : undefined;
+    armedLimit(s, body.parent_account_id ?? account?.parent_account_id, body);
     const armed = s.armed.arm({
       scenario: body.scenario,
       effects,

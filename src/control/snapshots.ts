@@ -1,6 +1,6 @@
 /** Snapshots on the control plane (docs/parallel-tests.md): save, list, restore, delete. */
 import { Hono } from 'hono';
-import { isolationRoutes as iso } from '../contract/control-routes-isolation.js';
+import { isolationRoutes as iso } from '../contract/control/control-routes-isolation.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';

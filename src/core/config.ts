@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { JOURNAL_BODY_MAX_BYTES } from '../contract/bundle.js';
+import { JOURNAL_BODY_MAX_BYTES } from '../contract/control/bundle.js';
 import { defaultFixturesDir } from '../package-dir.js';
 import { builtIn } from '../scenarios/catalogue.js';
 import { chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';
@@ -82,6 +82,8 @@ export const ConfigSchema = z.object({
   strictIdempotency: flag.default(false),
   tokenTtlSeconds: int(1, 7 * 86_400).default(3600),
   journalMax: int(1, 100_000).default(1000),
+  /** The memory all partners' journals may hold together, in MiB (estimated); past it the fullest loses its oldest. */
+  journalBudgetMb: int(1, 1024 * 1024).default(256),
   /** How much of each request and response body the journal keeps (redacted, then cut); 0 keeps none. */
   journalBodyBytes: int(0, JOURNAL_BODY_MAX_BYTES).default(16 * 1024),
   bodyLimitBytes: int(1024, 16 * 1024 * 1024).default(256 * 1024),
@@ -107,6 +109,7 @@ export const sources: Record<keyof Config, { env: string; flag?: string }> = {
   strictIdempotency: { env: 'SANDBOX_STRICT_IDEMPOTENCY' },
   tokenTtlSeconds: { env: 'SANDBOX_TOKEN_TTL_SECONDS' },
   journalMax: { env: 'SANDBOX_JOURNAL_MAX' },
+  journalBudgetMb: { env: 'SANDBOX_JOURNAL_BUDGET_MB' },
   journalBodyBytes: { env: 'SANDBOX_JOURNAL_BODY_BYTES' },
   bodyLimitBytes: { env: 'SANDBOX_BODY_LIMIT_BYTES' },
   requestTimeoutSeconds: { env: 'SANDBOX_REQUEST_TIMEOUT_SECONDS' },

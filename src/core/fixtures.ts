@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { pathSegment } from '../contract/control.js';
-import { LAYOUT_TYPES, SURFACES } from '../contract/schemas.js';
+import { LAYOUT_TYPES, SURFACES } from '../contract/api/schemas.js';
+import { pathSegment } from '../contract/control/control.js';
 import { type MappingEntry, mappingProblems } from '../domain/taxonomy.js';
 import type { InternalBlock } from '../store/controls.js';
 import { StartupError } from './startup-error.js';

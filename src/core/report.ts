@@ -4,7 +4,7 @@
  * that CI systems display.
  */
 
-import { DRY_RUN_KEY_WARNING } from '../contract/messages.js';
+import { DRY_RUN_KEY_WARNING } from '../contract/api/messages.js';
 import { xmlText } from '../domain/xml.js';
 import { PROPAGATION_MIN_RETRY_SECONDS, SILENT_RETRY_PREFIX } from './diagnostics.js';
 import type { JournalEntry } from './journal.js';
@@ -327,7 +327,9 @@ function resilience(log: Parsed[]): Resilience[] {
     };
     by.set(e.chaos.scenario, r);
     r.injected++;
-    const what = `call ${e.chaos.call}: ${e.method} ${e.path} -> ${e.status === 0 ? 'reset' : e.status} (request_id ${e.request_id})`;
+    const position =
+      e.chaos.token_call === undefined ? `call ${e.chaos.call}` : `token_call ${e.chaos.token_call}`;
+    const what = `${position}: ${e.method} ${e.path} -> ${e.status === 0 ? 'reset' : e.status} (request_id ${e.request_id})`;
     const next = log.slice(i + 1).find((x) => x.method === e.method && x.path === e.path);
     const wait = retryAfterOf(e);
     const waited = next ? (next.at - e.at) / 1000 : 0;

@@ -7,8 +7,9 @@
  * is assembled (src/sandbox/pieces.ts); test/state-registry.test.ts fails when the sandbox
  * holds state that no piece registers, or when an operation skips a piece.
  */
-import type { BundleData } from '../contract/bundle.js';
-import type { FieldIssue } from '../contract/errors.js';
+
+import type { FieldIssue } from '../contract/api/errors.js';
+import type { BundleData } from '../contract/control/bundle.js';
 
 /** One partner's state, as an operation that forgets, exports or replaces it sees it. */
 export interface PartnerScope {

@@ -4,7 +4,7 @@
  * Types only, so a service takes the sandbox without importing what creates it.
  */
 import type { z } from 'zod';
-import type { SnapshotInfo } from '../contract/control.js';
+import type { SnapshotInfo } from '../contract/control/control.js';
 import type { ArmedRegistry } from '../scenarios/armed.js';
 import type { ChaosRegistry } from '../scenarios/chaos.js';
 import type { Preset } from '../scenarios/presets.js';

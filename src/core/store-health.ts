@@ -7,7 +7,7 @@
  * write: each one is tried, so writes work again as soon as space is freed.
  */
 import Database from 'better-sqlite3';
-import { storeNotWritableMessage } from '../contract/messages.js';
+import { storeNotWritableMessage } from '../contract/api/messages.js';
 
 /** What a refused write was refused for. */
 export interface StorageFailure {

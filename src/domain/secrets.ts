@@ -3,10 +3,12 @@
  * only as a salted hash, never in clear. A bundle is an artifact many can read, so the hash
  * must not give the secret back to someone who guesses:
  *
- * - A secret a person chose (the fixtures', one given to POST /__sandbox/partners) may be
+ * - A secret a person chose (a fixtures folder of one's own, one given to POST /__sandbox/partners) may be
  *   guessable: scrypt (RFC 7914), N = 2^14, r = 8, p = 1 (16 MiB: RFC 7914's interactive
  *   cost and Node's default), a random 16-byte salt, a 32-byte key. About 50 ms of one core
  *   each (85 ms on a loaded 2-core machine), which is what keeps a dictionary off it.
+ * - A secret published for all to read (the package's own fixtures, printed in the README)
+ *   protects nothing whatever the hash: salted SHA-256 too, so a start-up costs no scrypt.
  * - A secret of the form the sandbox generates (`secret_` and 40 random URL-safe characters:
  *   238 bits) cannot be guessed whatever the hash: salted SHA-256, a few microseconds. A
  *   slow hash would add nothing there but 50 ms to every POST /__sandbox/partners, the call
@@ -60,9 +62,12 @@ const stored = (algorithm: SecretAlgorithm, salt: Buffer, key: Buffer): SecretHa
   hash: key.toString('hex'),
 });
 
-/** Hashes a secret with a fresh salt, synchronously (start-up, migrations, bundle import). */
-export function hashSecretSync(secret: string): SecretHash {
-  const algorithm = algorithmFor(secret);
+/**
+ * Hashes a secret with a fresh salt, synchronously (start-up, migrations, bundle import).
+ * `published`: a secret printed for all to read (the package's own fixtures): the fast hash.
+ */
+export function hashSecretSync(secret: string, { published = false } = {}): SecretHash {
+  const algorithm = published ? SHA256 : algorithmFor(secret);
   const salt = randomBytes(SALT_BYTES);
   return remember(stored(algorithm, salt, deriveSync(algorithm, secret, salt)), secret);
 }
@@ -86,19 +91,25 @@ function remember(hash: SecretHash, secret: string): SecretHash {
   return hash;
 }
 
-/** Stands in for an unknown client (scrypt: an unknown client_id costs what a person's wrong secret does). */
-let dummy: SecretHash | undefined;
+/**
+ * Stands in for an unknown client (scrypt: an unknown client_id costs what a person's wrong
+ * secret does). Made on the thread pool the first time one is needed, never at start-up.
+ */
+let dummy: Promise<SecretHash> | undefined;
+function dummyHash(): Promise<SecretHash> {
+  dummy ??= (async () => {
+    const salt = randomBytes(SALT_BYTES);
+    return stored(SCRYPT, salt, await derive(SCRYPT, randomBytes(24).toString('hex'), salt));
+  })();
+  return dummy;
+}
 
 /**
  * Whether `secret` is the one `hash` was made from (undefined: an unknown client, checked
  * against a dummy so that timing does not tell which part was wrong). Constant-time compares.
  */
 export async function secretMatches(hash: SecretHash | undefined, secret: string): Promise<boolean> {
-  if (!dummy) {
-    const salt = randomBytes(SALT_BYTES);
-    dummy = stored(SCRYPT, salt, deriveSync(SCRYPT, randomBytes(24).toString('hex'), salt));
-  }
-  const known = hash ?? dummy;
+  const known = hash ?? (await dummyHash());
   const memo = matched.get(known.hash);
   if (memo && timingSafeEqual(memo, proof(secret))) return hash !== undefined;
   const key = await derive(known.algorithm, secret, Buffer.from(known.salt, 'hex'));

@@ -3,10 +3,10 @@
  * answered as if it did not exist (404). Then the auth-propagation race (spec §5.5).
  */
 import type { Context } from 'hono';
-import { ApiError, validationError } from '../contract/errors.js';
-import { issuesToFields } from '../contract/issues.js';
-import { accountNotFoundMessage, PROPAGATION_MESSAGE } from '../contract/messages.js';
-import { AccountParams } from '../contract/schemas.js';
+import { ApiError, validationError } from '../contract/api/errors.js';
+import { issuesToFields } from '../contract/api/issues.js';
+import { accountNotFoundMessage, PROPAGATION_MESSAGE } from '../contract/api/messages.js';
+import { AccountParams } from '../contract/api/schemas.js';
 import { type AppEnv, known } from './env.js';
 
 /** The path's account when the caller's parent owns it; undefined otherwise (or without one). */

@@ -3,8 +3,12 @@
  * Once the partner is known, its chaos profile (if any) draws this call's failure.
  */
 import type { Context } from 'hono';
-import { ApiError } from '../contract/errors.js';
-import { EXPIRED_TOKEN_MESSAGE, INVALID_TOKEN_MESSAGE, MISSING_TOKEN_MESSAGE } from '../contract/messages.js';
+import { ApiError } from '../contract/api/errors.js';
+import {
+  EXPIRED_TOKEN_MESSAGE,
+  INVALID_TOKEN_MESSAGE,
+  MISSING_TOKEN_MESSAGE,
+} from '../contract/api/messages.js';
 import { verifyToken } from '../services/auth.js';
 import { ownedAccount } from './account.js';
 import type { AppEnv } from './env.js';

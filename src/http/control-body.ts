@@ -1,11 +1,11 @@
 /** Control-plane bodies: JSON validated with zod, errors in the one error envelope. */
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { validationError } from '../contract/errors.js';
-import { issuesToFields } from '../contract/issues.js';
+import { validationError } from '../contract/api/errors.js';
+import { issuesToFields } from '../contract/api/issues.js';
 import type { AppEnv } from './env.js';
 import { requestHeader } from './headers.js';
-import { checkJsonMediaType, parseJson } from './json.js';
+import { checkBodyCoding, checkJsonMediaType, parseJson } from './json.js';
 import { readJsonText } from './read-body.js';
 
 /** Reads a control-plane JSON body (an empty one reads as `{}`); `limit` overrides the body limit. */
@@ -14,6 +14,7 @@ export async function controlJson(c: Context<AppEnv>, limit?: number): Promise<u
   if (text.trim() === '') return {};
   // The partnership API's rule (http/json.ts): the whole media type, and UTF-8 only.
   checkJsonMediaType(requestHeader(c, 'content-type'));
+  checkBodyCoding(requestHeader(c, 'content-encoding'), requestHeader(c, 'transfer-encoding'));
   return parseJson(text);
 }
 

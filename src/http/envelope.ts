@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import type { TypedResponse } from 'hono/types';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { JSONParsed } from 'hono/utils/types';
-import type { ApiError } from '../contract/errors.js';
+import type { ApiError } from '../contract/api/errors.js';
 import type { AppEnv } from './env.js';
 import { commonHeaders, outcomeHeaders } from './request-context.js';
 

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
-import { ApiError, validationError } from '../contract/errors.js';
+import { ApiError, validationError } from '../contract/api/errors.js';
 import {
   DIFFERENT_PAYLOAD_WARNING,
   DRY_RUN_KEY_WARNING,
@@ -16,7 +16,7 @@ import {
   idempotencyKeyOtherOperationMessage,
   MISSING_IDEMPOTENCY_KEY_MESSAGE,
   UNSAVED_REPLAY_WARNING,
-} from '../contract/messages.js';
+} from '../contract/api/messages.js';
 import { canonical } from '../domain/canonical-json.js';
 import { type AppEnv, known } from './env.js';
 import { send } from './envelope.js';

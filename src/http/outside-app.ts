@@ -7,7 +7,7 @@
  */
 import { type IncomingMessage, maxHeaderSize, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ErrorCode } from '../contract/errors.js';
+import type { ErrorCode } from '../contract/api/errors.js';
 import { ids } from '../domain/ids.js';
 import { markTimedOut } from './read-body.js';
 import { commonHeaders } from './request-context.js';
@@ -106,7 +106,10 @@ export function answerExpectation(req: IncomingMessage, res: ServerResponse): vo
   );
 }
 
-/** `clientError`: the envelope, `Connection: close`, then the socket ends. */
+/** How long a connection answered by answerParserError (a 408 included) may stay half-closed. */
+const RELEASE_MS = 500;
+
+/** `clientError`: the envelope, `Connection: close`, then the socket ends and is destroyed RELEASE_MS later. */
 export function answerParserError(err: NodeJS.ErrnoException & { reason?: string }, socket: Duplex): void {
   const busy = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent;
   if (err.code === 'ECONNRESET' || !socket.writable || busy) {
@@ -129,4 +132,8 @@ export function answerParserError(err: NodeJS.ErrnoException & { reason?: string
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
   socket.end(`HTTP/1.1 ${kind.status} ${STATUS_CODES[kind.status]}\r\n${head}\r\n${body}`);
+  // end() only half-closes: the socket would stay open until the client closes its side, which
+  // one that never reads never does (200 stalled clients held 200 descriptors for minutes). A
+  // client that reads has the answer and closes well within RELEASE_MS; then it is destroyed.
+  setTimeout(() => socket.destroy(), RELEASE_MS).unref();
 }

@@ -3,8 +3,8 @@
  * but recommended on reads; it must name the token's parent (403 otherwise).
  */
 import type { Context } from 'hono';
-import { ApiError } from '../contract/errors.js';
-import { MISSING_PARENT_HEADER_MESSAGE, PARENT_MISMATCH_MESSAGE } from '../contract/messages.js';
+import { ApiError } from '../contract/api/errors.js';
+import { MISSING_PARENT_HEADER_MESSAGE, PARENT_MISMATCH_MESSAGE } from '../contract/api/messages.js';
 import { type AppEnv, known } from './env.js';
 import { requestHeader } from './headers.js';
 

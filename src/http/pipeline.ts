@@ -11,7 +11,7 @@
  */
 import type { RouteConfig } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Needs } from '../contract/operation.js';
+import type { Needs } from '../contract/api/operation.js';
 import type { Endpoint } from '../scenarios/catalogue.js';
 import { loadAccount, propagation } from './account.js';
 import { authenticate } from './auth.js';
@@ -22,7 +22,7 @@ import { claimKey, settleKey } from './idempotency.js';
 import { parentHeader } from './parent.js';
 import { validateRequest } from './validation.js';
 
-/** The stages a route runs follow from its declared needs (contract/operation.ts). */
+/** The stages a route runs follow from its declared needs (contract/api/operation.ts). */
 export type PipelineOptions = Pick<Needs, 'write' | 'account' | 'propagation' | 'idempotent'>;
 
 // biome-ignore lint/suspicious/noConfusingVoidType: a stage that lets the request through returns nothing, and void lets it say so without `return undefined`

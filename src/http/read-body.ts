@@ -17,8 +17,8 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
-import { ApiError } from '../contract/errors.js';
-import { invalidUtf8Message } from '../contract/messages.js';
+import { ApiError } from '../contract/api/errors.js';
+import { invalidUtf8Message } from '../contract/api/messages.js';
 import type { AppEnv } from './env.js';
 import { incoming as nodeRequest, requestHeader } from './headers.js';
 

@@ -66,7 +66,8 @@ export function outcomeHeaders(c: Context<AppEnv>): Record<string, string> {
   const out: Record<string, string> = {};
   const scenarios = c.get('faultPlan');
   if (scenarios.applied.length) out[APPLIED] = scenarios.applied.join(', ');
-  if (scenarios.chaos) out[CHAOS] = `seed=${scenarios.chaos.seed}; call=${scenarios.chaos.call}`;
+  if (scenarios.chaos)
+    out[CHAOS] = `seed=${scenarios.chaos.seed}; ${scenarios.chaos.sequence}=${scenarios.chaos.call}`;
   const warnings = c.get('warnings');
   if (warnings.length)
     out[WARNING] = cutText(warnings.map(sanitizeHeader).join(', '), WARNING_HEADER_MAX, WARNING_CUT);
@@ -126,7 +127,7 @@ function responseHeaders(c: Context<AppEnv>, res: Response): Readonly<Record<str
 /** What the journal keeps of a chaos failure (a reset connection's included: it has no answer). */
 function chaosEvidence(c: Context<AppEnv>) {
   const drawn = c.get('faultPlan').chaos;
-  return drawn ? { seed: drawn.seed, call: drawn.call, scenario: drawn.scenario } : null;
+  return drawn ? { seed: drawn.seed, [drawn.sequence]: drawn.call, scenario: drawn.scenario } : null;
 }
 
 /** Header values must be one line of visible ASCII. */

@@ -8,9 +8,9 @@
 import type { RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { ZodObject, ZodType, z } from 'zod';
-import { type FieldIssue, validationError } from '../contract/errors.js';
-import { issuesToFields, MAX_ISSUES } from '../contract/issues.js';
-import { UNKNOWN_QUERY_PARAMETER_MESSAGE, unknownQueryParameterHint } from '../contract/messages.js';
+import { type FieldIssue, validationError } from '../contract/api/errors.js';
+import { issuesToFields, MAX_ISSUES } from '../contract/api/issues.js';
+import { UNKNOWN_QUERY_PARAMETER_MESSAGE, unknownQueryParameterHint } from '../contract/api/messages.js';
 import type { AppEnv } from './env.js';
 import { requestHeader } from './headers.js';
 

@@ -13,7 +13,7 @@ import {
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { buildGuides } from '../api/build-guides.js';
-import { CONTROL_OPERATIONS } from '../contract/control-operations.js';
+import { CONTROL_OPERATIONS } from '../contract/control/control-operations.js';
 import { controlTools, type ToolDefinition } from './tools.js';
 
 export interface McpOptions {

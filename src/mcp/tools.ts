@@ -1,16 +1,17 @@
 /**
  * The MCP server's tools (docs/coding-agents.md), derived from the control plane's declarations
- * (contract/control-routes*.ts): a tool is an operation, named by its operationId, described by
+ * (contract/control/control-routes*.ts): a tool is an operation, named by its operationId, described by
  * its summary and description, its input schema the operation's path and query parameters and
  * body fields by the control plane's own names (parent_account_id, account_id, trace_id, ...),
  * each with the schema and description the control-plane document gives it. The schemas are
- * read from that document as the declarations generate it (contract/openapi-control.ts), so the
+ * read from that document as the declarations generate it (contract/control/openapi-control.ts), so the
  * tools say what `/__sandbox/openapi.json` says. Only the list of exposed operations is written
  * here, with the one view of an operation's answer: the coaching warnings of the journal.
  */
-import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control-operations.js';
-import { headerComponents } from '../contract/headers.js';
-import { controlPlaneDocument } from '../contract/openapi-control.js';
+
+import { headerComponents } from '../contract/api/headers.js';
+import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control/control-operations.js';
+import { controlPlaneDocument } from '../contract/control/openapi-control.js';
 
 /** A JSON Schema, as the control-plane document has it. */
 type Schema = Record<string, unknown>;

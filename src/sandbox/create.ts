@@ -5,7 +5,7 @@
  * above services/ (snapshots and bundles are services), so core/ imports none of them.
  */
 import { readFileSync } from 'node:fs';
-import { ApiError } from '../contract/errors.js';
+import { ApiError } from '../contract/api/errors.js';
 import { Clock } from '../core/clock.js';
 import { CLOCK_KEY, changeClocks, PARTNER_CLOCK_PREFIX } from '../core/clock-store.js';
 import type { Config } from '../core/config.js';
@@ -17,7 +17,7 @@ import type { Logger, Sandbox, Snapshots } from '../core/state.js';
 import { StateRegistry } from '../core/state-registry.js';
 import { StoreHealth } from '../core/store-health.js';
 import { hashSecretSync, type SecretHash } from '../domain/secrets.js';
-import { builtInPresetsDir } from '../package-dir.js';
+import { builtInPresetsDir, isDefaultFixtures } from '../package-dir.js';
 import { ArmedRegistry } from '../scenarios/armed.js';
 import { ChaosRegistry } from '../scenarios/chaos.js';
 import { loadPresets } from '../scenarios/presets.js';
@@ -26,7 +26,7 @@ import { snapshots } from '../services/snapshots.js';
 import { startupWriteError } from '../store/db.js';
 import { createStore } from '../store/index.js';
 import { secretColumns } from '../store/partners.js';
-import { startupChaos, statePieces } from './pieces.js';
+import { durableChaos, startupChaos, statePieces } from './pieces.js';
 
 export type { Logger, Sandbox } from '../core/state.js';
 
@@ -53,7 +53,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     presets,
     armed: new ArmedRegistry(),
     chaos: new ChaosRegistry(presets),
-    journal: new Journal(config.journalMax, config.journalBodyBytes),
+    journal: new Journal(config.journalMax, config.journalBodyBytes, config.journalBudgetMb * 1024 * 1024),
     log,
     diagnostics: new Diagnostics(),
     storeHealth: new StoreHealth(config.db, log),
@@ -87,6 +87,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
       }
     },
     close() {
+      flushChaos();
       store.close();
     },
   };
@@ -107,13 +108,17 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     },
   });
   sandbox.snapshots = snapshots(sandbox);
+  let flushChaos = () => {};
   sandbox.loadClock();
   try {
     // A reservation left by a process that stopped mid-request (kill -9) never finished.
     store.idempotency.releaseAbandoned();
     // A fresh database gets the fixtures; a durable one keeps what it has.
     if (store.meta.get('seeded') !== '1') seed(sandbox);
-    startupChaos(sandbox);
+    // A durable store reads back the chaos profiles and positions it saved, and keeps saving them.
+    const durable = config.db !== ':memory:' && config.db !== '';
+    if (durable) flushChaos = durableChaos(sandbox);
+    startupChaos(sandbox, durable);
     if (config.seed) seedBundle(sandbox, config.seed);
   } catch (err) {
     // A store that opened but refuses these writes (a full disk) is named, not a stack trace.
@@ -124,20 +129,24 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
 }
 
 /**
- * A fixture partner's secret, hashed once per process (about 50 ms each): every sandbox of
- * this process and every reset stores the same salt and hash for the same fixture partner.
+ * A fixture partner's secret, hashed once per process: every sandbox of this process and every
+ * reset stores the same salt and hash for the same fixture partner. The package's own fixtures
+ * are published (the README prints their secret): a fast salted hash, since a slow one would
+ * protect nothing and cost every start about 50 ms per partner. A fixtures folder of one's own
+ * holds secrets a person chose: the slow hash, as for POST /__sandbox/partners.
  */
 const fixtureSecrets = new Map<string, SecretHash>();
-function fixtureSecret(p: FixturePartner): SecretHash {
-  const key = JSON.stringify([p.parent_account_id, p.client_id, p.client_secret]);
-  const stored = fixtureSecrets.get(key) ?? hashSecretSync(p.client_secret);
+function fixtureSecret(p: FixturePartner, published: boolean): SecretHash {
+  const key = JSON.stringify([p.parent_account_id, p.client_id, p.client_secret, published]);
+  const stored = fixtureSecrets.get(key) ?? hashSecretSync(p.client_secret, { published });
   fixtureSecrets.set(key, stored);
   return stored;
 }
 
 function seed(s: Sandbox): void {
   const at = s.clock.iso();
-  const secrets = s.fixtures.partners.map(fixtureSecret);
+  const published = isDefaultFixtures(s.fixtures.dir);
+  const secrets = s.fixtures.partners.map((p) => fixtureSecret(p, published));
   s.store.tx(() => {
     for (const [i, p] of s.fixtures.partners.entries()) {
       s.store.partners.insert({

@@ -4,9 +4,10 @@
  * read theirs from it), then the clocks, armed scenarios, chaos profiles, the journal and
  * diagnostics. New state is one more piece here.
  */
-import { BUNDLE_WARNING_MAX, type BundleData } from '../contract/bundle.js';
-import type { FieldIssue } from '../contract/errors.js';
-import type { JournalImage } from '../core/journal.js';
+
+import type { FieldIssue } from '../contract/api/errors.js';
+import { BUNDLE_JOURNAL_LIMITS, BUNDLE_WARNING_MAX, type BundleData } from '../contract/control/bundle.js';
+import type { JournalEntry, JournalImage } from '../core/journal.js';
 import { StartupError } from '../core/startup-error.js';
 import type { Sandbox } from '../core/state.js';
 import type { PartnerScope, StatePiece } from '../core/state-registry.js';
@@ -14,7 +15,12 @@ import { cutText } from '../domain/cut.js';
 import { own } from '../domain/own.js';
 import type { Armed } from '../scenarios/armed.js';
 import { builtIn, parseValue } from '../scenarios/catalogue.js';
-import { type ChaosProfile, chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';
+import {
+  type ChaosProfile,
+  type ChaosSettings,
+  chaosScenarioProblem,
+  parseChaosSpec,
+} from '../scenarios/chaos.js';
 import { clockPlan } from './clock-plan.js';
 import { storePiece } from './store-piece.js';
 
@@ -105,8 +111,8 @@ function armedPiece(s: Sandbox): StatePiece<Armed[]> {
  * `SANDBOX_CHAOS` / `--chaos`: a profile for every partner, set at start-up and again by a
  * reset (which ends the profiles set since, as it reloads the fixtures). Anything else ends.
  */
-export function startupChaos(s: Sandbox): void {
-  s.chaos.end();
+export function startupChaos(s: Sandbox, resume = false): void {
+  if (!resume) s.chaos.end();
   if (!s.config.chaos) return;
   const where = `SANDBOX_CHAOS (--chaos)=${JSON.stringify(s.config.chaos)}`;
   let settings: ReturnType<typeof parseChaosSpec>;
@@ -119,7 +125,49 @@ export function startupChaos(s: Sandbox): void {
     const problem = chaosScenarioProblem(name, s.presets);
     if (problem) throw new StartupError(`${where}: scenarios: ${problem}`);
   }
+  // A restart on a durable store with the same setting continues the saved sequences.
+  const saved = resume ? s.chaos.list().find((p) => p.parent_account_id === undefined) : undefined;
+  const same = (a: ChaosSettings, b: ChaosSettings) =>
+    a.rate === b.rate && a.seed === b.seed && a.scenarios.join('+') === b.scenarios.join('+');
+  if (saved && same(saved, settings)) return;
   s.chaos.set(settings, s.clock.iso());
+}
+
+/** Where a durable store keeps the chaos profiles and positions (the meta table). */
+export const CHAOS_KEY = 'chaos_profiles';
+/** At most this long between a chaos position moving and the store having it (a kill loses no more). */
+export const CHAOS_SAVE_MS = 1000;
+
+/**
+ * On a durable store, chaos profiles and each partner's positions survive a restart as the
+ * clocks do (docs/chaos.md): they are read back at start-up, and saved to the store's
+ * meta table within CHAOS_SAVE_MS of a change and at a clean stop. Returns the flush for close().
+ */
+export function durableChaos(s: Sandbox): () => void {
+  const saved = s.store.meta.get(CHAOS_KEY);
+  if (saved !== undefined) {
+    try {
+      s.chaos.restore(JSON.parse(saved) as ChaosProfile[]);
+    } catch {
+      s.log.error('saved chaos profiles unreadable; starting without them', { key: CHAOS_KEY });
+    }
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (!s.store.db.open) return; // stopped
+    try {
+      s.store.meta.set(CHAOS_KEY, JSON.stringify(s.chaos.image()));
+    } catch (err) {
+      // A store that refuses the write (a full disk) keeps the last saved positions.
+      if (!s.storeHealth.refused(err)) throw err;
+    }
+  };
+  s.chaos.onChange = () => {
+    timer ??= setTimeout(flush, CHAOS_SAVE_MS).unref();
+  };
+  return flush;
 }
 
 /** The partner's chaos profile and its place in the sequence (docs/chaos.md), or null. */
@@ -131,7 +179,9 @@ function chaosOf(s: Sandbox, parent: string): BundleData['chaos'] {
     rate: profile.rate,
     seed: profile.seed,
     scenarios: [...profile.scenarios],
-    call: position?.calls ?? 0,
+    // A partner not seen yet under it: its next call is the profile's from_call.
+    call: position?.calls ?? profile.from_call - 1,
+    token_call: position?.token_calls ?? 0,
     owed: [...(position?.owed ?? [])],
   };
 }
@@ -160,9 +210,9 @@ function chaosPiece(s: Sandbox): StatePiece<ChaosProfile[]> {
       // The partner's own profile, where its sequence was; none: its sequence starts over.
       s.chaos.forget(scope.parent);
       if (bundle.chaos) {
-        const { call, owed, ...settings } = bundle.chaos;
+        const { call, token_call, owed, ...settings } = bundle.chaos;
         s.chaos.set(settings, s.clock.iso(scope.parent), scope.parent, {
-          [scope.parent]: { calls: call, owed },
+          [scope.parent]: { calls: call, token_calls: token_call, owed },
         });
       }
     },
@@ -171,6 +221,28 @@ function chaosPiece(s: Sandbox): StatePiece<ChaosProfile[]> {
 
 /** A journal warning longer than a bundle holds is cut, marked so. */
 const WARNING_CUT = ' ... (cut in the bundle)';
+/** A header name is a token: its cut mark is one too. */
+const NAME_CUT = '--cut-in-bundle';
+
+/** A journal entry as a bundle carries it: what is longer than the format takes is cut, marked. */
+function entryForBundle(entry: Omit<JournalEntry, 'id'>): Omit<JournalEntry, 'id'> {
+  const L = BUNDLE_JOURNAL_LIMITS;
+  const cutAll = (record: Record<string, string>, nameMax: number, valueMax: number, nameCut: string) =>
+    Object.fromEntries(
+      Object.entries(record).map(([k, v]) => [
+        cutText(k, nameMax, nameCut),
+        cutText(v, valueMax, WARNING_CUT),
+      ]),
+    );
+  return {
+    ...entry,
+    path: cutText(entry.path, L.path, WARNING_CUT),
+    query: cutAll(entry.query, L.queryName, L.queryValue, WARNING_CUT),
+    request_headers: cutAll(entry.request_headers, L.headerName, L.headerValue, NAME_CUT),
+    request_id: cutText(entry.request_id, L.requestId, WARNING_CUT),
+    warnings: entry.warnings.map((w) => cutText(w, BUNDLE_WARNING_MAX, WARNING_CUT)),
+  };
+}
 
 /** The journal: a partner's entries are those filed under its parent or one of its accounts. */
 function journalPiece(s: Sandbox): StatePiece<JournalImage> {
@@ -185,12 +257,8 @@ function journalPiece(s: Sandbox): StatePiece<JournalImage> {
     drop: () => {},
     exportPartner: (scope) => ({
       journal: s.journal
-        .list()
-        .filter((e) => e.parent_account_id === scope.parent || ofAccount(scope, e.account_id))
-        .map(({ id: _id, ...entry }) => ({
-          ...entry,
-          warnings: entry.warnings.map((w) => cutText(w, BUNDLE_WARNING_MAX, WARNING_CUT)),
-        })),
+        .ofPartner(scope.parent, scope.accounts)
+        .map(({ id: _id, ...entry }) => entryForBundle(entry)),
     }),
     check: (b) => {
       const out: FieldIssue[] = [];
@@ -224,7 +292,8 @@ function journalPiece(s: Sandbox): StatePiece<JournalImage> {
     },
     importPartner: ({ scope, bundle }) => {
       s.journal.removePartner(scope.parent, scope.accounts);
-      for (let i = bundle.journal.length - 1; i >= 0; i--) s.journal.addImported(bundle.journal[i]!);
+      for (let i = bundle.journal.length - 1; i >= 0; i--)
+        s.journal.addImported(bundle.journal[i]!, scope.parent);
     },
   };
 }

@@ -6,10 +6,10 @@
  * the registry's one transaction (the clocks, their own piece, in the same one).
  */
 import type { z } from 'zod';
-import { BUNDLE_SECRET_ALGORITHMS, type BundleData } from '../contract/bundle.js';
-import type { FieldIssue } from '../contract/errors.js';
-import { issuesToFields } from '../contract/issues.js';
-import { operations } from '../contract/operations.js';
+import type { FieldIssue } from '../contract/api/errors.js';
+import { issuesToFields } from '../contract/api/issues.js';
+import { operations } from '../contract/api/operations.js';
+import { BUNDLE_SECRET_ALGORITHMS, type BundleData } from '../contract/control/bundle.js';
 import type { Sandbox } from '../core/state.js';
 import type { BundlePart, PartnerImport, StatePiece } from '../core/state-registry.js';
 import { canonical } from '../domain/canonical-json.js';

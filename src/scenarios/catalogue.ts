@@ -5,9 +5,9 @@
  * value chaos draws it with and the calls it may fail. Where chaos fails a call is read here.
  * Names are fixed: partners script against them.
  */
-import { operations } from '../contract/operations.js';
+import { operations } from '../contract/api/operations.js';
 
-/** The partnership endpoints by the names their declarations give them (contract/operations.ts). */
+/** The partnership endpoints by the names their declarations give them (contract/api/operations.ts). */
 type PartnershipEndpoint = (typeof operations)[keyof typeof operations]['endpoint'];
 export type Endpoint = PartnershipEndpoint | 'token';
 /** Every endpoint a scenario can apply to: the partnership ones in their declarations' order, then the token endpoint. */

@@ -4,11 +4,32 @@
  * effects in the call's fault plan (plan.ts): header, then armed, then chaos. This
  * module holds the profiles, each partner's position and what chaos failed; no HTTP.
  */
+import { createHash } from 'node:crypto';
 import { own, setOwn } from '../domain/own.js';
 import { BUILT_INS, builtIn, type ChaosCall } from './catalogue.js';
 import type { Effect, Preset } from './presets.js';
 
 export const CHAOS_HEADER = 'X-Sandbox-Chaos';
+
+/**
+ * How many operations a partner may be owed a pass at once (a bundle carries them): one per
+ * `METHOD path` failed, so only a client calling over a thousand paths reaches it; then the
+ * oldest owed pass is dropped.
+ */
+export const OWED_MAX = 1000;
+
+/** The longest owed operation a bundle carries (`METHOD path`). */
+export const OWED_KEY_MAX = 2200;
+/**
+ * How an operation is owed: itself, or when its path is longer than a bundle carries (a path ID
+ * of thousands of characters, failed by chaos before its validation), its start and a digest of
+ * the whole, which the same operation gives again and no other does.
+ */
+export function owedKey(operation: string): string {
+  if (operation.length <= OWED_KEY_MAX) return operation;
+  const digest = createHash('sha256').update(operation).digest('hex');
+  return `${operation.slice(0, OWED_KEY_MAX - 80)} ... sha256:${digest}`;
+}
 
 /** What a profile draws from when it names no scenarios (docs/chaos.md): every transient built-in. */
 export const DEFAULT_CHAOS_SCENARIOS: readonly string[] = BUILT_INS.filter((b) => b.chaos).map((b) => b.name);
@@ -77,10 +98,15 @@ export interface ChaosSettings {
   scenarios: string[];
 }
 
-/** One partner's place in a profile's sequence. */
+/** One partner's place in a profile's sequences. */
 export interface ChaosPosition {
-  /** Its calls seen since the profile was set: the last call's position n. */
+  /** Its partnership calls seen since the profile was set: the last call's position n. */
   calls: number;
+  /**
+   * Its token calls, a sequence of their own (`token_call=<n>`): a rerun that first gets a
+   * token does not move its partnership calls. Absent in positions saved before it: 0.
+   */
+  token_calls?: number;
   /** Operations (`METHOD path`) chaos failed whose next call must get through. */
   owed: string[];
 }
@@ -88,6 +114,8 @@ export interface ChaosPosition {
 export interface ChaosProfile extends ChaosSettings {
   /** The partner it applies to; undefined: every partner (each with its own sequence). */
   parent_account_id?: string;
+  /** The position of a partner's first partnership call under it (`from_call`, default 1). */
+  from_call: number;
   set_at: string;
   /** By partner. */
   positions: Record<string, ChaosPosition>;
@@ -98,7 +126,9 @@ export interface ChaosProfile extends ChaosSettings {
 /** A call chaos failed, once an effect of it applied: the evidence it carries. */
 export interface ChaosDraw {
   seed: number;
+  /** The call's position, in the partnership calls' sequence or (`token_call`) the token calls'. */
   call: number;
+  sequence: 'call' | 'token_call';
   scenario: string;
   effects: Effect[];
   /** Marks the call failed (counts, and owes the operation a pass); once. */
@@ -109,24 +139,37 @@ export class ChaosRegistry {
   #all: ChaosProfile | undefined;
   #partners = new Map<string, ChaosProfile>();
   readonly #presets: ReadonlyMap<string, Preset>;
+  /** Told of every change (profiles set or ended, positions moved): a durable store saves them. */
+  onChange: () => void = () => {};
 
   constructor(presets: ReadonlyMap<string, Preset>) {
     this.#presets = presets;
   }
 
-  /** Sets a profile for one partner or (no parent) every partner; positions start at 0. */
-  set(settings: ChaosSettings, at: string, parent?: string, positions: Record<string, ChaosPosition> = {}) {
+  /**
+   * Sets a profile for one partner or (no parent) every partner. A partner's next partnership
+   * call is call `fromCall` (default 1: positions start at 0), unless `positions` says where.
+   */
+  set(
+    settings: ChaosSettings,
+    at: string,
+    parent?: string,
+    positions: Record<string, ChaosPosition> = {},
+    fromCall = 1,
+  ) {
     const profile: ChaosProfile = {
       rate: settings.rate,
       seed: settings.seed,
       scenarios: [...settings.scenarios],
       ...(parent === undefined ? {} : { parent_account_id: parent }),
+      from_call: fromCall,
       set_at: at,
       positions,
       failed: {},
     };
     if (parent === undefined) this.#all = profile;
     else this.#partners.set(parent, profile);
+    this.onChange();
     return profile;
   }
 
@@ -146,12 +189,14 @@ export class ChaosRegistry {
       this.#all = undefined;
       this.#partners.clear();
     } else this.#partners.delete(parent);
+    this.onChange();
   }
 
   /** A partner reset: its own profile ends, and its sequence under the shared one starts over. */
   forget(parent: string): void {
     this.#partners.delete(parent);
     if (this.#all && Object.hasOwn(this.#all.positions, parent)) delete this.#all.positions[parent];
+    this.onChange();
   }
 
   /**
@@ -162,32 +207,46 @@ export class ChaosRegistry {
   draw(parent: string, call: ChaosCall, eligible: () => boolean): ChaosDraw | undefined {
     const profile = this.of(parent);
     if (!profile) return undefined;
-    const position = own(profile.positions, parent) ?? { calls: 0, owed: [] };
+    const position = own(profile.positions, parent) ?? {
+      calls: profile.from_call - 1,
+      token_calls: 0,
+      owed: [],
+    };
     if (!Object.hasOwn(profile.positions, parent)) setOwn(profile.positions, parent, position);
-    const n = ++position.calls;
-    const owed = position.owed.indexOf(call.operation);
+    // Token calls have a sequence of their own, drawn from streams of their own.
+    const token = call.endpoint === 'token';
+    if (token) position.token_calls = (position.token_calls ?? 0) + 1;
+    else position.calls++;
+    const n = token ? position.token_calls! : position.calls;
+    const [failStream, pickStream] = token ? [2, 3] : [0, 1];
+    this.onChange();
+    const operation = owedKey(call.operation);
+    const owed = position.owed.indexOf(operation);
     if (owed !== -1) {
       // Convergent: right after chaos failed this operation, its next call gets through.
       position.owed.splice(owed, 1);
       return undefined;
     }
-    if (chaosRandom(profile.seed, n, 0) >= profile.rate || !eligible()) return undefined;
+    if (chaosRandom(profile.seed, n, failStream) >= profile.rate || !eligible()) return undefined;
     const candidates = profile.scenarios
       .map((scenario) => ({ scenario, effects: effectsFor(scenario, call, this.#presets) }))
       .filter((c) => c.effects.length);
     if (!candidates.length) return undefined;
-    const pick = candidates[Math.floor(chaosRandom(profile.seed, n, 1) * candidates.length)]!;
+    const pick = candidates[Math.floor(chaosRandom(profile.seed, n, pickStream) * candidates.length)]!;
     let done = false;
     return {
       seed: profile.seed,
       call: n,
+      sequence: token ? 'token_call' : 'call',
       scenario: pick.scenario,
       effects: pick.effects,
       commit() {
         if (done) return;
         done = true;
         setOwn(profile.failed, pick.scenario, (own(profile.failed, pick.scenario) ?? 0) + 1);
-        position.owed.push(call.operation);
+        // Bounded: one entry per operation (a repeat is already owed), the oldest going first.
+        if (!position.owed.includes(operation)) position.owed.push(operation);
+        if (position.owed.length > OWED_MAX) position.owed.splice(0, position.owed.length - OWED_MAX);
       },
     };
   }
@@ -201,9 +260,11 @@ export class ChaosRegistry {
     this.end();
     for (const p of image) {
       const copy = structuredClone(p);
+      copy.from_call = copy.from_call ?? 1; // saved before from_call existed
       if (copy.parent_account_id === undefined) this.#all = copy;
       else this.#partners.set(copy.parent_account_id, copy);
     }
+    this.onChange();
   }
 }
 

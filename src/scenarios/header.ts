@@ -1,5 +1,5 @@
 /** The `X-Sandbox-Scenario` header: its effects (presets expanded), or the 400 naming the problem. */
-import { ApiError } from '../contract/errors.js';
+import { ApiError } from '../contract/api/errors.js';
 import { builtIn, describeValue, parseValue, SCENARIO_NAMES } from './catalogue.js';
 import type { Effect, Preset } from './presets.js';
 

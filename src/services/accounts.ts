@@ -1,7 +1,7 @@
 /** Accounts and variants as the control plane sees them (docs/control-plane.md): the internal view, variant edits. */
 import type { z } from '@hono/zod-openapi';
-import type { AccountDetail } from '../contract/control.js';
-import { ApiError, validationError } from '../contract/errors.js';
+import { ApiError, validationError } from '../contract/api/errors.js';
+import type { AccountDetail } from '../contract/control/control.js';
 import type { Sandbox } from '../core/state.js';
 import { ids } from '../domain/ids.js';
 import type { VariantRow } from '../store/accounts.js';

@@ -8,15 +8,16 @@
  * file is a 400 naming the field, and nothing is loaded.
  */
 
+import { validationError } from '../contract/api/errors.js';
+import { issuesToFields } from '../contract/api/issues.js';
 import {
+  BUNDLE_MAX_ACCOUNTS,
   BUNDLE_VERSION,
   BUNDLE_VERSIONS_READ,
   Bundle,
   type BundleData,
   BundleV1,
-} from '../contract/bundle.js';
-import { validationError } from '../contract/errors.js';
-import { issuesToFields } from '../contract/issues.js';
+} from '../contract/control/bundle.js';
 import type { Sandbox } from '../core/state.js';
 import { hashSecretSync } from '../domain/secrets.js';
 
@@ -37,13 +38,8 @@ function parseBundle(json: unknown): BundleData {
   };
 }
 
-/**
- * Loads a bundle (already parsed JSON): validated in full first, then each piece of the
- * sandbox's state replaces the partner's part by the bundle's. Deadlines are kept relative to
- * the partner's clock (src/sandbox/clock-plan.ts); historical times (created_at, updated_at,
- * armed_at, the journal's) are kept as they are.
- */
-export function importBundle(s: Sandbox, json: unknown) {
+/** A bundle whose version this sandbox does not read is a 400 naming what it reads. */
+function checkVersion(json: unknown): void {
   if (json && typeof json === 'object' && !Array.isArray(json)) {
     const version = (json as Record<string, unknown>).version;
     if (!BUNDLE_VERSIONS_READ.includes(version as number)) {
@@ -55,7 +51,63 @@ export function importBundle(s: Sandbox, json: unknown) {
       ]);
     }
   }
-  const b = parseBundle(json);
+}
+
+/**
+ * Loads a bundle (already parsed JSON): validated in full first, then each piece of the
+ * sandbox's state replaces the partner's part by the bundle's. Deadlines are kept relative to
+ * the partner's clock (src/sandbox/clock-plan.ts); historical times (created_at, updated_at,
+ * armed_at, the journal's) are kept as they are.
+ */
+export function importBundle(s: Sandbox, json: unknown) {
+  checkVersion(json);
+  return load(s, parseBundle(json));
+}
+
+/** How many accounts are validated between two turns of the event loop. */
+const ACCOUNTS_PER_TURN = 200;
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * `POST /__sandbox/bundles`: the same, but a large bundle's accounts (tens of thousands) are
+ * validated a few hundred at a time, other requests served in between, so other partners'
+ * calls are not held for the whole of it. The check against this sandbox and the load then
+ * run in one turn: the partner is swapped atomically, against the store as it is then.
+ */
+export async function importBundleInTurns(s: Sandbox, json: unknown) {
+  checkVersion(json);
+  const { accounts, version } = (json ?? {}) as { accounts?: unknown; version?: unknown };
+  if (version !== BUNDLE_VERSION || !Array.isArray(accounts) || accounts.length <= ACCOUNTS_PER_TURN)
+    return load(s, parseBundle(json));
+  if (accounts.length > BUNDLE_MAX_ACCOUNTS)
+    throw validationError([
+      { field: 'accounts', message: `must have at most ${BUNDLE_MAX_ACCOUNTS} entries` },
+    ]);
+  // Everything but the accounts at once, then the accounts by turns.
+  const rest = parseBundle({ ...(json as object), accounts: [] });
+  const element = Bundle.shape.accounts.element;
+  const parsed: BundleData['accounts'] = [];
+  for (let from = 0; from < accounts.length; from += ACCOUNTS_PER_TURN) {
+    await turn();
+    const chunk = accounts.slice(from, from + ACCOUNTS_PER_TURN);
+    for (const [i, account] of chunk.entries()) {
+      const result = element.safeParse(account);
+      if (!result.success)
+        throw validationError(
+          issuesToFields(
+            result.error.issues.map((issue) => ({ ...issue, path: ['accounts', from + i, ...issue.path] })),
+            '',
+            'bundle',
+          ),
+        );
+      parsed.push(result.data);
+    }
+  }
+  await turn();
+  return load(s, { ...rest, accounts: parsed });
+}
+
+function load(s: Sandbox, b: BundleData) {
   const found = s.state.check(b);
   if (found.length) throw validationError(found.slice(0, 20));
 

@@ -2,14 +2,14 @@
  * Marketplace controls (endpoints 3 and 4): read in the partner's taxonomy; replace as
  * desired state, atomically, guarded by the content hash.
  */
-import { ApiError } from '../contract/errors.js';
+import { ApiError } from '../contract/api/errors.js';
 import {
   mappingNotSeededMessage,
   STALE_CONTENT_HASH_MESSAGE,
   unmappedPairsEmptyMappingMessage,
   unmappedPairsMessage,
-} from '../contract/messages.js';
-import type { ControlsData, ControlsWriteRequest } from '../contract/schemas.js';
+} from '../contract/api/messages.js';
+import type { ControlsData, ControlsWriteRequest } from '../contract/api/schemas.js';
 import type { Sandbox } from '../core/state.js';
 import { isCurrentHash, nextList } from '../domain/controls.js';
 import { translateBlocks, translatePairs } from '../domain/taxonomy.js';

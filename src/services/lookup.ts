@@ -1,6 +1,6 @@
 /** Lookups that answer 404 in the envelope when the partner or account is missing. */
-import { ApiError } from '../contract/errors.js';
-import { accountNotFoundMessage } from '../contract/messages.js';
+import { ApiError } from '../contract/api/errors.js';
+import { accountNotFoundMessage } from '../contract/api/messages.js';
 import type { Sandbox } from '../core/state.js';
 
 export const partnerNotFound = (parent: string) =>

@@ -5,13 +5,13 @@
  * as it is, or the account that would be created, with IDs generated for the answer
  * only (the real register issues new ones).
  */
-import { ApiError, validationError } from '../contract/errors.js';
+import { ApiError, validationError } from '../contract/api/errors.js';
 import {
   dryRunRegisterWarning,
   mappingNotSeededMessage,
   registerUnmappedMessage,
-} from '../contract/messages.js';
-import type { RegisterData, RegisterRequest, Surface } from '../contract/schemas.js';
+} from '../contract/api/messages.js';
+import type { RegisterData, RegisterRequest, Surface } from '../contract/api/schemas.js';
 import type { Sandbox } from '../core/state.js';
 import { contentHash } from '../domain/controls.js';
 import { ids } from '../domain/ids.js';

@@ -7,8 +7,8 @@
  * request that awaited across it starts over (src/http/pipeline.ts).
  */
 import type { z } from 'zod';
-import type { SnapshotInfo } from '../contract/control.js';
-import { ApiError, validationError } from '../contract/errors.js';
+import { ApiError, validationError } from '../contract/api/errors.js';
+import type { SnapshotInfo } from '../contract/control/control.js';
 import type { Sandbox, Snapshots } from '../core/state.js';
 import type { StateImage } from '../core/state-registry.js';
 import type { StoreImage } from '../store/index.js';

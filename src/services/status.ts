@@ -1,5 +1,5 @@
 /** Partnership status (endpoints 5 and 6) over the account's page variants. */
-import type { StatusData } from '../contract/schemas.js';
+import type { StatusData } from '../contract/api/schemas.js';
 import type { Sandbox } from '../core/state.js';
 import {
   aggregateStatus,

@@ -1,5 +1,5 @@
 /** Accounts and what registration creates under them: pages, layouts, page variants. */
-import type { LAYOUT_TYPES, Surface } from '../contract/schemas.js';
+import type { LAYOUT_TYPES, Surface } from '../contract/api/schemas.js';
 import type { Db } from './db.js';
 
 export interface AccountRow {

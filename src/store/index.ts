@@ -58,6 +58,9 @@ function parts(db: Db) {
 export function createStore(path: string, hooks: MigrationHooks) {
   const memory = path === ':memory:' || path === '';
   const snapshotDir = `${path}.snapshots`;
+  // Snapshots live as long as their process (close() removes them): files left here are a
+  // killed process's, unlisted and unreachable, so they go before anything else is opened.
+  if (!memory) rmSync(snapshotDir, { recursive: true, force: true });
   const store = {
     ...parts(openDb(path, hooks)),
     path,

@@ -10,7 +10,7 @@ import {
   ControlPlaneError,
   createControlClient,
 } from '../../client/control.js';
-import type { ControlOperationId } from '../../contract/control-operations.js';
+import type { ControlOperationId } from '../../contract/control/control-operations.js';
 import { byId } from './dom.js';
 
 const TOKEN_KEY = 'partnership-sandbox.admin-token';

@@ -47,6 +47,15 @@ export function chaosCard() {
     required: true,
     placeholder: 'integer',
   });
+  // The position of the partner's next call: a failed test's first `call` replays its failures.
+  const fromCall = h('input', {
+    id: 'chaos-from-call',
+    class: 'narrow',
+    type: 'number',
+    min: 1,
+    step: 1,
+    placeholder: '1',
+  });
   const scenarios = h('input', { id: 'chaos-scenarios', class: 'wide mono', placeholder: DEFAULT_SCENARIOS });
   const target = h('input', {
     id: 'chaos-target',
@@ -106,6 +115,7 @@ export function chaosCard() {
       .filter(Boolean);
     if (names.length) profile.scenarios = names;
     if (target.value.trim()) profile.parent_account_id = target.value.trim();
+    if (fromCall.value.trim()) profile.from_call = Number(fromCall.value);
     control((c) => c.chaos.set(profile))
       .then(({ profile: p }) => {
         toast(`Chaos: ${p.rate} of ${p.parent_account_id ?? 'every partner'}'s calls, seed ${p.seed}`);
@@ -130,7 +140,7 @@ export function chaosCard() {
     fill(
       list,
       table(
-        ['Scope', 'Rate', 'Seed', 'Scenarios', 'Calls seen', 'Failed', 'Set at', ''],
+        ['Scope', 'Rate', 'Seed', 'From call', 'Scenarios', 'Calls seen', 'Failed', 'Set at', ''],
         data.profiles.map((p) =>
           h(
             'tr',
@@ -138,6 +148,7 @@ export function chaosCard() {
             h('td', null, p.parent_account_id ? ['parent ', mono(p.parent_account_id)] : 'every partner'),
             h('td', { class: 'mono' }, p.rate),
             h('td', { class: 'mono' }, p.seed),
+            h('td', { class: 'mono' }, p.from_call),
             h(
               'td',
               null,
@@ -195,6 +206,7 @@ export function chaosCard() {
     { class: 'inline', id: 'chaos-form', onsubmit: set },
     label('Rate (0 to 1)', rate),
     label('Seed', seed),
+    label('From call', fromCall),
     label('Scenarios', scenarios),
     label('Partner', target),
     targets,
@@ -208,7 +220,7 @@ export function chaosCard() {
       h(
         'p',
         { class: 'muted' },
-        "Fails that share of a partner's calls with a transient failure drawn from the seed and the call's position; setting it again changes it.",
+        "Fails that share of a partner's calls with a transient failure drawn from the seed and the call's position; setting it again changes it. From call: the position of the partner's next call (a failed test's first call= replays its failures).",
       ),
       inForce,
       form,

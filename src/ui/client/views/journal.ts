@@ -52,7 +52,7 @@ const chaosChip = (chaos: NonNullable<Entry['chaos']>) =>
   h(
     'span',
     { class: 'chip chaos', title: `seed ${chaos.seed}` },
-    `chaos: ${chaos.scenario} · call ${chaos.call}`,
+    `chaos: ${chaos.scenario} · ${chaos.token_call === undefined ? `call ${chaos.call}` : `token_call ${chaos.token_call}`}`,
   );
 
 /** A path that wraps after its slashes only, never inside an ID. */
@@ -260,7 +260,7 @@ export function journalView(): View {
               h(
                 'span',
                 { class: 'mono', id: 'detail-chaos' },
-                `${e.chaos.scenario}: seed=${e.chaos.seed}; call=${e.chaos.call}`,
+                `${e.chaos.scenario}: seed=${e.chaos.seed}; ${e.chaos.token_call === undefined ? `call=${e.chaos.call}` : `token_call=${e.chaos.token_call}`}`,
               ),
             ]
           : null,

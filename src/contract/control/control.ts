@@ -1,12 +1,12 @@
 /**
  * The control plane (docs/control-plane.md) as data: request bodies validated by the control
  * routes and the shapes of their answers, for the control-plane OpenAPI document. The
- * journal, chaos, scenario and report answers are in contract/control-journal.ts, the bundle
- * format in contract/bundle.ts.
+ * journal, chaos, scenario and report answers are in contract/control/control-journal.ts, the bundle
+ * format in contract/control/bundle.ts.
  */
 import { z } from '@hono/zod-openapi';
-import { nonEmpty } from './fields.js';
-import { ControlsData, LayoutType, Surface, VerticalMapping } from './schemas.js';
+import { nonEmpty } from '../api/fields.js';
+import { ControlsData, LayoutType, Surface, VerticalMapping } from '../api/schemas.js';
 
 /** An identifier as the partner will send it: compared as sent, so nothing to trim. */
 export const id = z
@@ -121,6 +121,16 @@ export const ChaosRequest = z.strictObject({
       'Transient scenarios or presets to draw from; default auth-propagation, stale-content-hash, server-error, rate-limited, connection-reset.',
   }),
   parent_account_id: z.string().min(1).max(128).nullish(),
+  from_call: z
+    .int()
+    .min(1)
+    .max(2 ** 40)
+    .nullish()
+    .openapi({
+      description:
+        "The position of the partner's next partnership call (default 1): the `call` of a failed test's first call (its X-Sandbox-Chaos header or the journal) replays that test's failures.",
+      example: 1,
+    }),
 });
 
 /** The journal's filters (GET /__sandbox/requests query), as a client sends them. */

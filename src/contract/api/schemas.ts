@@ -46,7 +46,7 @@ export const Policy = z.enum(POLICIES).openapi('Policy');
 
 // ---- params and query -------------------------------------------------------------
 
-/** An ID in a path or query: 1 to 128 characters (contract/issues.ts words the bounds). */
+/** An ID in a path or query: 1 to 128 characters (contract/api/issues.ts words the bounds). */
 const identifier = () => z.string().min(1).max(limits.idMax);
 
 export const AccountParams = z.object({

@@ -7,6 +7,8 @@
  * The test-isolation operations are in control-routes-isolation.ts.
  */
 import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
+import { ErrorEnvelope } from '../api/envelope.js';
+import { header, json } from '../api/openapi-parts.js';
 import {
   AccountDetail,
   ArmRequest,
@@ -37,8 +39,6 @@ import {
   ReportAnswer,
   ReportQuery,
 } from './control-journal.js';
-import { ErrorEnvelope } from './envelope.js';
-import { header, json } from './openapi-parts.js';
 
 export const err = (description: string) => ({
   description,

@@ -5,6 +5,7 @@
  * checks the rest (its own consistency, IDs held by another partner).
  */
 import { z } from '@hono/zod-openapi';
+import { DomainWrite, LayoutType, RegisterRequest, Surface } from '../api/schemas.js';
 import {
   clientSecret,
   headerName,
@@ -13,7 +14,6 @@ import {
   MappingSeedEntry,
   pathSegment,
 } from './control.js';
-import { DomainWrite, LayoutType, RegisterRequest, Surface } from './schemas.js';
 
 /**
  * The largest counter a bundle may carry (a controls list's version, a chaos call position):
@@ -25,10 +25,26 @@ export const COUNTER_MAX = 2 ** 40;
 /** The longest journal warning a bundle carries; the export cuts a longer one (a partial failure of hundreds of variants). */
 export const BUNDLE_WARNING_MAX = 4000;
 
+/**
+ * What a bundle's journal entry carries at most; the export cuts what the journal kept longer
+ * (Node accepts a request line and headers of 16 KiB in all), marked, so that an export always
+ * imports.
+ */
+export const BUNDLE_JOURNAL_LIMITS = {
+  path: 2048,
+  queryName: 1000,
+  queryValue: 8192,
+  headerName: 256,
+  headerValue: 16_384,
+  requestId: 128,
+} as const;
+
 export const BUNDLE_KIND = 'partnership-sandbox-bundle';
 /** Version 2: the partner's client secret as a salted hash. Version 1 (a clear client_secret) is still read. */
 export const BUNDLE_VERSION = 2;
 export const BUNDLE_VERSIONS_READ: readonly number[] = [1, 2];
+/** The most accounts a bundle carries. */
+export const BUNDLE_MAX_ACCOUNTS = 100_000;
 /** The largest bundle `POST /__sandbox/bundles` reads. */
 export const BUNDLE_LIMIT_BYTES = 32 * 1024 * 1024;
 
@@ -60,9 +76,9 @@ const BundleJournalEntry = z
     time: isoTime,
     partner_time: isoTime.nullable(),
     method: z.string().min(1).max(16),
-    path: text(2048),
-    query: z.record(text(1000), text(8192)),
-    request_headers: z.record(headerName, text(16_384)),
+    path: text(BUNDLE_JOURNAL_LIMITS.path),
+    query: z.record(text(BUNDLE_JOURNAL_LIMITS.queryName), text(BUNDLE_JOURNAL_LIMITS.queryValue)),
+    request_headers: z.record(headerName, text(BUNDLE_JOURNAL_LIMITS.headerValue)),
     // Bodies as the journal kept them (cut at SANDBOX_JOURNAL_BODY_BYTES, at most 1 MiB); older bundles have no *_truncated.
     request_body: text(JOURNAL_BODY_MAX_BYTES + 100).nullable(),
     request_body_truncated: BundleTruncated,
@@ -71,7 +87,7 @@ const BundleJournalEntry = z
     response_body_truncated: BundleTruncated,
     // Older bundles have none.
     response_headers: z.record(headerName, text(16_384)).default({}),
-    request_id: text(128),
+    request_id: text(BUNDLE_JOURNAL_LIMITS.requestId),
     // Optional: bundles written before traces have none.
     trace_id: hexId(32).nullable().default(null),
     span_id: hexId(16).nullable().default(null),
@@ -83,7 +99,8 @@ const BundleJournalEntry = z
     chaos: z
       .strictObject({
         seed: z.int(),
-        call: z.int().min(1).max(COUNTER_MAX),
+        call: z.int().min(1).max(COUNTER_MAX).optional(),
+        token_call: z.int().min(1).max(COUNTER_MAX).optional(),
         scenario: z.string().min(1).max(100),
       })
       .nullable()
@@ -231,7 +248,7 @@ export const Bundle = z
           }),
         }),
       )
-      .max(100_000),
+      .max(BUNDLE_MAX_ACCOUNTS),
     idempotency_keys: z
       .array(
         z.strictObject({
@@ -267,16 +284,21 @@ export const Bundle = z
       .array(BundleJournalEntry)
       .max(100_000)
       .openapi({ description: 'Newest first, redacted as the journal is.' }),
+    journal_left_out: z.int().min(1).max(100_000).optional().openapi({
+      description:
+        'How many older journal entries the export left out so that the bundle stays within what an import reads (BUNDLE_LIMIT_BYTES); absent when none.',
+    }),
     chaos: z
       .strictObject({
         rate: z.number().min(0).max(1),
         seed: z.int(),
         scenarios: z.array(z.string().min(1).max(100)).min(1).max(20),
-        call: z
-          .int()
-          .min(0)
-          .max(COUNTER_MAX)
-          .openapi({ description: "The partner's call position at the export: its calls seen." }),
+        call: z.int().min(0).max(COUNTER_MAX).openapi({
+          description: "The partner's call position at the export: its last partnership call's.",
+        }),
+        token_call: z.int().min(0).max(COUNTER_MAX).default(0).openapi({
+          description: "The partner's token call position at the export (absent in older bundles: 0).",
+        }),
         owed: z.array(text(2200)).max(1000).openapi({
           description:
             'Operations (`METHOD path`) chaos failed last, whose next call gets through (docs/chaos.md, convergent).',

@@ -2,13 +2,22 @@
  * The control plane's journal, chaos, scenario and report answers as data (docs/control-plane.md,
  * docs/chaos.md): the shapes of what those routes answer, for the control-plane OpenAPI
  * document, and the report's query. The request bodies and the other answers are in
- * contract/control.ts.
+ * contract/control/control.ts.
  */
 import { z } from '@hono/zod-openapi';
-import { REQUIRED_MESSAGE } from './messages.js';
+import { REQUIRED_MESSAGE } from '../api/messages.js';
 
 export const ChaosEvidence = z
-  .object({ seed: z.int(), call: z.int().min(1), scenario: z.string() })
+  .object({
+    seed: z.int(),
+    call: z.int().min(1).optional().openapi({ description: "A partnership call's position n." }),
+    token_call: z
+      .int()
+      .min(1)
+      .optional()
+      .openapi({ description: "A token call's position n, in the token calls' own sequence." }),
+    scenario: z.string(),
+  })
   .openapi('ChaosEvidence');
 /** `request_body_truncated` / `response_body_truncated` of a journal entry. */
 const BodyTruncated = z
@@ -70,7 +79,7 @@ export const JournalEntry = z
     scenarios_applied: z.array(z.string()),
     chaos: ChaosEvidence.nullable().openapi({
       description:
-        "The chaos failure this call met (docs/chaos.md): the profile seed, the call position n in its partner's sequence, and the scenario drawn (a reset connection included); null for none.",
+        "The chaos failure this call met (docs/chaos.md): the profile seed, the call position n in its partner's sequence (call, or token_call for a token call: those have a sequence of their own), and the scenario drawn (a reset connection included); null for none.",
     }),
     warnings: z.array(z.string()),
     duration_ms: z.number(),
@@ -83,12 +92,21 @@ export const ChaosProfileView = z
     seed: z.int(),
     scenarios: z.array(z.string()),
     set_at: z.string(),
-    calls_seen: z.int().openapi({ description: 'Partner calls (partnership and token) since it was set.' }),
+    from_call: z.int().min(1).openapi({
+      description:
+        "The position of each partner's first partnership call under this profile (PUT's from_call).",
+    }),
+    calls_seen: z.int().openapi({
+      description: 'The positions reached, partnership and token calls, summed over partners.',
+    }),
     calls_failed: z.int(),
     failed_by_scenario: z.record(z.string(), z.int()),
     positions: z.record(z.string(), z.int()).openapi({
       description:
-        "Each partner's call position n: its calls seen so far (each partner has its own sequence).",
+        "Each partner's call position n: the position of its last partnership call (each partner has its own sequence).",
+    }),
+    token_positions: z.record(z.string(), z.int()).openapi({
+      description: "Each partner's token call position: its token calls are a sequence of their own.",
     }),
   })
   .openapi('ChaosProfile');
