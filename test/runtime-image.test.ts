@@ -52,7 +52,7 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/npm run build/);
   });
 
-  it("sets glibc's trim threshold, so the idle process gives back the heap scrypt freed at start (docs/performance.md)", () => {
+  it("sets glibc's trim threshold, so the heap scrypt frees (16 MiB) goes back to the system (docs/performance.md)", () => {
     expect(runtimeStage()).toMatch(/^\s+MALLOC_TRIM_THRESHOLD_=4194304$/m);
   });
 });
