@@ -50,6 +50,9 @@ export interface NewAccount {
   variants: VariantRow[];
 }
 
+/** The rows an account owns, by the name of their ID. */
+type OwnedKind = 'account' | 'page' | 'layout' | 'variant';
+
 export function accountStore(db: Db) {
   const s = {
     insertAccount: db.prepare<AccountRow>(
@@ -97,6 +100,18 @@ export function accountStore(db: Db) {
       .pluck(),
     deleteOf: db.prepare<[string]>('DELETE FROM accounts WHERE parent_account_id = ?'),
   };
+  const ownerQuery = (kind: OwnedKind) =>
+    db.prepare<[string], { id: string; owner: string }>(
+      `SELECT t.${kind}_id AS id, a.parent_account_id AS owner
+       FROM ${kind}s t JOIN accounts a ON a.account_id = t.account_id
+       WHERE t.${kind}_id IN (SELECT value FROM json_each(?))`,
+    );
+  const owners = {
+    account: ownerQuery('account'),
+    page: ownerQuery('page'),
+    layout: ownerQuery('layout'),
+    variant: ownerQuery('variant'),
+  };
 
   // Account rows never change once written: recently read ones are kept parsed.
   const accountCache = new Map<string, AccountRow>();
@@ -142,6 +157,14 @@ export function accountStore(db: Db) {
     variants: (accountId: string) => s.variants.all(accountId),
     variant: (variantId: string) => s.variant.get(variantId),
     insertVariant: (v: VariantRow) => void s.insertVariant.run(v),
+    /**
+     * The parent account holding each of these IDs of a kind (one query, however many: a large
+     * import's check); IDs held by none are absent.
+     */
+    ownersOf(kind: OwnedKind, ids: readonly string[]): Map<string, string> {
+      if (ids.length === 0) return new Map();
+      return new Map(owners[kind].all(JSON.stringify(ids)).map((r) => [r.id, r.owner]));
+    },
     /** Every account of a parent, oldest first. */
     allOf: (parent: string) => s.allOf.all(parent),
     idsOf: (parent: string) => s.idsOf.all(parent),
