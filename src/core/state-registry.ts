@@ -73,6 +73,8 @@ export interface StatePiece<Image = unknown> {
   check(bundle: BundleData): FieldIssue[];
   /** Replaces the partner's state of this piece by the bundle's. */
   importPartner(load: PartnerImport): void;
+  /** The same as `check`, for a large import: it pauses (yields) between slices, other requests served meanwhile. */
+  checkBySlices?(bundle: BundleData): Generator<void, FieldIssue[]>;
   /** A piece whose part of a large import is slow to write stages it ahead (its `importPartner` then moves it in). */
   stage?(load: Omit<PartnerImport, 'scope' | 'staged'>): Staging;
 }
@@ -141,6 +143,29 @@ export class StateRegistry {
   /** Every piece's problems with the bundle, in the registry's order. */
   check(bundle: BundleData): FieldIssue[] {
     return this.pieces.flatMap((p) => p.check(bundle));
+  }
+
+  /**
+   * `check` for a large import: the pieces that check by slices pause between them, awaiting
+   * `pause` (a turn of the event loop); the problems are the same.
+   */
+  async checkInTurns(bundle: BundleData, pause: () => Promise<void>): Promise<FieldIssue[]> {
+    const out: FieldIssue[] = [];
+    for (const p of this.pieces) {
+      if (!p.checkBySlices) {
+        out.push(...p.check(bundle));
+        continue;
+      }
+      const steps = p.checkBySlices(bundle);
+      for (let step = steps.next(); ; step = steps.next()) {
+        if (step.done) {
+          out.push(...step.value);
+          break;
+        }
+        await pause();
+      }
+    }
+    return out;
   }
 
   /**

@@ -130,8 +130,22 @@ function storedAnswerProblems(
     });
   return out;
 }
-/** The store's part of a bundle checked against itself and against this sandbox: the problems, by field. */
-function storeProblems(s: Sandbox, b: BundleData): FieldIssue[] {
+/** A generator run through at once: its result. */
+function toEnd<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** How many accounts the check goes through between two pauses (a large import's turns). */
+const ACCOUNTS_PER_CHECK_SLICE = 500;
+
+/**
+ * The store's part of a bundle checked against itself and against this sandbox: the problems,
+ * by field (the generator's result), pausing (a `yield`) after each slice of accounts.
+ */
+function* storeProblems(s: Sandbox, b: BundleData): Generator<void, FieldIssue[]> {
   const out: FieldIssue[] = [];
   const parent = b.partner.parent_account_id;
   const foreign = (owner: string | undefined) => owner !== undefined && owner !== parent;
@@ -157,7 +171,8 @@ function storeProblems(s: Sandbox, b: BundleData): FieldIssue[] {
   const pageOwners = owners('page', (a) => a.pages.map((p) => p.page_id));
   const layoutOwners = owners('layout', (a) => a.layouts.map((l) => l.layout_id));
   const variantOwners = owners('variant', (a) => a.variants.map((v) => v.variant_id));
-  b.accounts.forEach((a, i) => {
+  for (const [i, a] of b.accounts.entries()) {
+    if (i % ACCOUNTS_PER_CHECK_SLICE === ACCOUNTS_PER_CHECK_SLICE - 1) yield;
     const at = `accounts[${i}]`;
     unique('account', a.account_id, `${at}.account_id`);
     unique('external', a.external_account_id, `${at}.external_account_id`);
@@ -220,7 +235,7 @@ function storeProblems(s: Sandbox, b: BundleData): FieldIssue[] {
       }
       recorded.add(r.variant_id);
     });
-  });
+  }
   const layoutsOf = new Map(
     b.accounts.map((a) => [a.account_id, new Set(a.layouts.map((l) => l.layout_id))]),
   );
@@ -336,7 +351,8 @@ function importRows(s: Sandbox, { scope, bundle: b, realNow, staged }: PartnerIm
   for (const id of before) putLastStatusWrite(s, id, null);
   if (previous) {
     s.store.idempotency.deleteOf(parent);
-    s.store.partners.delete(parent); // its mapping, tokens and accounts cascade
+    s.store.accounts.deleteOf(parent);
+    s.store.partners.delete(parent); // its mapping and tokens cascade
   }
   const { client_secret_hash, ...partner } = b.partner;
   s.store.partners.insert({ ...partner, ...secretColumns(client_secret_hash) });
@@ -371,7 +387,8 @@ export function storePiece(s: Sandbox): StatePiece<StoreImage> {
     restore: (image) => s.store.restoreImage(image),
     drop: (image) => s.store.dropImage(image),
     exportPartner: (scope) => exportRows(s, scope.parent),
-    check: (bundle) => storeProblems(s, bundle),
+    check: (bundle) => toEnd(storeProblems(s, bundle)),
+    checkBySlices: (bundle) => storeProblems(s, bundle),
     importPartner: (load) => importRows(s, load),
     stage: (load) => stageAccounts(s, load),
   };

@@ -106,7 +106,8 @@ export async function importBundleInTurns(s: Sandbox, json: unknown) {
   }
   await turn();
   const b = { ...rest, accounts: parsed };
-  checked(s, b);
+  const found = await s.state.checkInTurns(b, turn);
+  if (found.length) throw validationError(found.slice(0, 20));
   // The rows are written ahead by slices where no reader sees them, then swapped in at once.
   const realNow = Date.now();
   const staged = s.state.stage(b, realNow);

@@ -98,7 +98,14 @@ export function accountStore(db: Db) {
     idsOf: db
       .prepare<[string], string>('SELECT account_id FROM accounts WHERE parent_account_id = ?')
       .pluck(),
-    deleteOf: db.prepare<[string]>('DELETE FROM accounts WHERE parent_account_id = ?'),
+    // Children first, each table in one statement: far faster than the cascade row by row.
+    deleteOf: (['variants', 'layouts', 'pages', 'controls_lists'] as const)
+      .map((table) =>
+        db.prepare<[string]>(
+          `DELETE FROM ${table} WHERE account_id IN (SELECT account_id FROM accounts WHERE parent_account_id = ?)`,
+        ),
+      )
+      .concat(db.prepare<[string]>('DELETE FROM accounts WHERE parent_account_id = ?')),
   };
   const ownerQuery = (kind: OwnedKind) =>
     db.prepare<[string], { id: string; owner: string }>(
@@ -122,6 +129,10 @@ export function accountStore(db: Db) {
     for (const p of n.pages) s.insertPage.run(p);
     for (const l of n.layouts) s.insertLayout.run(l);
     for (const v of n.variants) s.insertVariant.run(v);
+  });
+
+  const deleteOf = db.transaction((parent: string) => {
+    for (const statement of s.deleteOf) statement.run(parent);
   });
 
   const setVariants = db.transaction(
@@ -168,8 +179,8 @@ export function accountStore(db: Db) {
     /** Every account of a parent, oldest first. */
     allOf: (parent: string) => s.allOf.all(parent),
     idsOf: (parent: string) => s.idsOf.all(parent),
-    /** Deletes a parent's accounts; their pages, layouts, variants and controls lists cascade. */
-    deleteOf: (parent: string) => void s.deleteOf.run(parent),
+    /** Deletes a parent's accounts, with their pages, layouts, variants and controls lists. */
+    deleteOf: (parent: string) => deleteOf(parent),
     /** Applies every variant change in one transaction. */
     setVariants: (changes: { variant_id: string; enabled: boolean; archived: boolean }[]) =>
       setVariants(changes),
