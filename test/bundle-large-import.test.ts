@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { expectSameBundle, exportOf, fieldsOf, importInto } from './bundle-helpers.js';
-import { createHarness, type Harness, MAPPINGS } from './harness.js';
+import { createHarness, expectErrorEnvelope, type Harness, MAPPINGS } from './harness.js';
 import { newTenant } from './tenants.js';
 
 /** The demo partner's bundle with `n` copies of its one account, each with IDs of its own. */
@@ -180,5 +180,20 @@ describe('a large import by slices, swapped at once', () => {
     const imported = await importing;
     expect(imported.status, imported.text.slice(0, 300)).toBe(200);
     expectSameBundle(byId(await exportOf(h, 'pa_demo_platform')), byId(bundle));
+  }, 60_000);
+
+  it('a large body that is not JSON, parsed on another thread, is the same 400 malformed_json; nothing written', async () => {
+    const h = createHarness();
+    await demoWithAccount(h);
+    const bundle = await bigBundle(h, 1000);
+    const text = JSON.stringify(bundle);
+    expect(text.length).toBeGreaterThan(1024 * 1024);
+    const cut = await h.request('POST', '/__sandbox/bundles', {
+      raw: text.slice(0, -10),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    const body = expectErrorEnvelope(cut, 400, 'malformed_json');
+    expect(body.message).toMatch(/^Request body is not valid JSON: /);
+    expect(await status(h, '/__sandbox/accounts/acct_big_0')).toBe(404);
   }, 60_000);
 });

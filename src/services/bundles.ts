@@ -66,21 +66,38 @@ export function importBundle(s: Sandbox, json: unknown) {
 }
 
 /** How many accounts are validated between two turns of the event loop. */
-const ACCOUNTS_PER_TURN = 200;
+export const ACCOUNTS_PER_TURN = 200;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** A bundle's accounts as JSON texts of ACCOUNTS_PER_TURN each (parsed on another thread: http/json-aside.ts). */
+export interface AccountSlices {
+  slices: readonly string[];
+  count: number;
+}
+
 /**
- * `POST /__sandbox/bundles`: the same, but a large bundle's accounts (tens of thousands) are
- * validated a few hundred at a time, other requests served in between, so other partners'
- * calls are not held for the whole of it. The check against this sandbox and the load then
- * run in one turn: the partner is swapped atomically, against the store as it is then.
+ * `POST /__sandbox/bundles`: the same, but a large bundle (tens of thousands of accounts) goes
+ * by turns, other requests served in between: its accounts are parsed (from `sliced`, when the
+ * body was parsed aside) and validated a few hundred at a time, checked against this sandbox by
+ * slices, and their rows staged where no reader sees them (StateRegistry.stage); then the
+ * partner is swapped in one short transaction.
  */
-export async function importBundleInTurns(s: Sandbox, json: unknown) {
+export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: AccountSlices) {
   checkVersion(json);
   const { accounts, version } = (json ?? {}) as { accounts?: unknown; version?: unknown };
-  if (version !== BUNDLE_VERSION || !Array.isArray(accounts) || accounts.length <= ACCOUNTS_PER_TURN)
-    return load(s, parseBundle(json));
-  if (accounts.length > BUNDLE_MAX_ACCOUNTS)
+  const count = sliced ? sliced.count : Array.isArray(accounts) ? accounts.length : 0;
+  /** The accounts from `from`, one turn's worth. */
+  const slice = (from: number): unknown[] =>
+    sliced
+      ? (JSON.parse(sliced.slices[from / ACCOUNTS_PER_TURN]!) as unknown[])
+      : (accounts as unknown[]).slice(from, from + ACCOUNTS_PER_TURN);
+  if (version !== BUNDLE_VERSION || count <= ACCOUNTS_PER_TURN || !(sliced || Array.isArray(accounts))) {
+    const whole = sliced
+      ? { ...(json as object), accounts: sliced.slices.flatMap((t) => JSON.parse(t)) }
+      : json;
+    return load(s, parseBundle(whole));
+  }
+  if (count > BUNDLE_MAX_ACCOUNTS)
     throw validationError([
       { field: 'accounts', message: `must have at most ${BUNDLE_MAX_ACCOUNTS} entries` },
     ]);
@@ -88,10 +105,9 @@ export async function importBundleInTurns(s: Sandbox, json: unknown) {
   const rest = parseBundle({ ...(json as object), accounts: [] });
   const element = Bundle.shape.accounts.element;
   const parsed: BundleData['accounts'] = [];
-  for (let from = 0; from < accounts.length; from += ACCOUNTS_PER_TURN) {
+  for (let from = 0; from < count; from += ACCOUNTS_PER_TURN) {
     await turn();
-    const chunk = accounts.slice(from, from + ACCOUNTS_PER_TURN);
-    for (const [i, account] of chunk.entries()) {
+    for (const [i, account] of slice(from).entries()) {
       const result = element.safeParse(account);
       if (!result.success)
         throw validationError(
