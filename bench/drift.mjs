@@ -5,7 +5,10 @@
 //    through `partnership-sandbox record` in front of it, at c=1 and c=50, beside the constant
 //    JSON ceiling (bench/baselines/constant-json.mjs, a bare Hono route) in the same run.
 //    Targets: record adds at most 1 ms to the p50 at c=1; keeps at least 0.5 of direct
-//    throughput at c=50.
+//    throughput at c=50. Throughput on a shared machine swings with its load from one run to
+//    the next, so the CPU time (user + system, /proc) each proxy process spends per request is
+//    shown beside it: that figure hardly moves with the load, and says what record's own work
+//    costs over the bare proxy's.
 // 2. verify of a 1,000-entry recording (made here through record: a token, then registers,
 //    controls GETs and PUTs, status PUTs and GETs): wall time and peak RSS (VmHWM) of
 //    `partnership-sandbox verify`. Targets: under 10 s and under 200 MB.
@@ -20,6 +23,7 @@ import {
   CONTROLS,
   cannon,
   controlsGetRequest,
+  cpuMs,
   freePort,
   getToken,
   makeAccounts,
@@ -63,6 +67,7 @@ async function startRecord(upstream, out) {
   }
   return {
     url,
+    pid: child.pid,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', resolve);
@@ -71,9 +76,12 @@ async function startRecord(upstream, out) {
   };
 }
 
-async function run(url, requests, c) {
+/** A measured run; with `pid`, also that process's CPU time (user + system) per request, in µs. */
+async function run(url, requests, c, pid) {
   await cannon(url, { requests, connections: c, duration: warmup });
-  return cannon(url, { requests, connections: c, duration: seconds });
+  const before = pid ? cpuMs(pid) : 0;
+  const result = await cannon(url, { requests, connections: c, duration: seconds });
+  return { ...result, cpuUs: pid ? ((cpuMs(pid) - before) * 1000) / result.total : Number.NaN };
 }
 
 const fmt = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
@@ -90,8 +98,8 @@ const rows = [];
 for (const c of [1, 50]) {
   const ceil = await run(`${ceiling.url}/json`, [{ method: 'GET' }], c);
   const direct = await run(sandbox.url, [controlsGetRequest(auth, accounts)], c);
-  const proxied = await run(recorder.url, [controlsGetRequest(auth, accounts)], c);
-  const bareProxy = await run(bare.url, [controlsGetRequest(auth, accounts)], c);
+  const proxied = await run(recorder.url, [controlsGetRequest(auth, accounts)], c, recorder.pid);
+  const bareProxy = await run(bare.url, [controlsGetRequest(auth, accounts)], c, bare.pid);
   rows.push({ c, ceil, direct, proxied, bareProxy });
 }
 await recorder.stop();
@@ -105,12 +113,12 @@ console.log(
   warmup,
 );
 console.log(
-  '| c | ceiling req/s | direct req/s | via record req/s | record / direct | bare Node proxy req/s | bare proxy / direct | direct p50 ms | via record p50 ms | p50 added ms | all 2xx |',
+  '| c | ceiling req/s | direct req/s | via record req/s | record / direct | bare Node proxy req/s | bare proxy / direct | record CPU µs/req | bare proxy CPU µs/req | direct p50 ms | via record p50 ms | p50 added ms | all 2xx |',
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const { c, ceil, direct, proxied, bareProxy } of rows) {
   console.log(
-    `| ${c} | ${fmt(ceil.rps, 0)} | ${fmt(direct.rps, 0)} | ${fmt(proxied.rps, 0)} | ${fmt(proxied.rps / direct.rps, 2)} | ${fmt(bareProxy.rps, 0)} | ${fmt(bareProxy.rps / direct.rps, 2)} | ${fmt(direct.p50, 2)} | ${fmt(proxied.p50, 2)} | ${fmt(proxied.p50 - direct.p50, 2)} | ${proxied.rate2xx === 1 && direct.rate2xx === 1 ? 'yes' : `no (${fmt(proxied.rate2xx * 100)}%)`} |`,
+    `| ${c} | ${fmt(ceil.rps, 0)} | ${fmt(direct.rps, 0)} | ${fmt(proxied.rps, 0)} | ${fmt(proxied.rps / direct.rps, 2)} | ${fmt(bareProxy.rps, 0)} | ${fmt(bareProxy.rps / direct.rps, 2)} | ${fmt(proxied.cpuUs, 0)} | ${fmt(bareProxy.cpuUs, 0)} | ${fmt(direct.p50, 2)} | ${fmt(proxied.p50, 2)} | ${fmt(proxied.p50 - direct.p50, 2)} | ${proxied.rate2xx === 1 && direct.rate2xx === 1 ? 'yes' : `no (${fmt(proxied.rate2xx * 100)}%)`} |`,
   );
 }
 console.log(`(the recording of that load: ${loadEntries} entries, valid HAR)`);

@@ -6,7 +6,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { accountNotFoundMessage, mappingNotSeededMessage } from '../src/contract/api/messages.js';
+import {
+  accountNotFoundMessage,
+  mappingNotSeededMessage,
+  UNKNOWN_QUERY_PARAMETER_MESSAGE,
+} from '../src/contract/api/messages.js';
 import { PATH_SEGMENT_MESSAGE } from '../src/contract/control/control.js';
 import { CONTROL_ROUTES } from '../src/contract/control/control-routes-all.js';
 import { Clock } from '../src/core/clock.js';
@@ -128,6 +132,31 @@ describe('control plane: partners and vertical mappings', () => {
     expect(err.message).toContain('parent_account_id');
     // The fixture partner's credentials are untouched.
     expect((await h.token(DEMO.clientId, DEMO.clientSecret)).length).toBeGreaterThan(0);
+  });
+
+  it('POST /__sandbox/partners with a taken client_id (a new parent) is 400 naming client_id, not parent_account_id; nothing is created', async () => {
+    const h = createHarness();
+    const res = await h.request('POST', '/__sandbox/partners', {
+      body: { parent_account_id: 'pa_new_one', client_id: DEMO.clientId },
+    });
+    const err = expectErrorEnvelope(res, 400, 'validation_error');
+    expect(err.error.details.fields).toEqual([
+      { field: 'client_id', message: 'a partner with this client_id exists already' },
+    ]);
+    expect(err.message).toBe('Invalid request: client_id: a partner with this client_id exists already');
+    const partners = await h.request('GET', '/__sandbox/partners');
+    expect(
+      partners.body.partners.map((p: { parent_account_id: string }) => p.parent_account_id),
+    ).not.toContain('pa_new_one');
+    // Both taken: both named.
+    const both = await h.request('POST', '/__sandbox/partners', {
+      body: { parent_account_id: DEMO.parent, client_id: DEMO.clientId },
+    });
+    expect(
+      expectErrorEnvelope(both, 400, 'validation_error').error.details.fields.map(
+        (f: { field: string }) => f.field,
+      ),
+    ).toEqual(['parent_account_id', 'client_id']);
   });
 
   it("PUT vertical-mappings replaces the partner's mapping, visible with created_at on GET /v1/partnership/vertical-mappings", async () => {
@@ -753,5 +782,62 @@ describe('control plane: bounds are named in words, not the validator library’
       const error = expectErrorEnvelope(res, 400, 'validation_error');
       expect(error.error.details.fields, `${method} ${path}`).toEqual([issue]);
     }
+  });
+});
+
+describe('control plane: a query parameter an operation does not declare is 400 naming it, nothing done', () => {
+  // On a shared sandbox (docs/parallel-tests.md) `DELETE /__sandbox/scenarios?parent_account_id=A`
+  // (the shape of `DELETE /__sandbox/chaos?parent_account_id=A`) disarmed every partner's
+  // scenarios, and `POST /__sandbox/reset?parent_account_id=A` wiped every partner: an operation
+  // that declares no query ignored one. Now refused as the partnership API refuses one.
+  const unknown = (field: string) => ({ field, message: UNKNOWN_QUERY_PARAMETER_MESSAGE });
+
+  it('DELETE scenarios, DELETE requests, POST reset and POST clock/advance with ?parent_account_id= change nothing', async () => {
+    const h = createHarness();
+    const other = await newTenant(h);
+    const { accountId } = await registerAccount(h);
+    const armed = await h.request('PUT', '/__sandbox/scenarios', {
+      body: { scenario: 'latency', value: 1, parent_account_id: other.parent },
+    });
+    expect(armed.status).toBe(200);
+    const journal = (await h.request('GET', '/__sandbox/requests')).body.requests.length;
+    expect(journal).toBeGreaterThan(0);
+    const q = `?parent_account_id=${DEMO.parent}`;
+    for (const [method, path, body] of [
+      ['DELETE', `/__sandbox/scenarios${q}`, undefined],
+      ['DELETE', `/__sandbox/requests${q}`, undefined],
+      ['POST', `/__sandbox/reset${q}`, undefined],
+      ['POST', `/__sandbox/clock/advance${q}`, { seconds: 60 }],
+    ] as const) {
+      const res = await h.request(method, path, body === undefined ? {} : { body });
+      const err = expectErrorEnvelope(res, 400, 'validation_error');
+      expect(err.error.details.fields, `${method} ${path}`).toEqual([unknown('query.parent_account_id')]);
+    }
+    expect((await h.request('GET', '/__sandbox/scenarios')).body.armed).toHaveLength(1);
+    expect((await h.request('GET', '/__sandbox/requests')).body.requests.length).toBe(journal);
+    expect((await h.request('GET', `/__sandbox/accounts/${accountId}`)).status).toBe(200);
+    expect((await clock(h)).offset_seconds).toBe(0);
+  });
+
+  it('every declared operation without a query but health: ?foo=1&bar= is 400 naming query.foo and query.bar', async () => {
+    const h = createHarness();
+    for (const route of CONTROL_ROUTES.filter((r) => !r.request?.query && r.operationId !== 'health')) {
+      const path = route.path.replace(/\{[^}]+\}/g, 'pa_demo_platform');
+      const res = await h.request(route.method.toUpperCase(), `${path}?foo=1&bar=`);
+      const err = expectErrorEnvelope(res, 400, 'validation_error');
+      expect(err.error.details.fields, route.operationId).toEqual([
+        unknown('query.foo'),
+        unknown('query.bar'),
+      ]);
+    }
+  });
+
+  it('health answers 200 whatever query it is sent (a probe or wait loop may add a cache-buster), and its document lists no 400', async () => {
+    const h = createHarness();
+    const res = await h.request('GET', '/__sandbox/health?_=1732650000000&x=');
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('ok');
+    const doc = (await h.request('GET', '/__sandbox/openapi.json')).body;
+    expect(Object.keys(doc.paths['/__sandbox/health'].get.responses)).not.toContain('400');
   });
 });

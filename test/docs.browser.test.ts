@@ -68,7 +68,13 @@ describe('GET /docs in Chromium', () => {
     const images = page.locator('main img');
     await images.first().waitFor();
     expect(await images.count()).toBeGreaterThanOrEqual(6);
-    await page.waitForFunction("[...document.querySelectorAll('main img')].every((i) => i.complete)");
+    // Polled from here: page.waitForFunction with a string evaluates it by eval() in the page,
+    // which the manual's Content-Security-Policy (script-src 'self') refuses.
+    await expect
+      .poll(() =>
+        page.evaluate<boolean>("[...document.querySelectorAll('main img')].every((i) => i.complete)"),
+      )
+      .toBe(true);
     const widths = await page.evaluate<number[]>(
       "[...document.querySelectorAll('main img')].map((i) => i.naturalWidth)",
     );

@@ -11,6 +11,7 @@
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -300,6 +301,43 @@ describe('bad input exits 2 with one line, no stack trace', () => {
     expect(v.stdout).toBe('');
     expect(v.stderr).toMatch(message);
     oneLine(v.stderr);
+  });
+
+  it('verify of a file that is not JSON and has several lines: the whole reason, in one line', () => {
+    const file = join(dir, 'lines.har');
+    writeFileSync(file, 'not json\nat all\n');
+    const v = runVerify([file]);
+    expect(v.status).toBe(2);
+    expect(v.stderr).toMatch(
+      /^partnership-sandbox verify: .+lines\.har is not JSON \(.+\), so not a HAR file\n$/,
+    );
+    oneLine(v.stderr);
+  });
+
+  it('verify --url of a sandbox that does not answer; --report or --junit it cannot write', async () => {
+    const out = join(dir, 'login.har');
+    const rec = await startRecord(['--upstream', upstream.url, '--out', out]);
+    await new Client(rec.url).login();
+    rec.proc.kill('SIGTERM');
+    expect(await rec.exited).toBe(0);
+    const closed = createHttpServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const down = runVerify([out, '--url', url]);
+    expect(down.status).toBe(2);
+    expect(down.stderr).toMatch(
+      new RegExp(`^partnership-sandbox verify: cannot create the replay's partner at ${url}: .+\n$`),
+    );
+    oneLine(down.stderr);
+    for (const [flag, file, code] of [
+      ['--report', join(dir, 'no-such-folder', 'r.json'), 'ENOENT'],
+      ['--junit', dir, 'EISDIR'],
+    ] as const) {
+      const v = runVerify([out, flag, file]);
+      expect(v.status, v.stderr).toBe(2);
+      expect(v.stderr).toBe(`partnership-sandbox verify: ${flag} ${file}: cannot write it (${code})\n`);
+    }
   });
 
   it('verify without a file, record without an upstream or with a bad port', () => {

@@ -31,11 +31,13 @@ describe('Dockerfile', () => {
     const cmd = dockerCmd();
     expect(cmd.join(' ')).toBe(pkg.scripts.start);
     expect(cmd[1]).toBe(pkg.bin['partnership-sandbox']);
-    // the build (scripts/build.mjs) bundles src/main.ts into that file
+    // the build (scripts/build.mjs) writes that file, a launcher that turns on the compile
+    // cache and loads the bundle of src/main.ts beside it (dist/cli.js)
     const build = readFileSync(join(root, 'scripts', 'build.mjs'), 'utf8');
     expect(pkg.scripts.build).toBe('node scripts/build.mjs');
-    expect(build).toContain("entryPoints: ['src/main.ts']");
-    expect(build).toContain(`outfile: '${cmd[1]}'`);
+    expect(build).toContain("entryPoints: ['src/main.ts'], outfile: 'dist/cli.js'");
+    expect(build).toContain(`new URL('../${cmd[1]}', import.meta.url)`);
+    expect(build).toContain("await import('./cli.js');");
   });
 
   it('is multi-stage, non-root, listens on 0.0.0.0:4010 and has a HEALTHCHECK on /__sandbox/health', () => {

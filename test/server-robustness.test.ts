@@ -429,6 +429,120 @@ describe('JSON bodies are UTF-8: a Content-Type naming another charset is 415', 
   });
 });
 
+describe('a compressed body (Content-Encoding) is refused naming the header, never read as it is', () => {
+  // The sandbox decodes no content coding: a body sent with `Content-Encoding: gzip` was read
+  // as plain bytes, so a gzip body failed as "not valid UTF-8 (byte offset 1)" and a plain body
+  // wrongly labelled gzip was executed. RFC 9110 §8.4.1: an unsupported coding is 415.
+  const message = (coding: string) =>
+    `Content-Encoding "${coding}" is not read: send the body uncompressed (no Content-Encoding, or identity).`;
+  const register = (h: Awaited<ReturnType<typeof createHarness>>, encoding: string) =>
+    h.client().then((c) =>
+      c.call('POST', '/v1/accounts/register/partnership', {
+        raw: JSON.stringify(registerBody({ external_account_id: `ext-${crypto.randomUUID()}` })),
+        headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+      }),
+    );
+  const createPartner = (h: Awaited<ReturnType<typeof createHarness>>, encoding: string) =>
+    h.request('POST', '/__sandbox/partners', {
+      raw: '{"parent_account_id":"pa_encoded"}',
+      headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+    });
+
+  it('partnership writes and the control plane: gzip, br or a list is 415 naming Content-Encoding; nothing is written', async () => {
+    const h = createHarness();
+    for (const coding of ['gzip', 'br', 'gzip, identity']) {
+      for (const res of [await register(h, coding), await createPartner(h, coding)]) {
+        const body = expectErrorEnvelope(res, 415, 'unsupported_media_type');
+        expect(body.message, coding).toBe(message(coding));
+        expect(body.error.details).toEqual({ header: 'Content-Encoding' });
+        expect(res.headers.get('accept-encoding')).toBe('identity');
+      }
+    }
+    const partners = (await h.request('GET', '/__sandbox/partners')).body.partners;
+    expect(partners).toHaveLength(2);
+    expect(partners.every((p: { accounts: unknown[] }) => p.accounts.length === 0)).toBe(true);
+  });
+
+  it('identity (any case) is the body as it is: accepted', async () => {
+    const h = createHarness();
+    expect((await register(h, 'identity')).status).toBe(200);
+    expect((await createPartner(h, 'Identity')).status).toBe(201);
+  });
+
+  it('the token endpoint: invalid_request naming Content-Encoding, no token', async () => {
+    const h = createHarness();
+    const res = await h.request('POST', '/oauth/token', {
+      raw: `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'Content-Encoding': 'gzip' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_request', error_description: message('gzip') });
+  });
+});
+
+describe('a transfer coding other than chunked is refused naming Transfer-Encoding, over a socket', () => {
+  // Node's parser takes `Transfer-Encoding: gzip, chunked` and hands the chunks on undecoded:
+  // a plain body labelled so was executed as it is (RFC 9112 §6.1: a coding not understood
+  // must not be read as if absent).
+  let server: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    server = await serve();
+  });
+  afterAll(() => server.running.close());
+  const chunked = (body: string) => `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+
+  it('a status PUT, a partner create and a token call with gzip, chunked: refused, nothing written; chunked alone works', async () => {
+    const { port } = server.running;
+    const url = `http://127.0.0.1:${port}`;
+    const token = await demoToken(url);
+    const account = await demoAccount(url, token);
+    const put = (coding: string, key: string) =>
+      raw(
+        port,
+        `PUT /v1/partnership/accounts/${account}/status HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${token}\r\n` +
+          `X-Platform-Parent-Account-Id: ${DEMO.parent}\r\nIdempotency-Key: ${key}\r\nContent-Type: application/json\r\n` +
+          `Transfer-Encoding: ${coding}\r\nConnection: close\r\n\r\n${chunked('{"status":"paused"}')}`,
+      ).then(parseReply);
+    const message =
+      'Transfer-Encoding "gzip, chunked" is not read: send the body uncompressed (chunked alone, or a Content-Length).';
+    const refused = await put('gzip, chunked', 'te-1');
+    expect(refused.status, refused.text).toBe(415);
+    expect(refused.body.error).toEqual({
+      code: 'unsupported_media_type',
+      details: { header: 'Transfer-Encoding' },
+    });
+    expect(refused.body.message).toBe(message);
+    const status = await fetch(`${url}/v1/partnership/accounts/${account}/status`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(((await status.json()) as { data: { status: string } }).data.status).toBe('active');
+
+    const partner = parseReply(
+      await raw(
+        port,
+        `POST /__sandbox/partners HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n` +
+          `Transfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n${chunked('{"parent_account_id":"pa_te"}')}`,
+      ),
+    );
+    expect(partner.status, partner.text).toBe(415);
+    expect(partner.body.error.details).toEqual({ header: 'Transfer-Encoding' });
+    const grant = `grant_type=client_credentials&client_id=${DEMO.clientId}&client_secret=${DEMO.clientSecret}`;
+    const tokenCall = parseReply(
+      await raw(
+        port,
+        `POST /oauth/token HTTP/1.1\r\nHost: a\r\nContent-Type: application/x-www-form-urlencoded\r\n` +
+          `Transfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n${chunked(grant)}`,
+      ),
+    );
+    expect(tokenCall.status, tokenCall.text).toBe(400);
+    expect(tokenCall.body).toEqual({ error: 'invalid_request', error_description: message });
+
+    const ok = await put('chunked', 'te-2');
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.data.status).toBe('paused');
+  });
+});
+
 describe('the token endpoint reads JSON by the same media-type rule', () => {
   it('charset=utf-16 is invalid_request naming it; application/jsonx is not JSON; charset=UTF-8 grants', async () => {
     const h = createHarness();

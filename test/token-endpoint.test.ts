@@ -209,6 +209,19 @@ describe('HTTP Basic credentials sent without the form-encoding (issue 18 item 5
     );
   });
 
+  it('a Basic header whose value is no base64 (or none) is 400 malformed HTTP Basic credentials, not "authentication is required"', async () => {
+    // The client did send HTTP Basic: telling it to send credentials "in the body or with HTTP
+    // Basic" (401) sent it looking for the wrong mistake; a pair without a colon already got this 400.
+    const h = createHarness();
+    for (const header of ['Basic %%%', 'Basic', 'Basic    ', 'Basic a b']) {
+      const res = await token(h, { Authorization: header }, { grant_type: 'client_credentials' });
+      expect(expectOAuthError(res, 400, 'invalid_request'), header).toBe('malformed HTTP Basic credentials');
+    }
+    // A body pair beside an unreadable Basic header is refused the same way (one method, not both).
+    const both = await token(h, { Authorization: 'Basic %%%' });
+    expect(expectOAuthError(both, 400, 'invalid_request')).toBe('malformed HTTP Basic credentials');
+  });
+
   it('a wrong secret over Basic gets no such hint', async () => {
     const h = createHarness();
     const id = await partnerWithSecret(h, 'a+bcdefgh');

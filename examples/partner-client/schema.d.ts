@@ -712,7 +712,7 @@ export interface components {
                 limit_bytes: number;
             };
         };
-        /** @description The error envelope of unsupported_media_type: A write whose Content-Type is not JSON, or names a charset other than UTF-8. */
+        /** @description The error envelope of unsupported_media_type: A write whose Content-Type is not JSON, or names a charset other than UTF-8, or whose body is compressed (a Content-Encoding other than identity, a Transfer-Encoding coding other than chunked; details.header names which). */
         UnsupportedMediaTypeEnvelope: {
             /**
              * @description Mirrors the HTTP status.
@@ -735,7 +735,7 @@ export interface components {
              */
             dry_run?: true;
         };
-        /** @description A write whose Content-Type is not JSON, or names a charset other than UTF-8. */
+        /** @description A write whose Content-Type is not JSON, or names a charset other than UTF-8, or whose body is compressed (a Content-Encoding other than identity, a Transfer-Encoding coding other than chunked; details.header names which). */
         UnsupportedMediaTypeError: {
             /** @enum {string} */
             code: "unsupported_media_type";
@@ -1488,7 +1488,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeEnvelope"];
                 };
             };
-            /** @description Content-Type is not application/json. */
+            /** @description Content-Type is not application/json in UTF-8, or the body is compressed (Content-Encoding). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1779,7 +1779,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeEnvelope"];
                 };
             };
-            /** @description Content-Type is not application/json. */
+            /** @description Content-Type is not application/json in UTF-8, or the body is compressed (Content-Encoding). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2070,7 +2070,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeEnvelope"];
                 };
             };
-            /** @description Content-Type is not application/json. */
+            /** @description Content-Type is not application/json in UTF-8, or the body is compressed (Content-Encoding). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2243,7 +2243,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeEnvelope"];
                 };
             };
-            /** @description Content-Type is not application/json. */
+            /** @description Content-Type is not application/json in UTF-8, or the body is compressed (Content-Encoding). */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -17,7 +17,7 @@ import type { AppEnv } from '../http/env.js';
 import { json } from '../http/envelope.js';
 import { injectFaults } from '../http/faults.js';
 import { requestHeader } from '../http/headers.js';
-import { isJsonMediaType, jsonMediaTypeProblem } from '../http/json.js';
+import { bodyCodingProblem, isJsonMediaType, jsonMediaTypeProblem } from '../http/json.js';
 import { readBody } from '../http/read-body.js';
 import { parseScenarioHeader, SCENARIO_HEADER } from '../scenarios/header.js';
 import { FaultPlan } from '../scenarios/plan.js';
@@ -47,8 +47,10 @@ interface Basic {
 }
 
 function basicCredentials(header: string | undefined): Basic | undefined {
-  const match = header ? /^Basic[ ]+([A-Za-z0-9+/=]+)\s*$/i.exec(header) : null;
-  if (!match) return undefined;
+  if (!header || !/^Basic(?:\s|$)/i.test(header)) return undefined;
+  // HTTP Basic was sent: a value that is no base64 (or none) is malformed, as a pair without a colon is.
+  const match = /^Basic[ ]+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!match) throw new OAuthError('invalid_request', MALFORMED_BASIC, 400);
   const text = Buffer.from(match[1]!, 'base64').toString('utf8');
   const colon = text.indexOf(':');
   if (colon === -1) throw new OAuthError('invalid_request', MALFORMED_BASIC, 400);
@@ -166,6 +168,11 @@ const tokenEndpoint: StepsDeclaration<{ principal: Principal }, TokenAttempt> = 
     plan.endpoint = 'token';
     c.set('faultPlan', plan);
     const raw = await readBody(c);
+    const coding = bodyCodingProblem(
+      requestHeader(c, 'content-encoding'),
+      requestHeader(c, 'transfer-encoding'),
+    );
+    if (coding) throw new OAuthError('invalid_request', coding.message, 400);
     const basic = basicCredentials(requestHeader(c, 'authorization'));
     const request = readTokenRequest(readFields(raw, requestHeader(c, 'content-type') ?? ''), basic);
     attempt.basicRaw = request.basicRaw;

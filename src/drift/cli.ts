@@ -5,7 +5,8 @@
  * exchanges in flight written) and exit 0; a bad flag or a port it cannot take exits 2 with
  * one line.
  * verify: the report on stdout; exit 0 when nothing differs, 1 when something does, 2 when
- * the file is no HAR recording of the API (or the set-up fails), with one line saying why.
+ * the file is no HAR recording of the API (or the set-up fails, or a --report or --junit file
+ * cannot be written), with one line saying why.
  */
 import { writeFileSync } from 'node:fs';
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
@@ -131,7 +132,18 @@ async function verify(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<
     messages: values.messages === true,
   });
   process.stdout.write(`${reportLines(result).join('\n')}\n`);
-  if (typeof values.report === 'string') writeFileSync(values.report, reportJson(result));
-  if (typeof values.junit === 'string') writeFileSync(values.junit, reportJUnit(result));
+  if (typeof values.report === 'string') writeReport('--report', values.report, reportJson(result));
+  if (typeof values.junit === 'string') writeReport('--junit', values.junit, reportJUnit(result));
   return result.ok ? 0 : 1;
+}
+
+/** A report file it cannot write (a missing folder, a directory): one line and exit 2, no stack. */
+function writeReport(flag: string, file: string, text: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch (err) {
+    throw new StartupError(
+      `${flag} ${file}: cannot write it (${(err as NodeJS.ErrnoException).code ?? err})`,
+    );
+  }
 }

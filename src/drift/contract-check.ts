@@ -28,7 +28,7 @@ const MAX_BODY_PROBLEMS = 5;
 export class ContractChecker {
   readonly #api: OpenAPIBackend;
   /** The document's operations, each with its path template as a regular expression, built once. */
-  readonly #operations: { method: string; pattern: RegExp; op: Operation }[];
+  readonly #operations: OperationEntry[];
 
   private constructor(api: OpenAPIBackend) {
     this.#api = api;
@@ -43,6 +43,7 @@ export class ContractChecker {
           .join('[^/]+')}$`,
       ),
       op,
+      checks: new Map(),
     }));
   }
 
@@ -73,47 +74,98 @@ export class ContractChecker {
 
   /** The problems of one answer; [] when it keeps the document (or is no operation of it). */
   check(answer: CheckedAnswer): string[] {
-    const pathname = answer.path.split('?')[0]!;
+    const q = answer.path.indexOf('?');
+    const pathname = q === -1 ? answer.path : answer.path.slice(0, q);
     const method = answer.method.toUpperCase();
-    const op = this.#operations.find((o) => o.method === method && o.pattern.test(pathname))?.op;
+    const op = this.#operations.find((o) => o.method === method && o.pattern.test(pathname));
     if (!op) return [];
+    const checks = this.#checksOf(op, answer.status);
+    if (!checks) return [`status ${answer.status} is not documented for ${op.method} ${op.op.path}`];
     const problems: string[] = [];
-    if (!documented(op, answer.status)) {
-      problems.push(`status ${answer.status} is not documented for ${op.method.toUpperCase()} ${op.path}`);
-      return problems;
-    }
-    const headers = Object.fromEntries(Object.entries(answer.headers).map(([k, v]) => [k.toLowerCase(), v]));
-    const mediaTypes = responseOf(op, answer.status)?.content;
-    if (mediaTypes && Object.keys(mediaTypes).length) {
+    if (checks.hasContent) {
       let body: unknown;
       try {
         body = JSON.parse(answer.body);
       } catch {
         problems.push(`body is not JSON (${answer.body.length} characters)`);
       }
-      if (body !== undefined) {
-        const result = this.#api.validator.validateResponse(body, op, answer.status);
-        for (const e of (result.errors ?? []).slice(0, MAX_BODY_PROBLEMS)) {
+      if (body !== undefined && checks.body && !checks.body(body)) {
+        for (const e of (checks.body.errors ?? []).slice(0, MAX_BODY_PROBLEMS)) {
           problems.push(`body${e.instancePath ? ` ${e.instancePath}` : ''} ${e.message ?? e.keyword}`);
         }
       }
     }
+    const headers: Record<string, string> = {};
+    for (const name in answer.headers) headers[name.toLowerCase()] = answer.headers[name]!;
     // A documented header the answer lacks, where the document says it is required (openapi-backend's
     // "superset" match would require every documented header, `required: false` ones too) ...
-    for (const [name, header] of Object.entries(responseOf(op, answer.status)?.headers ?? {})) {
-      if (header.required && headers[name.toLowerCase()] === undefined)
-        problems.push(`header ${name} is missing`);
+    for (const name of checks.required) {
+      if (headers[name.toLowerCase()] === undefined) problems.push(`header ${name} is missing`);
     }
     // ... and the value of each documented header it has, checked against its schema.
-    const result = this.#api.validator.validateResponseHeaders(headers, op, {
-      statusCode: answer.status,
-      setMatchType: 'any' as never, // SetMatchType.Any (the enum is a value of the lazily loaded module)
-    });
-    for (const e of result.errors ?? []) {
-      problems.push(`header ${e.instancePath.replace(/^\/headers\//, '')} ${e.message}`);
+    if (checks.headers && !checks.headers({ headers })) {
+      for (const e of checks.headers.errors ?? []) {
+        problems.push(`header ${e.instancePath.replace(/^\/headers\//, '')} ${e.message}`);
+      }
     }
     return problems;
   }
+
+  /**
+   * The checks of an operation's answer with `status`, found once per operation and status:
+   * openapi-backend's compiled Ajv validators, called directly (its validateResponse and
+   * validateResponseHeaders look them up through lodash at every call, most of a check's time).
+   * Undefined when the status is not documented.
+   */
+  #checksOf(entry: OperationEntry, status: number): Checks | undefined {
+    const cached = entry.checks.get(status);
+    if (cached !== undefined || entry.checks.has(status)) return cached;
+    const response = responseOf(entry.op, status);
+    let checks: Checks | undefined;
+    if (response) {
+      const { operationId } = entry.op;
+      const validator = this.#api.validator;
+      const bodies = operationId ? validator.getStatusBasedResponseValidatorForOperation(operationId) : null;
+      const headers = operationId ? validator.getResponseHeadersValidatorForOperation(operationId) : null;
+      checks = {
+        hasContent: Object.keys(response.content ?? {}).length > 0,
+        body: bodies ? (statusMatch(bodies, status) as Validate | undefined) : undefined,
+        headers: headers ? (statusMatch(headers, status)?.any as Validate | undefined) : undefined,
+        required: Object.entries(response.headers ?? {})
+          .filter(([, header]) => header.required)
+          .map(([name]) => name),
+      };
+    }
+    entry.checks.set(status, checks);
+    return checks;
+  }
+}
+
+/** An Ajv validate function, as openapi-backend compiles them. */
+type Validate = ((data: unknown) => boolean) & {
+  errors?: { instancePath: string; message?: string; keyword: string }[] | null;
+};
+
+interface Checks {
+  /** The document gives the answer a body (a media type). */
+  hasContent: boolean;
+  body: Validate | undefined;
+  headers: Validate | undefined;
+  /** The headers the document marks required, as it spells them. */
+  required: string[];
+}
+
+interface OperationEntry {
+  method: string;
+  pattern: RegExp;
+  op: Operation;
+  /** Per status: its checks, or undefined when the status is not documented. */
+  checks: Map<number, Checks | undefined>;
+}
+
+/** openapi-backend's status lookup (utils.findStatusCodeMatch): the status, its `nXX` class, `default`. */
+function statusMatch<T>(map: Record<string, T>, status: number): T | undefined {
+  return map[status] ?? map[`${Math.floor(status / 100)}XX`] ?? map.default;
 }
 
 interface ResponseObject {
@@ -124,10 +176,6 @@ interface ResponseObject {
 function responseOf(op: Operation, status: number): ResponseObject | undefined {
   const responses = (op.responses ?? {}) as Record<string, ResponseObject>;
   return responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
-}
-
-function documented(op: Operation, status: number): boolean {
-  return responseOf(op, status) !== undefined;
 }
 
 /** The partner document (OpenAPI 3.0.3) as this package's sandbox serves it. */

@@ -52,11 +52,13 @@ export class RecordingError extends Error {
 }
 
 const TAIL = '\n]}}\n';
+const TAIL_BYTES = Buffer.byteLength(TAIL);
 
 /**
- * Appends entries to a HAR file that is valid after each one: the file always ends with the
- * closing `]}}`, and each entry is one write of `,entry` plus that tail over the old tail, so a
- * kill (even -9) between two writes leaves the entries written so far, a whole HAR.
+ * Appends entries to a HAR file that is valid after each write: the file always ends with the
+ * closing `]}}`, and each write is of the new entries (`,entry` each) plus that tail over the
+ * old tail, on the fd opened once, so a kill (even -9) between two writes leaves the entries
+ * written so far, a whole HAR.
  */
 export class HarWriter {
   readonly #fd: number;
@@ -78,11 +80,26 @@ export class HarWriter {
   }
 
   append(entry: HarEntry): void {
-    const text = `${this.#count === 0 ? '\n' : ',\n'}${JSON.stringify(entry)}`;
+    this.appendAll([entry]);
+  }
+
+  /**
+   * Appends entries in their order with one write (record's batch: the exchanges completed in
+   * one turn of the event loop). Nothing is counted unless the write succeeds.
+   */
+  appendAll(entries: readonly HarEntry[]): void {
+    if (entries.length === 0) return;
+    let text = '';
+    for (let i = 0; i < entries.length; i++) {
+      text += `${this.#count + i === 0 ? '\n' : ',\n'}${JSON.stringify(entries[i])}`;
+    }
     const bytes = Buffer.from(text + TAIL);
-    writeSync(this.#fd, bytes, 0, bytes.length, this.#end);
-    this.#end += bytes.length - Buffer.byteLength(TAIL);
-    this.#count++;
+    let written = 0;
+    while (written < bytes.length) {
+      written += writeSync(this.#fd, bytes, written, bytes.length - written, this.#end + written);
+    }
+    this.#end += bytes.length - TAIL_BYTES;
+    this.#count += entries.length;
   }
 
   close(): void {
@@ -125,7 +142,9 @@ export function parseHar(text: string, name: string): ReadEntry[] {
   try {
     doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (err) {
-    throw new RecordingError(`${name} is not JSON (${(err as Error).message}), so not a HAR file`);
+    // The parser quotes the file's start, newlines included: one line, whitespace collapsed.
+    const why = (err as Error).message.replace(/\s+/g, ' ');
+    throw new RecordingError(`${name} is not JSON (${why}), so not a HAR file`);
   }
   const log = (doc as { log?: unknown } | null)?.log;
   if (typeof log !== 'object' || log === null)

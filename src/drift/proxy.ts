@@ -2,9 +2,11 @@
  * `record` (docs/drift.md): a recording proxy. Each request goes to the upstream unchanged
  * but for `Host` (and the hop-by-hop headers of RFC 9110 §7.6.1, which belong to one
  * connection); the upstream's answer comes back unchanged (status, headers, body, streamed as
- * it arrives); a reset upstream connection is a reset of the client's. Each exchange is then
- * appended to the HAR file, redacted, with its `_contract` problems; a line on stderr names
- * each answer that breaks the partner document.
+ * it arrives); a reset upstream connection is a reset of the client's. Once the client has its
+ * answer, each exchange is appended to the HAR file, redacted, with its `_contract` problems, at
+ * the end of that turn of the event loop, in the order the exchanges completed (one write for
+ * those that completed in the same turn); a line on stderr names each answer that breaks the
+ * partner document.
  */
 import { once } from 'node:events';
 import {
@@ -32,11 +34,30 @@ export interface RecorderOptions {
   host?: string;
   /** The HAR file written; default `recording.har` (replaced if it exists). */
   out?: string;
-  /** Called with one line for each answer that breaks the partner document; default: stderr. */
+  /** Called with one line for each answer that breaks the partner document, and for each exchange not recorded; default: stderr. */
   onContractBreak?: (line: string) => void;
   /** The OpenAPI 3.0 document to check answers against; default: the partner document the sandbox serves. */
   document?: object;
+  /**
+   * The largest request or answer body recorded, in bytes; default 64 MiB. A larger request is
+   * answered 413 by record itself (not sent, not recorded); a larger answer is passed on whole
+   * but not recorded. Bounds what record holds in memory and what one HAR entry can be.
+   */
+  maxBodyBytes?: number;
 }
+
+/** An exchange as written: its entry, and the method and path its stderr line names. */
+interface Recorded {
+  entry: HarEntry;
+  method: string;
+  path: string;
+}
+
+/** Request line and headers passed on: four times Node's default (what the sandbox accepts). */
+const MAX_HEADER_BYTES = 64 * 1024;
+
+/** 64 MiB: four times the largest body limit the sandbox can be set to (16 MiB). */
+const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface Recorder {
   /** The URL to point a client at, e.g. http://127.0.0.1:4010 (no trailing slash). */
@@ -76,6 +97,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       `--out ${out}: cannot write the recording (${(err as NodeJS.ErrnoException).code ?? err})`,
     );
   }
+  const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const redactor = new Redactor();
   const report = options.onContractBreak ?? ((line: string) => process.stderr.write(`${line}\n`));
   const secure = upstream.protocol === 'https:';
@@ -85,64 +107,137 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     ? new HttpsAgent({ keepAlive: true, timeout: 1000, maxSockets: 256 })
     : new HttpAgent({ keepAlive: true, timeout: 1000, maxSockets: 256 });
   const send = secure ? httpsRequest : httpRequest;
-  const inFlight = new Set<Promise<void>>();
+  // Exchanges not yet settled (passing through, or answered and not yet written); stop() waits for 0.
+  let open = 0;
+  let onIdle: (() => void) | undefined;
+  const settle = () => {
+    if (--open === 0) onIdle?.();
+  };
+
+  /**
+   * The exchanges answered and not yet written, in the order they completed. The client has its
+   * answer first; the entries are built (redaction, the contract check) and appended at the end
+   * of this turn of the event loop, all of them with one write, in that order, before any new
+   * request is read: the file is whole HAR after each write, and a kill loses only the exchanges
+   * in flight and those answered in the turn it strikes.
+   */
+  let completed: { build: () => Recorded; done: () => void }[] = [];
+  const flush = () => {
+    const batch = completed;
+    completed = [];
+    write(batch.map(({ build }) => build()));
+    for (const { done } of batch) done();
+  };
+  /** Queues the exchange's entry; `done` settles the exchange once it is written. */
+  const complete = (build: () => Recorded, done: () => void) => {
+    if (completed.push({ build, done }) === 1) setImmediate(flush);
+  };
 
   let writeFailed = false;
-  const write = (entry: HarEntry, method: string, path: string) => {
-    const index = writer.count;
+  const write = (recorded: readonly Recorded[]) => {
+    const first = writer.count;
     if (writeFailed) return;
     try {
-      writer.append(entry);
+      writer.appendAll(recorded.map((r) => r.entry));
     } catch (err) {
       // A full disk or a file gone: the exchanges still pass through; the file keeps what it had.
       writeFailed = true;
       report(
-        `record: cannot write ${out} (${(err as NodeJS.ErrnoException).code ?? err}): exchanges from entries[${index}] on are not recorded`,
+        `record: cannot write ${out} (${(err as NodeJS.ErrnoException).code ?? err}): exchanges from entries[${first}] on are not recorded`,
       );
       return;
     }
-    if (entry._contract?.length) {
-      report(
-        `record: entries[${index}] ${method} ${path} ${entry.response.status}: ${entry._contract.join('; ')}`,
-      );
-    }
+    recorded.forEach(({ entry, method, path }, i) => {
+      if (entry._contract?.length) {
+        report(
+          `record: entries[${first + i}] ${method} ${path} ${entry.response.status}: ${entry._contract.join('; ')}`,
+        );
+      }
+    });
   };
 
-  const server: Server = createServer({ keepAlive: true }, (req, res) => {
+  // Headers up to 64 KiB pass to the upstream, which decides (Node's own 16 KiB would answer a
+  // bare 431 the service never gave); past that, and for what is no HTTP at all, record answers
+  // itself in plain text and says so on stderr.
+  const server: Server = createServer({ keepAlive: true, maxHeaderSize: MAX_HEADER_BYTES }, (req, res) => {
     const startedAt = Date.now();
-    const startedDateTime = new Date(startedAt).toISOString();
-    const path = req.url ?? '/';
-    const target = new URL(upstream.prefix + path, upstream.origin);
+    const method = req.method ?? 'GET';
+    const path = originForm(req.url ?? '/');
+    if (path === undefined) {
+      // '*' or a CONNECT authority: nothing of the API's, and never a tunnel to another host.
+      report(`record: ${req.method} ${req.url}: not a path of the upstream; answered 400, not recorded`);
+      req.resume();
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+      res.end(`record forwards paths to ${upstream.origin} only\n`);
+      return;
+    }
+    // The upstream's origin, always: a path starting with '//' or a request-target in absolute
+    // form (a client that takes record for a forward proxy) never names the host.
+    const target = new URL(`${upstream.origin}${upstream.prefix}${path}`);
     const requestChunks: Buffer[] = [];
-    let done!: () => void;
-    const settled = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    inFlight.add(settled);
-    settled.then(() => inFlight.delete(settled));
+    open++;
+    // The exchange is settled once: written, or over without an entry (any of the ways below).
+    let settled = false;
+    const done = () => {
+      if (settled) return;
+      settled = true;
+      settle();
+    };
 
-    req.on('data', (chunk: Buffer) => requestChunks.push(chunk));
+    let requestBytes = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      requestBytes += chunk.length;
+      if (requestBytes <= maxBody) {
+        requestChunks.push(chunk);
+        return;
+      }
+      // Not sent, not recorded: a 413 from record itself, and the connection closed so the
+      // rest of the body is not read.
+      tooLarge = true;
+      requestChunks.length = 0;
+      report(
+        `record: ${req.method} ${path}: a request body over ${maxBody} bytes; answered 413, not sent, not recorded`,
+      );
+      res.writeHead(413, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+      res.end(`record keeps request bodies up to ${maxBody} bytes\n`, () => req.socket.destroy());
+      done();
+    });
     req.on('error', () => done());
     req.on('end', () => {
-      const body = Buffer.concat(requestChunks);
+      if (tooLarge) return;
+      const body = requestChunks.length === 1 ? requestChunks[0]! : Buffer.concat(requestChunks);
       const headers = forwardedHeaders(req.rawHeaders, target.host);
-      const up = send(target, { method: req.method, headers, agent });
+      const up = send(target, { method, headers, agent });
+      // A client that hangs up before the upstream answered: the upstream's request is closed too,
+      // as it would be without the proxy, and there is no answer to record. (Once the answer
+      // has begun it is read to its end and recorded: the service did answer.)
+      let answered = false;
+      let clientGone = false;
+      res.on('close', () => {
+        if (answered || res.writableFinished) return;
+        clientGone = true;
+        up.destroy();
+        done();
+      });
       let firstByteAt = 0;
+      /** The entry of the exchange that ended at `end`; built after the client has its answer. */
       const entryOf = (
+        end: number,
         status: number,
         statusText: string,
         resHeaders: HarHeader[],
         content: HarEntry['response']['content'],
         error?: string,
       ): HarEntry => {
-        const end = Date.now();
         const requestMime = req.headers['content-type'] ?? '';
         const url = redactor.url(target.href);
         return {
-          startedDateTime,
+          startedDateTime: new Date(startedAt).toISOString(),
           time: end - startedAt,
           request: {
-            method: req.method ?? 'GET',
+            method,
             url,
             httpVersion: `HTTP/${req.httpVersion}`,
             cookies: [],
@@ -151,7 +246,9 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
                 h.name.toLowerCase() === 'host' ? { name: h.name, value: target.host } : h,
               ),
             ),
-            queryString: [...new URL(url).searchParams].map(([name, value]) => ({ name, value })),
+            queryString: target.search
+              ? [...new URL(url).searchParams].map(([name, value]) => ({ name, value }))
+              : [],
             ...(body.length
               ? {
                   postData: {
@@ -184,54 +281,76 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
           _contract: [],
         };
       };
+      // An upstream that dies mid-answer emits 'aborted', then 'error' on the answer and on the
+      // request: one reset, one entry.
+      let reset = false;
       const resetClient = () => {
-        write(entryOf(0, '', [], { size: 0, mimeType: '' }, RESET_ERROR), req.method ?? 'GET', path);
+        if (reset) return;
+        reset = true;
+        const end = Date.now();
         (req.socket as Socket).resetAndDestroy();
-        done();
+        complete(
+          () => ({ entry: entryOf(end, 0, '', [], { size: 0, mimeType: '' }, RESET_ERROR), method, path }),
+          done,
+        );
       };
       up.on('response', (ures: IncomingMessage) => {
+        answered = true;
         firstByteAt = Date.now();
         const status = ures.statusCode ?? 502;
-        const resPairs = pairs(ures.rawHeaders);
         res.writeHead(status, ures.statusMessage, withoutHopByHop(ures.rawHeaders));
         const chunks: Buffer[] = [];
+        let answerBytes = 0;
         ures.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
+          answerBytes += chunk.length;
+          if (answerBytes <= maxBody) chunks.push(chunk);
+          else chunks.length = 0;
           res.write(chunk);
         });
         ures.on('end', () => {
           res.end();
-          const raw = Buffer.concat(chunks);
-          const mimeType = ures.headers['content-type'] ?? '';
-          const decoded = decode(raw, ures.headers['content-encoding']);
-          const textual = decoded !== undefined && isTextual(mimeType, decoded);
-          const text = textual ? decoded.toString('utf8') : undefined;
-          const entry = entryOf(status, ures.statusMessage ?? '', resPairs, {
-            size: decoded?.length ?? raw.length,
-            mimeType,
-            ...(text !== undefined
-              ? { text: redactor.body(text, mimeType) }
-              : { text: raw.toString('base64'), encoding: 'base64' }),
-          });
-          try {
-            entry._contract = checker.check({
-              method: req.method ?? 'GET',
-              path,
-              status,
-              headers: Object.fromEntries(resPairs.map((h) => [h.name, h.value])),
-              body: text ?? '',
-            });
-          } catch (err) {
-            entry._contract = [`not checked: ${(err as Error).message}`];
+          if (answerBytes > maxBody) {
+            report(
+              `record: ${req.method} ${path} ${status}: an answer body over ${maxBody} bytes; passed on, not recorded`,
+            );
+            done();
+            return;
           }
-          write(entry, req.method ?? 'GET', path);
-          done();
+          const end = Date.now();
+          complete(() => {
+            const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+            const resPairs = pairs(ures.rawHeaders);
+            const mimeType = ures.headers['content-type'] ?? '';
+            const decoded = decode(raw, ures.headers['content-encoding']);
+            const textual = decoded !== undefined && isTextual(mimeType, decoded);
+            const text = textual ? decoded.toString('utf8') : undefined;
+            const entry = entryOf(end, status, ures.statusMessage ?? '', resPairs, {
+              size: decoded?.length ?? raw.length,
+              mimeType,
+              ...(text !== undefined
+                ? { text: redactor.body(text, mimeType) }
+                : { text: raw.toString('base64'), encoding: 'base64' }),
+            });
+            try {
+              entry._contract = checker.check({
+                method,
+                path,
+                status,
+                headers: Object.fromEntries(resPairs.map((h) => [h.name, h.value])),
+                body: text ?? '',
+              });
+            } catch (err) {
+              entry._contract = [`not checked: ${(err as Error).message}`];
+            }
+            return { entry, method, path };
+          }, done);
         });
         ures.on('error', () => resetClient());
         ures.on('aborted', () => resetClient());
       });
       up.on('timeout', () => {}); // the agent's idle timeout; an exchange in flight is never cut
       up.on('error', (err: NodeJS.ErrnoException) => {
+        if (clientGone) return;
         if (res.headersSent || RESET_CODES.has(err.code ?? '')) {
           if (!res.writableEnded) resetClient();
           return;
@@ -251,6 +370,25 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     });
   });
 
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const text = tooLarge
+      ? `record passes request headers up to ${MAX_HEADER_BYTES} bytes in all`
+      : `record could not parse the request (${err.code ?? err.message})`;
+    report(
+      tooLarge
+        ? `record: a request whose headers exceed ${MAX_HEADER_BYTES} bytes; answered 431, not sent, not recorded`
+        : `record: a request it could not parse (${err.code ?? err.message}); answered 400, not sent, not recorded`,
+    );
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+        `Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text) + 1}\r\nConnection: close\r\n\r\n${text}\n`,
+    );
+  });
   server.listen(options.port ?? 4010, options.host ?? '127.0.0.1');
   try {
     await once(server, 'listening');
@@ -275,7 +413,13 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       stopped ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await Promise.race([Promise.all([...inFlight]), new Promise((r) => setTimeout(r, 5000).unref())]);
+        await Promise.race([
+          new Promise<void>((resolve) => {
+            onIdle = resolve;
+            if (open === 0) resolve();
+          }),
+          new Promise((r) => setTimeout(r, 5000).unref()),
+        ]);
         server.closeAllConnections();
         await closed;
         agent.destroy();
@@ -299,6 +443,21 @@ function parseUpstream(raw: string): { origin: string; protocol: string; prefix:
   if (url.search || url.hash)
     throw new StartupError(`--upstream ${raw}: a base URL has no query or fragment`);
   return { origin: url.origin, protocol: url.protocol, prefix: url.pathname.replace(/\/+$/, '') };
+}
+
+/**
+ * The request-target as a path and query (RFC 9112 §3.2): origin form as it is; absolute form
+ * (what a client sends to a forward proxy) by its path and query; anything else undefined.
+ */
+function originForm(raw: string): string | undefined {
+  if (raw.startsWith('/')) return raw;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return `${url.pathname}${url.search}`;
+  } catch {
+    // not a URL: below
+  }
+  return undefined;
 }
 
 function pairs(raw: readonly string[]): HarHeader[] {

@@ -8,7 +8,8 @@
  *   default fixtures' when there is none).
  * - Identifiers the recorded service issued are mapped to the sandbox's (ids.ts), in answers
  *   and in later requests (path, query, headers, body); a bearer token the recording never
- *   saw issued (a browser's HAR of a page that had one) is replaced by a fresh one.
+ *   saw issued (a browser's HAR of a page that had one) is replaced by a fresh one, unless
+ *   the service refused it (a 401 no scenario made): then it is sent as recorded.
  * - The partner's clock is advanced by the recorded time between requests.
  * - What the recorded service did not do on its own is carried into the replay as the sandbox
  *   scenario that does it: a reset connection (`connection-reset`), a 429 (`rate-limited`
@@ -18,7 +19,13 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  validateHeaderName,
+  validateHeaderValue,
+} from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { type ControlClient, ControlPlaneError, createControlClient } from '../client/control.js';
@@ -291,6 +298,8 @@ async function setUp(plan: Plan, control: ControlClient, base: string, agent: Ht
       if (entry.status === 0 && !isReset(entry)) {
         return `no answer was recorded (${entry.error ?? 'status 0'})`;
       }
+      const unsendable = unsendableRequest(entry);
+      if (unsendable) return unsendable;
       const { account, layout } = pathIdentifiers(item.path.split('?')[0]!);
       if (entry.status === 404) return undefined; // an unknown ID on purpose: the sandbox should say 404 too
       if (account !== undefined && !ids.has(account)) {
@@ -317,7 +326,7 @@ async function setUp(plan: Plan, control: ControlClient, base: string, agent: Ht
         const lower = name.toLowerCase();
         if (name.startsWith(':') || NOT_REPLAYED_HEADERS.has(lower)) continue;
         if (lower === 'authorization') {
-          headers.push([name, await authorization(value, ids, freshToken)]);
+          headers.push([name, await authorization(value, ids, freshToken, refusedAsIs(entry))]);
           continue;
         }
         headers.push([name, ids.toSandbox(value)]);
@@ -342,7 +351,9 @@ function setUpError(base: string, err: unknown): Error {
 }
 
 function describe(err: unknown): string {
-  if (err instanceof ControlPlaneError) return `${err.status} ${JSON.stringify(err.body).slice(0, 300)}`;
+  // status 0: no answer at all (nothing listens there); its message says so and names the URL
+  if (err instanceof ControlPlaneError && err.status !== 0)
+    return `${err.status} ${String(JSON.stringify(err.body)).slice(0, 300)}`;
   const cause = (err as { cause?: { code?: string } }).cause?.code;
   return cause ? `${(err as Error).message} (${cause})` : String((err as Error).message ?? err);
 }
@@ -471,12 +482,25 @@ function carriedScenario(entry: ReadEntry): string | undefined {
   return undefined;
 }
 
-async function authorization(value: string, ids: IdMap, freshToken: () => Promise<string>): Promise<string> {
+/**
+ * A 401 that no scenario made: the service refused the credential itself (a drill with a wrong
+ * token), so a token it never issued is sent as recorded, and refused again.
+ */
+function refusedAsIs(entry: ReadEntry): boolean {
+  return entry.status === 401 && carriedScenario(entry) === undefined;
+}
+
+async function authorization(
+  value: string,
+  ids: IdMap,
+  freshToken: () => Promise<string>,
+  refused: boolean,
+): Promise<string> {
   const m = /^(\s*)(\S+)(\s+)(.*)$/s.exec(value);
   if (!m) return ids.toSandbox(value);
   const [, lead, scheme, gap, credential] = m as unknown as [string, string, string, string, string];
   if (ids.has(credential)) return `${lead}${scheme}${gap}${ids.toSandbox(credential)}`;
-  if (scheme.toLowerCase() === 'bearer') {
+  if (scheme.toLowerCase() === 'bearer' && !refused) {
     // A token the recording never saw issued: the replay's partner gets one of its own.
     const token = await freshToken();
     ids.set(credential, token);
@@ -514,12 +538,40 @@ function mapBody(text: string | undefined, mime: string, ids: IdMap): string | u
   return out;
 }
 
-function stringsOf(value: unknown, out = new Set<string>()): Set<string> {
-  if (typeof value === 'string') out.add(value);
-  else if (Array.isArray(value)) for (const v of value) stringsOf(v, out);
-  else if (value !== null && typeof value === 'object')
-    for (const v of Object.values(value)) stringsOf(v, out);
+/** Every string in a JSON document; iterative, so a body nested 100,000 deep is no stack overflow. */
+function stringsOf(doc: unknown): Set<string> {
+  const out = new Set<string>();
+  const stack: unknown[] = [doc];
+  while (stack.length) {
+    const value = stack.pop();
+    if (typeof value === 'string') out.add(value);
+    else if (value !== null && typeof value === 'object') stack.push(...Object.values(value));
+  }
   return out;
+}
+
+/** An HTTP token (RFC 9110 §5.6.2): what a method must be. */
+const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * Why a recorded request cannot be sent over HTTP/1.1 (a method that is no token, a header name
+ * that is none, a control character in a header value): a hand-edited or damaged file. That
+ * entry is not replayed, with the reason; the others are.
+ */
+function unsendableRequest(entry: ReadEntry): string | undefined {
+  if (!HTTP_TOKEN.test(entry.method)) {
+    return `its method ${JSON.stringify(entry.method.slice(0, 40))} is no HTTP method`;
+  }
+  for (const { name, value } of entry.requestHeaders) {
+    if (name.startsWith(':') || NOT_REPLAYED_HEADERS.has(name.toLowerCase())) continue;
+    try {
+      validateHeaderName(name);
+      validateHeaderValue(name, value);
+    } catch {
+      return `its header ${JSON.stringify(name.slice(0, 40))} cannot be sent (a name that is no HTTP token, or a control character in the value)`;
+    }
+  }
+  return undefined;
 }
 
 function parseObject(text: string | undefined): Record<string, unknown> | undefined {
@@ -533,6 +585,8 @@ function parseObject(text: string | undefined): Record<string, unknown> | undefi
     return undefined;
   }
 }
+
+const MAX_CLOCK_STEP_SECONDS = 10 * 365 * 86_400;
 
 /** Advances the partner's clock so that the replay's time since its first request is the recording's. */
 async function alignClock(
@@ -548,7 +602,10 @@ async function alignClock(
   const elapsed = (Date.now() - clock.start) / 1000 + clock.advanced;
   const gap = Math.round((target - elapsed) * 1000) / 1000;
   if (gap >= 0.001) {
-    await control.partners.clock.advance(parent, gap);
+    // The control plane moves a clock by at most 10 years a call (contract/control.ts): a longer
+    // gap (a damaged date) is 10 years, which every expiry and window has passed anyway.
+    const step = Math.min(gap, MAX_CLOCK_STEP_SECONDS);
+    await control.partners.clock.advance(parent, step);
     clock.advanced += gap;
   }
 }

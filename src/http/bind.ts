@@ -13,6 +13,7 @@ import type { Context, Handler, Hono } from 'hono';
 import type { z } from 'zod';
 import { validationError } from '../contract/api/errors.js';
 import { issuesToFields } from '../contract/api/issues.js';
+import { UNKNOWN_QUERY_PARAMETER_MESSAGE } from '../contract/api/messages.js';
 import type { Needs, Operation } from '../contract/api/operation.js';
 import type { ControlRoute } from '../contract/control/control-routes.js';
 import type { Endpoint } from '../scenarios/catalogue.js';
@@ -104,10 +105,27 @@ function parsePart(schema: z.ZodType | undefined, values: unknown, prefix: strin
   return parsed.data;
 }
 
+/**
+ * An operation that declares no query takes none: a parameter is 400 naming it, as on the
+ * partnership API, never ignored (`DELETE /__sandbox/scenarios?parent_account_id=A` would
+ * otherwise disarm every partner's scenarios on a shared sandbox).
+ */
+function refuseUndeclaredQuery(names: readonly string[]): void {
+  if (names.length) {
+    throw validationError(
+      names.map((name) => ({ field: `query.${name}`, message: UNKNOWN_QUERY_PARAMETER_MESSAGE })),
+    );
+  }
+}
+
 function controlCall(c: Context<AppEnv>, route: ControlRoute): ControlCall<ControlRoute> {
   const request = route.request;
   // A query parameter sent twice is an array, which a schema of one value refuses (never one silently).
   const sent = Object.entries(c.req.queries()).map(([k, v]) => [k, v.length === 1 ? v[0] : v]);
+  // Health excepted: a load balancer's probe or a wait loop may add a cache-buster, and
+  // health changes nothing whatever it is sent.
+  if (!request?.query && route.operationId !== 'health')
+    refuseUndeclaredQuery(sent.map(([name]) => name as string));
   const media = request?.body?.content['application/json'];
   const bodySchema = media && 'schema' in media ? (media.schema as z.ZodType) : undefined;
   return {

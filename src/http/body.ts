@@ -1,13 +1,14 @@
-/** Reading a write's JSON body: 415 for another media type or charset, 400 for malformed JSON, JSON nested too deep or bytes that are not UTF-8. */
+/** Reading a write's JSON body: 415 for another media type, charset or a content coding, 400 for malformed JSON, JSON nested too deep or bytes that are not UTF-8. */
 import type { Context } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
 import type { AppEnv } from './env.js';
 import { requestHeader } from './headers.js';
-import { checkJsonMediaType, parseJson } from './json.js';
+import { checkBodyCoding, checkJsonMediaType, parseJson } from './json.js';
 import { readJsonText } from './read-body.js';
 
 export async function jsonBody(c: Context<AppEnv>): Promise<void> {
   checkJsonMediaType(requestHeader(c, 'content-type'));
+  checkBodyCoding(requestHeader(c, 'content-encoding'), requestHeader(c, 'transfer-encoding'));
   // Read once: a request that starts over after a reset keeps the body it read.
   const text = c.get('rawBody') ?? (await readJsonText(c));
   if (text.trim() === '') throw new ApiError('malformed_json', 'Request body is empty: send a JSON object.');

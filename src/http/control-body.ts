@@ -5,7 +5,7 @@ import { validationError } from '../contract/api/errors.js';
 import { issuesToFields } from '../contract/api/issues.js';
 import type { AppEnv } from './env.js';
 import { requestHeader } from './headers.js';
-import { checkJsonMediaType, parseJson } from './json.js';
+import { checkBodyCoding, checkJsonMediaType, parseJson } from './json.js';
 import { readJsonText } from './read-body.js';
 
 /** Reads a control-plane JSON body (an empty one reads as `{}`); `limit` overrides the body limit. */
@@ -20,6 +20,7 @@ export async function controlJsonText(c: Context<AppEnv>, limit?: number): Promi
   if (text.trim() === '') return undefined;
   // The partnership API's rule (http/json.ts): the whole media type, and UTF-8 only.
   checkJsonMediaType(requestHeader(c, 'content-type'));
+  checkBodyCoding(requestHeader(c, 'content-encoding'), requestHeader(c, 'transfer-encoding'));
   return text;
 }
 

@@ -71,3 +71,45 @@ export function checkJsonMediaType(type: string | undefined): void {
   const problem = jsonMediaTypeProblem(type);
   if (problem) throw new ApiError('unsupported_media_type', problem, { details: { header: 'Content-Type' } });
 }
+
+/**
+ * Why a request body is coded in a way this server does not read (the header and a message),
+ * or undefined when it is sent as it is: no Content-Encoding (or `identity`), and no transfer
+ * coding but `chunked`. Nothing is decoded, so a compressed body must not be read as plain
+ * bytes (RFC 9110 §8.4.1: 415 for an unsupported content coding; RFC 9112 §6.1 for transfer codings).
+ */
+export function bodyCodingProblem(
+  contentEncoding: string | undefined,
+  transferEncoding: string | undefined,
+): { header: string; message: string } | undefined {
+  const coding = contentEncoding?.trim();
+  if (coding && coding.toLowerCase() !== 'identity') {
+    return {
+      header: 'Content-Encoding',
+      message: `Content-Encoding "${coding.slice(0, 100)}" is not read: send the body uncompressed (no Content-Encoding, or identity).`,
+    };
+  }
+  const transfer = transferEncoding?.trim() ?? '';
+  const codings = transfer === '' ? [] : transfer.split(',').map((t) => t.trim().toLowerCase());
+  if (codings.some((t) => t !== 'chunked')) {
+    return {
+      header: 'Transfer-Encoding',
+      message: `Transfer-Encoding "${transfer.slice(0, 100)}" is not read: send the body uncompressed (chunked alone, or a Content-Length).`,
+    };
+  }
+  return undefined;
+}
+
+/** 415 unsupported_media_type naming the header (with `Accept-Encoding: identity`), unless the body is uncoded. */
+export function checkBodyCoding(
+  contentEncoding: string | undefined,
+  transferEncoding: string | undefined,
+): void {
+  const problem = bodyCodingProblem(contentEncoding, transferEncoding);
+  if (problem) {
+    throw new ApiError('unsupported_media_type', problem.message, {
+      details: { header: problem.header },
+      headers: { 'Accept-Encoding': 'identity' },
+    });
+  }
+}

@@ -29,14 +29,16 @@ export async function createPartner(s: Sandbox, body: z.output<typeof PartnerCre
   const parent_account_id = body.parent_account_id ?? ids.parentAccount();
   const client_id = body.client_id ?? ids.clientId();
   const client_secret = body.client_secret ?? ids.clientSecret();
+  // Names the field that is taken (both when both are), so a caller fixes the right one.
   const refuseTaken = () => {
-    if (s.store.partners.byParent(parent_account_id) || s.store.partners.byClient(client_id)) {
-      throw validationError([
-        {
-          field: 'parent_account_id',
-          message: 'a partner with this parent_account_id or client_id exists already',
-        },
-      ]);
+    const taken = [
+      ...(s.store.partners.byParent(parent_account_id) ? ['parent_account_id'] : []),
+      ...(s.store.partners.byClient(client_id) ? ['client_id'] : []),
+    ];
+    if (taken.length) {
+      throw validationError(
+        taken.map((field) => ({ field, message: `a partner with this ${field} exists already` })),
+      );
     }
   };
   refuseTaken();

@@ -164,7 +164,8 @@ const meaning: Record<ErrorCode, string> = {
   idempotency_key_in_progress:
     'A request with this Idempotency-Key is still executing: wait Retry-After seconds and send the same request again with the same key (it then replays the first answer).',
   payload_too_large: 'The body is larger than the limit.',
-  unsupported_media_type: 'A write whose Content-Type is not JSON, or names a charset other than UTF-8.',
+  unsupported_media_type:
+    'A write whose Content-Type is not JSON, or names a charset other than UTF-8, or whose body is compressed (a Content-Encoding other than identity, a Transfer-Encoding coding other than chunked; details.header names which).',
   expectation_failed: 'An Expect header other than 100-continue, which is the only one the server meets.',
   missing_parent_account_header: 'A write without X-Platform-Parent-Account-Id.',
   idempotency_key_reused:

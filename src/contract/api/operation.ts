@@ -132,7 +132,10 @@ function errors(o: Needs) {
     ...(o.write
       ? {
           413: failure('Request body larger than the limit.', ['payload_too_large']),
-          415: failure('Content-Type is not application/json.', ['unsupported_media_type']),
+          415: failure(
+            'Content-Type is not application/json in UTF-8, or the body is compressed (Content-Encoding).',
+            ['unsupported_media_type'],
+          ),
           422: failure(
             o.idempotent
               ? 'X-Platform-Parent-Account-Id missing; or an Idempotency-Key first used on another operation (or, in strict mode, with another payload).'

@@ -47,7 +47,12 @@ export function controlPlaneDocument(origin: string) {
   // Every route that reads a JSON body refuses another media type and an oversized body.
   const bodyErrors = {
     413: err('Body larger than the limit (SANDBOX_BODY_LIMIT_BYTES).'),
-    415: err('Not application/json, or a charset other than UTF-8.'),
+    415: err('Not application/json, a charset other than UTF-8, or a compressed body (Content-Encoding).'),
+  };
+  // A route that declares no query takes none: a parameter is refused naming it (http/bind.ts).
+  // Health excepted: a probe or a wait loop that adds a cache-buster must still see it up.
+  const queryErrors = {
+    400: err('A query parameter this operation does not take (it takes none): 400 naming it, nothing done.'),
   };
   // Every route that writes to the store may find it unable to take the write (the journal,
   // armed scenarios and dropping a snapshot live in memory and never do).
@@ -74,6 +79,7 @@ export function controlPlaneDocument(origin: string) {
       // Health is open even when SANDBOX_ADMIN_TOKEN is set: an empty requirement list.
       security: isHealth ? [] : security,
       responses: {
+        ...(p.request?.query || isHealth ? {} : queryErrors),
         ...(p.request?.body ? bodyErrors : {}),
         ...(writesStore(p) ? storeErrors : {}),
         ...p.responses,
