@@ -79,3 +79,29 @@ export async function busyPartner(h: Harness) {
   }
   return { ...t, first, second };
 }
+
+/** The demo partner's bundle with `n` copies of its one account, each with IDs of its own. */
+export async function bigBundle(h: Harness, n: number, tag = 'big') {
+  const base = await exportOf(h, 'pa_demo_platform');
+  const [one] = base.accounts;
+  const suffix = (id: string, i: number) => `${id.slice(0, 20)}-${tag}-${i}`;
+  type Row = { page_id: string; layout_id?: string; variant_id?: string };
+  const accounts = Array.from({ length: n }, (_, i) => ({
+    ...one,
+    account_id: `acct_${tag}_${i}`,
+    external_account_id: `ext-${tag}-${i}`,
+    pages: one.pages.map((p: Row) => ({ ...p, page_id: suffix(p.page_id, i) })),
+    layouts: one.layouts.map((l: Row) => ({
+      ...l,
+      layout_id: suffix(l.layout_id!, i),
+      page_id: suffix(l.page_id, i),
+    })),
+    variants: one.variants.map((v: Row) => ({
+      ...v,
+      variant_id: suffix(v.variant_id!, i),
+      page_id: suffix(v.page_id, i),
+    })),
+    controls: { ...one.controls, list_id: suffix(one.controls.list_id, i) },
+  }));
+  return { ...base, accounts, journal: [], idempotency_keys: [] };
+}

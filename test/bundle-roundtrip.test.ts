@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { bigBundle as demoCopies } from './bundle-helpers.js';
 import {
   CONTROLS,
   createHarness,
@@ -301,32 +302,10 @@ describe('per-partner lists are bounded where requests come in', () => {
 });
 
 describe('a large import is validated by turns, then swapped at once', () => {
-  /** The demo partner's bundle with `n` copies of one account, each with IDs of its own. */
+  /** The demo partner's bundle (with an account registered first to copy) of `n` accounts. */
   async function bigBundle(h: Harness, n: number) {
-    const demo = await h.client();
-    await demo.account();
-    const base = (await h.request('GET', '/__sandbox/partners/pa_demo_platform/bundle')).body;
-    const [one] = base.accounts;
-    const suffix = (id: string, i: number) => `${id.slice(0, 24)}-${i}`;
-    type Row = { page_id: string; layout_id?: string; variant_id?: string };
-    const accounts = Array.from({ length: n }, (_, i) => ({
-      ...one,
-      account_id: `acct_big_${i}`,
-      external_account_id: `ext-big-${i}`,
-      pages: one.pages.map((p: Row) => ({ ...p, page_id: suffix(p.page_id, i) })),
-      layouts: one.layouts.map((l: Row) => ({
-        ...l,
-        layout_id: suffix(l.layout_id!, i),
-        page_id: suffix(l.page_id, i),
-      })),
-      variants: one.variants.map((v: Row) => ({
-        ...v,
-        variant_id: suffix(v.variant_id!, i),
-        page_id: suffix(v.page_id, i),
-      })),
-      controls: { ...one.controls, list_id: suffix(one.controls.list_id, i) },
-    }));
-    return { ...base, accounts, journal: [], idempotency_keys: [] };
+    await (await h.client()).account();
+    return demoCopies(h, n);
   }
 
   it('other calls are answered while a 1,000-account bundle is validated; the partner then has all of them', async () => {

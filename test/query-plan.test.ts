@@ -257,6 +257,10 @@ const cold: Record<string, (s: Store) => unknown> = {
     }),
   'idempotency delete of a parent (partner reset)': (s) => s.idempotency.deleteOf('pa_none'),
   'list owners (bundle import)': (s) => s.controls.listOwners(['lst_none']),
+  'account owners (bundle import)': (s) => s.accounts.ownersOf('account', ['acct_a', 'acct_none']),
+  'page owners (bundle import)': (s) => s.accounts.ownersOf('page', ['pg-acct_a']),
+  'layout owners (bundle import)': (s) => s.accounts.ownersOf('layout', ['ly_none']),
+  'variant owners (bundle import)': (s) => s.accounts.ownersOf('variant', ['va2']),
   // Run on a store of schema version 3 (secrets in clear), as a durable store of an earlier version.
   'client secrets hashed (migration 4, once per durable store)': () => {
     const db = new Database(':memory:');

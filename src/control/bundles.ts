@@ -4,10 +4,12 @@ import { BUNDLE_LIMIT_BYTES } from '../contract/control/bundle.js';
 import { isolationRoutes as iso } from '../contract/control/control-routes-isolation.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
-import { controlJson } from '../http/control-body.js';
+import { controlJsonText } from '../http/control-body.js';
 import type { AppEnv } from '../http/env.js';
+import { parseJson } from '../http/json.js';
+import { ASIDE_MIN_CHARS, parseJsonAside } from '../http/json-aside.js';
 import { exportBundle } from '../services/bundle-export.js';
-import { importBundleInTurns } from '../services/bundles.js';
+import { ACCOUNTS_PER_TURN, importBundleInTurns } from '../services/bundles.js';
 
 export function bundleRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
@@ -20,8 +22,13 @@ export function bundleRoutes(s: Sandbox) {
   });
 
   bind(api, iso.importBundle, async (_call, c) => {
-    const json = await controlJson(c, BUNDLE_LIMIT_BYTES);
-    return c.json({ imported: await importBundleInTurns(s, json) }, 200);
+    const text = await controlJsonText(c, BUNDLE_LIMIT_BYTES);
+    // A large bundle is parsed on another thread, its accounts handed back as texts of one turn's worth.
+    if (text !== undefined && text.length >= ASIDE_MIN_CHARS) {
+      const { value, slices, count } = await parseJsonAside(text, 'accounts', ACCOUNTS_PER_TURN);
+      return c.json({ imported: await importBundleInTurns(s, value, slices && { slices, count }) }, 200);
+    }
+    return c.json({ imported: await importBundleInTurns(s, text === undefined ? {} : parseJson(text)) }, 200);
   });
   return api;
 }

@@ -29,6 +29,21 @@ export interface PartnerImport {
   bundle: BundleData;
   /** Real time (epoch ms) at the import, read once so the pieces agree on it. */
   realNow: number;
+  /** What pieces staged ahead for this import (`stage`), by piece name. */
+  staged?: ReadonlyMap<string, Staging>;
+}
+
+/**
+ * A large import's part that a piece writes ahead, a slice at a time between other requests,
+ * where no reader sees it; its `importPartner` then moves it in at once (docs/performance.md).
+ */
+export interface Staging {
+  /** Writes the next slice; false once all is written. */
+  next(): boolean;
+  /** Moves all of it into place (in the import's transaction); false, nothing moved, when it cannot: the piece then writes its part itself. */
+  moveIn(): boolean;
+  /** Frees what was staged (the import is done or failed). */
+  drop(): void;
 }
 
 /** One piece of the sandbox's state: what each of the six operations does to it. */
@@ -58,6 +73,10 @@ export interface StatePiece<Image = unknown> {
   check(bundle: BundleData): FieldIssue[];
   /** Replaces the partner's state of this piece by the bundle's. */
   importPartner(load: PartnerImport): void;
+  /** The same as `check`, for a large import: it pauses (yields) between slices, other requests served meanwhile. */
+  checkBySlices?(bundle: BundleData): Generator<void, FieldIssue[]>;
+  /** A piece whose part of a large import is slow to write stages it ahead (its `importPartner` then moves it in). */
+  stage?(load: Omit<PartnerImport, 'scope' | 'staged'>): Staging;
 }
 
 /** A snapshot's images, by piece name. */
@@ -126,14 +145,48 @@ export class StateRegistry {
     return this.pieces.flatMap((p) => p.check(bundle));
   }
 
+  /**
+   * `check` for a large import: the pieces that check by slices pause between them, awaiting
+   * `pause` (a turn of the event loop); the problems are the same.
+   */
+  async checkInTurns(bundle: BundleData, pause: () => Promise<void>): Promise<FieldIssue[]> {
+    const out: FieldIssue[] = [];
+    for (const p of this.pieces) {
+      if (!p.checkBySlices) {
+        out.push(...p.check(bundle));
+        continue;
+      }
+      const steps = p.checkBySlices(bundle);
+      for (let step = steps.next(); ; step = steps.next()) {
+        if (step.done) {
+          out.push(...step.value);
+          break;
+        }
+        await pause();
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Starts a large import (checked first with `check`): each piece that stages writes its part
+   * ahead by slices (`next`, called between turns of the event loop); pass the result to
+   * `importPartner` with the same `realNow`, and drop it after.
+   */
+  stage(bundle: BundleData, realNow: number): ReadonlyMap<string, Staging> {
+    const staged = new Map<string, Staging>();
+    for (const p of this.pieces) if (p.stage) staged.set(p.name, p.stage({ bundle, realNow }));
+    return staged;
+  }
+
   /** Replaces the bundle's partner (checked first with `check`); the scope it replaced. */
-  importPartner(bundle: BundleData, realNow: number): PartnerScope {
+  importPartner(bundle: BundleData, realNow: number, staged?: ReadonlyMap<string, Staging>): PartnerScope {
     const here = this.scopeOf(bundle.partner.parent_account_id);
     const scope = {
       ...here,
       accounts: new Set([...here.accounts, ...bundle.accounts.map((a) => a.account_id)]),
     };
-    this.#each((p) => p.importPartner({ scope, bundle, realNow }));
+    this.#each((p) => p.importPartner({ scope, bundle, realNow, ...(staged ? { staged } : {}) }));
     return scope;
   }
 }

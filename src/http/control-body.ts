@@ -10,12 +10,18 @@ import { readJsonText } from './read-body.js';
 
 /** Reads a control-plane JSON body (an empty one reads as `{}`); `limit` overrides the body limit. */
 export async function controlJson(c: Context<AppEnv>, limit?: number): Promise<unknown> {
+  const text = await controlJsonText(c, limit);
+  return text === undefined ? {} : parseJson(text);
+}
+
+/** A control-plane JSON body's text, its media type checked (undefined: an empty body). */
+export async function controlJsonText(c: Context<AppEnv>, limit?: number): Promise<string | undefined> {
   const text = await readJsonText(c, limit);
-  if (text.trim() === '') return {};
+  if (text.trim() === '') return undefined;
   // The partnership API's rule (http/json.ts): the whole media type, and UTF-8 only.
   checkJsonMediaType(requestHeader(c, 'content-type'));
   checkBodyCoding(requestHeader(c, 'content-encoding'), requestHeader(c, 'transfer-encoding'));
-  return parseJson(text);
+  return text;
 }
 
 /** Reads and validates a control-plane JSON body. */

@@ -11,13 +11,15 @@ import { issuesToFields } from '../contract/api/issues.js';
 import { operations } from '../contract/api/operations.js';
 import { BUNDLE_SECRET_ALGORITHMS, type BundleData } from '../contract/control/bundle.js';
 import type { Sandbox } from '../core/state.js';
-import type { BundlePart, PartnerImport, StatePiece } from '../core/state-registry.js';
+import type { BundlePart, PartnerImport, Staging, StatePiece } from '../core/state-registry.js';
 import { canonical } from '../domain/canonical-json.js';
 import { routePattern } from '../domain/route-pattern.js';
 import { SECRET_ALGORITHMS, type SecretAlgorithm } from '../domain/secrets.js';
-import { lastStatusWrite, putLastStatusWrite } from '../services/status.js';
+import { lastStatusWrite, lastStatusWriteMeta, putLastStatusWrite } from '../services/status.js';
+import { storedControls } from '../store/controls.js';
 import type { StoreImage } from '../store/index.js';
 import { secretColumns, secretOf } from '../store/partners.js';
+import type { StagedAccount } from '../store/staging.js';
 import { clockPlan } from './clock-plan.js';
 
 // The bundle's algorithms are those the store keeps, both ways (a compile-time check).
@@ -128,8 +130,22 @@ function storedAnswerProblems(
     });
   return out;
 }
-/** The store's part of a bundle checked against itself and against this sandbox: the problems, by field. */
-function storeProblems(s: Sandbox, b: BundleData): FieldIssue[] {
+/** A generator run through at once: its result. */
+function toEnd<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** How many accounts the check goes through between two pauses (a large import's turns). */
+const ACCOUNTS_PER_CHECK_SLICE = 500;
+
+/**
+ * The store's part of a bundle checked against itself and against this sandbox: the problems,
+ * by field (the generator's result), pausing (a `yield`) after each slice of accounts.
+ */
+function* storeProblems(s: Sandbox, b: BundleData): Generator<void, FieldIssue[]> {
   const out: FieldIssue[] = [];
   const parent = b.partner.parent_account_id;
   const foreign = (owner: string | undefined) => owner !== undefined && owner !== parent;
@@ -147,19 +163,25 @@ function storeProblems(s: Sandbox, b: BundleData): FieldIssue[] {
   b.vertical_mappings.forEach((m, i) => {
     unique('sub', String(m.partner_sub_vertical_id), `vertical_mappings[${i}].partner_sub_vertical_id`);
   });
+  // Who holds each of the bundle's IDs here: one query per kind, however large the bundle.
   const listOwners = s.store.controls.listOwners(b.accounts.map((a) => a.controls.list_id));
-  const ownerOf = (accountId: string | undefined) =>
-    accountId === undefined ? undefined : s.store.accounts.byId(accountId)?.parent_account_id;
-  b.accounts.forEach((a, i) => {
+  const owners = (kind: 'account' | 'page' | 'layout' | 'variant', ids: (a: BundleAccount) => string[]) =>
+    s.store.accounts.ownersOf(kind, b.accounts.flatMap(ids));
+  const accountOwners = owners('account', (a) => [a.account_id]);
+  const pageOwners = owners('page', (a) => a.pages.map((p) => p.page_id));
+  const layoutOwners = owners('layout', (a) => a.layouts.map((l) => l.layout_id));
+  const variantOwners = owners('variant', (a) => a.variants.map((v) => v.variant_id));
+  for (const [i, a] of b.accounts.entries()) {
+    if (i % ACCOUNTS_PER_CHECK_SLICE === ACCOUNTS_PER_CHECK_SLICE - 1) yield;
     const at = `accounts[${i}]`;
     unique('account', a.account_id, `${at}.account_id`);
     unique('external', a.external_account_id, `${at}.external_account_id`);
-    if (foreign(ownerOf(a.account_id)))
+    if (foreign(accountOwners.get(a.account_id)))
       out.push({ field: `${at}.account_id`, message: 'belongs to another partner in this sandbox' });
     const pages = new Set(a.pages.map((p) => p.page_id));
     a.pages.forEach((p, j) => {
       unique('page', p.page_id, `${at}.pages[${j}].page_id`);
-      if (foreign(ownerOf(s.store.accounts.page(p.page_id)?.account_id)))
+      if (foreign(pageOwners.get(p.page_id)))
         out.push({
           field: `${at}.pages[${j}].page_id`,
           message: 'belongs to another partner in this sandbox',
@@ -176,17 +198,11 @@ function storeProblems(s: Sandbox, b: BundleData): FieldIssue[] {
       unique(kind, id, `${where}.${kind}_id`);
       if (!pages.has(pageId))
         out.push({ field: `${where}.page_id`, message: 'is not a page of this account' });
-      if (foreign(ownerOf(owner)))
+      if (foreign(owner))
         out.push({ field: `${where}.${kind}_id`, message: 'belongs to another partner in this sandbox' });
     };
     for (const [j, l] of a.layouts.entries()) {
-      onPage(
-        'layout',
-        l.layout_id,
-        l.page_id,
-        `${at}.layouts[${j}]`,
-        s.store.accounts.layout(l.layout_id)?.account_id,
-      );
+      onPage('layout', l.layout_id, l.page_id, `${at}.layouts[${j}]`, layoutOwners.get(l.layout_id));
     }
     const list = a.controls;
     unique('list', list.list_id, `${at}.controls.list_id`);
@@ -201,13 +217,7 @@ function storeProblems(s: Sandbox, b: BundleData): FieldIssue[] {
       unique(`domain ${i}`, d.domain.toLowerCase(), `${at}.controls.domains[${j}].domain`);
     });
     for (const [j, v] of a.variants.entries()) {
-      onPage(
-        'variant',
-        v.variant_id,
-        v.page_id,
-        `${at}.variants[${j}]`,
-        s.store.accounts.variant(v.variant_id)?.account_id,
-      );
+      onPage('variant', v.variant_id, v.page_id, `${at}.variants[${j}]`, variantOwners.get(v.variant_id));
     }
     // A variant keeps its page and name for good: the record names this account's variants as they are.
     const variants = new Map(a.variants.map((v) => [v.variant_id, v]));
@@ -225,7 +235,7 @@ function storeProblems(s: Sandbox, b: BundleData): FieldIssue[] {
       }
       recorded.add(r.variant_id);
     });
-  });
+  }
   const layoutsOf = new Map(
     b.accounts.map((a) => [a.account_id, new Set(a.layouts.map((l) => l.layout_id))]),
   );
@@ -286,12 +296,53 @@ function exportRows(s: Sandbox, parent: string): BundlePart {
   };
 }
 
+/** How many accounts a large import stages between two turns of the event loop. */
+const ACCOUNTS_PER_SLICE = 250;
+
+/** One bundle account's rows as the store keeps them (its deadline moved by the clock plan). */
+function accountRows(a: BundleAccount, parent: string, clock: ReturnType<typeof clockPlan>): StagedAccount {
+  const { pages, layouts, variants, controls, last_status_write, ...account } = a;
+  const account_id = a.account_id;
+  return {
+    account: { ...account, auth_ready_at: clock.deadline(a.auth_ready_at), parent_account_id: parent },
+    pages: pages.map((p) => ({ ...p, account_id })),
+    layouts: layouts.map((l) => ({ ...l, account_id })),
+    variants: variants.map((v) => ({
+      ...v,
+      account_id,
+      enabled: v.enabled ? 1 : 0,
+      archived: v.archived ? 1 : 0,
+    })),
+    controls: storedControls({ ...controls, account_id }),
+    meta: last_status_write ? [lastStatusWriteMeta(account_id, last_status_write)] : [],
+  };
+}
+
+/** A large import's accounts staged ahead by slices (store/staging.ts), moved in by importRows. */
+function stageAccounts(s: Sandbox, { bundle: b, realNow }: Omit<PartnerImport, 'scope' | 'staged'>): Staging {
+  const clock = clockPlan(s, b.clock.now, realNow);
+  const parent = b.partner.parent_account_id;
+  const rows = s.store.stage();
+  let at = 0;
+  return {
+    next() {
+      const slice = b.accounts.slice(at, at + ACCOUNTS_PER_SLICE);
+      rows.add(slice.map((a) => accountRows(a, parent, clock)));
+      at += slice.length;
+      return at < b.accounts.length;
+    },
+    moveIn: () => at >= b.accounts.length && rows.moveInto(s.store.db),
+    drop: () => rows.drop(),
+  };
+}
+
 /**
- * Replaces the partner's rows by the bundle's, inside the registry's transaction. Deadlines
+ * Replaces the partner's rows by the bundle's, inside the registry's transaction (its accounts
+ * moved in from staging when a large import staged them). Deadlines
  * are kept relative to the partner's clock (clockPlan); historical times (created_at,
  * updated_at) are kept as they are.
  */
-function importRows(s: Sandbox, { scope, bundle: b, realNow }: PartnerImport): void {
+function importRows(s: Sandbox, { scope, bundle: b, realNow, staged }: PartnerImport): void {
   const parent = scope.parent;
   const previous = s.store.partners.byParent(parent);
   const before = previous ? s.store.accounts.idsOf(parent) : [];
@@ -300,28 +351,20 @@ function importRows(s: Sandbox, { scope, bundle: b, realNow }: PartnerImport): v
   for (const id of before) putLastStatusWrite(s, id, null);
   if (previous) {
     s.store.idempotency.deleteOf(parent);
-    s.store.partners.delete(parent); // its mapping, tokens and accounts cascade
+    s.store.accounts.deleteOf(parent);
+    s.store.partners.delete(parent); // its mapping and tokens cascade
   }
   const { client_secret_hash, ...partner } = b.partner;
   s.store.partners.insert({ ...partner, ...secretColumns(client_secret_hash) });
   s.store.partners.replaceMappings(parent, b.vertical_mappings);
-  for (const a of b.accounts) {
-    const { pages, layouts, variants, controls, last_status_write, ...account } = a;
-    const account_id = a.account_id;
-    s.store.accounts.insert({
-      account: { ...account, auth_ready_at: clock.deadline(a.auth_ready_at), parent_account_id: parent },
-      pages: pages.map((p) => ({ ...p, account_id })),
-      layouts: layouts.map((l) => ({ ...l, account_id })),
-      variants: variants.map((v) => ({
-        ...v,
-        account_id,
-        enabled: v.enabled ? 1 : 0,
-        archived: v.archived ? 1 : 0,
-      })),
-    });
-    s.store.controls.put({ ...controls, account_id });
-    putLastStatusWrite(s, account_id, last_status_write ?? null);
+  if (!staged?.get('store')?.moveIn()) {
+    for (const a of b.accounts) {
+      s.store.accounts.insert(accountRows(a, parent, clock));
+      s.store.controls.put({ ...a.controls, account_id: a.account_id });
+      putLastStatusWrite(s, a.account_id, a.last_status_write ?? null);
+    }
   }
+  s.store.clearCaches();
   for (const k of b.idempotency_keys) {
     s.store.idempotency.insertDone({
       ...k,
@@ -344,7 +387,9 @@ export function storePiece(s: Sandbox): StatePiece<StoreImage> {
     restore: (image) => s.store.restoreImage(image),
     drop: (image) => s.store.dropImage(image),
     exportPartner: (scope) => exportRows(s, scope.parent),
-    check: (bundle) => storeProblems(s, bundle),
+    check: (bundle) => toEnd(storeProblems(s, bundle)),
+    checkBySlices: (bundle) => storeProblems(s, bundle),
     importPartner: (load) => importRows(s, load),
+    stage: (load) => stageAccounts(s, load),
   };
 }

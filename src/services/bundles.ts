@@ -19,6 +19,7 @@ import {
   BundleV1,
 } from '../contract/control/bundle.js';
 import type { Sandbox } from '../core/state.js';
+import type { Staging } from '../core/state-registry.js';
 import { hashSecretSync } from '../domain/secrets.js';
 
 /**
@@ -65,21 +66,38 @@ export function importBundle(s: Sandbox, json: unknown) {
 }
 
 /** How many accounts are validated between two turns of the event loop. */
-const ACCOUNTS_PER_TURN = 200;
+export const ACCOUNTS_PER_TURN = 200;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** A bundle's accounts as JSON texts of ACCOUNTS_PER_TURN each (parsed on another thread: http/json-aside.ts). */
+export interface AccountSlices {
+  slices: readonly string[];
+  count: number;
+}
+
 /**
- * `POST /__sandbox/bundles`: the same, but a large bundle's accounts (tens of thousands) are
- * validated a few hundred at a time, other requests served in between, so other partners'
- * calls are not held for the whole of it. The check against this sandbox and the load then
- * run in one turn: the partner is swapped atomically, against the store as it is then.
+ * `POST /__sandbox/bundles`: the same, but a large bundle (tens of thousands of accounts) goes
+ * by turns, other requests served in between: its accounts are parsed (from `sliced`, when the
+ * body was parsed aside) and validated a few hundred at a time, checked against this sandbox by
+ * slices, and their rows staged where no reader sees them (StateRegistry.stage); then the
+ * partner is swapped in one short transaction.
  */
-export async function importBundleInTurns(s: Sandbox, json: unknown) {
+export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: AccountSlices) {
   checkVersion(json);
   const { accounts, version } = (json ?? {}) as { accounts?: unknown; version?: unknown };
-  if (version !== BUNDLE_VERSION || !Array.isArray(accounts) || accounts.length <= ACCOUNTS_PER_TURN)
-    return load(s, parseBundle(json));
-  if (accounts.length > BUNDLE_MAX_ACCOUNTS)
+  const count = sliced ? sliced.count : Array.isArray(accounts) ? accounts.length : 0;
+  /** The accounts from `from`, one turn's worth. */
+  const slice = (from: number): unknown[] =>
+    sliced
+      ? (JSON.parse(sliced.slices[from / ACCOUNTS_PER_TURN]!) as unknown[])
+      : (accounts as unknown[]).slice(from, from + ACCOUNTS_PER_TURN);
+  if (version !== BUNDLE_VERSION || count <= ACCOUNTS_PER_TURN || !(sliced || Array.isArray(accounts))) {
+    const whole = sliced
+      ? { ...(json as object), accounts: sliced.slices.flatMap((t) => JSON.parse(t)) }
+      : json;
+    return load(s, parseBundle(whole));
+  }
+  if (count > BUNDLE_MAX_ACCOUNTS)
     throw validationError([
       { field: 'accounts', message: `must have at most ${BUNDLE_MAX_ACCOUNTS} entries` },
     ]);
@@ -87,10 +105,9 @@ export async function importBundleInTurns(s: Sandbox, json: unknown) {
   const rest = parseBundle({ ...(json as object), accounts: [] });
   const element = Bundle.shape.accounts.element;
   const parsed: BundleData['accounts'] = [];
-  for (let from = 0; from < accounts.length; from += ACCOUNTS_PER_TURN) {
+  for (let from = 0; from < count; from += ACCOUNTS_PER_TURN) {
     await turn();
-    const chunk = accounts.slice(from, from + ACCOUNTS_PER_TURN);
-    for (const [i, account] of chunk.entries()) {
+    for (const [i, account] of slice(from).entries()) {
       const result = element.safeParse(account);
       if (!result.success)
         throw validationError(
@@ -104,16 +121,40 @@ export async function importBundleInTurns(s: Sandbox, json: unknown) {
     }
   }
   await turn();
-  return load(s, { ...rest, accounts: parsed });
+  const b = { ...rest, accounts: parsed };
+  const found = await s.state.checkInTurns(b, turn);
+  if (found.length) throw validationError(found.slice(0, 20));
+  // The rows are written ahead by slices where no reader sees them, then swapped in at once.
+  const realNow = Date.now();
+  const staged = s.state.stage(b, realNow);
+  try {
+    for (const piece of staged.values()) {
+      do await turn();
+      while (piece.next());
+    }
+    await turn();
+    return load(s, b, realNow, staged);
+  } catch (err) {
+    // Another import or registration took one of the bundle's IDs while this one staged: the
+    // swap hit a constraint and wrote nothing. The check, run again, names the field.
+    if ((err as { code?: unknown }).code?.toString().startsWith('SQLITE_CONSTRAINT')) checked(s, b);
+    throw err;
+  } finally {
+    for (const piece of staged.values()) piece.drop();
+  }
 }
 
-function load(s: Sandbox, b: BundleData) {
+/** The bundle checked against itself and this sandbox: a 400 naming the fields (the first 20). */
+function checked(s: Sandbox, b: BundleData): void {
   const found = s.state.check(b);
   if (found.length) throw validationError(found.slice(0, 20));
+}
 
+function load(s: Sandbox, b: BundleData, realNow = Date.now(), staged?: ReadonlyMap<string, Staging>) {
+  if (!staged) checked(s, b);
   const parent = b.partner.parent_account_id;
   const replaced = s.state.scopeOf(parent).client !== undefined;
-  s.state.importPartner(b, Date.now());
+  s.state.importPartner(b, realNow, staged);
   s.markWiped(parent);
   return {
     parent_account_id: parent,

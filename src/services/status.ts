@@ -62,9 +62,17 @@ export function lastStatusWrite(s: Sandbox, accountId: string): StatusWriteRecor
 }
 
 /** Sets (a bundle import) or forgets (null) an account's record of its latest status PUT. */
+/** The meta row that keeps an account's latest status write (what putLastStatusWrite writes). */
+export const lastStatusWriteMeta = (accountId: string, record: StatusWriteRecord) => ({
+  key: recordKey(accountId),
+  value: JSON.stringify(record),
+});
+
 export function putLastStatusWrite(s: Sandbox, accountId: string, record: StatusWriteRecord | null): void {
-  if (record) s.store.meta.set(recordKey(accountId), JSON.stringify(record));
-  else s.store.meta.delete(recordKey(accountId));
+  if (record) {
+    const row = lastStatusWriteMeta(accountId, record);
+    s.store.meta.set(row.key, row.value);
+  } else s.store.meta.delete(recordKey(accountId));
 }
 
 export interface StatusWriteResult {

@@ -50,6 +50,9 @@ export interface NewAccount {
   variants: VariantRow[];
 }
 
+/** The rows an account owns, by the name of their ID. */
+type OwnedKind = 'account' | 'page' | 'layout' | 'variant';
+
 export function accountStore(db: Db) {
   const s = {
     insertAccount: db.prepare<AccountRow>(
@@ -95,7 +98,26 @@ export function accountStore(db: Db) {
     idsOf: db
       .prepare<[string], string>('SELECT account_id FROM accounts WHERE parent_account_id = ?')
       .pluck(),
-    deleteOf: db.prepare<[string]>('DELETE FROM accounts WHERE parent_account_id = ?'),
+    // Children first, each table in one statement: far faster than the cascade row by row.
+    deleteOf: (['variants', 'layouts', 'pages', 'controls_lists'] as const)
+      .map((table) =>
+        db.prepare<[string]>(
+          `DELETE FROM ${table} WHERE account_id IN (SELECT account_id FROM accounts WHERE parent_account_id = ?)`,
+        ),
+      )
+      .concat(db.prepare<[string]>('DELETE FROM accounts WHERE parent_account_id = ?')),
+  };
+  const ownerQuery = (kind: OwnedKind) =>
+    db.prepare<[string], { id: string; owner: string }>(
+      `SELECT t.${kind}_id AS id, a.parent_account_id AS owner
+       FROM ${kind}s t JOIN accounts a ON a.account_id = t.account_id
+       WHERE t.${kind}_id IN (SELECT value FROM json_each(?))`,
+    );
+  const owners = {
+    account: ownerQuery('account'),
+    page: ownerQuery('page'),
+    layout: ownerQuery('layout'),
+    variant: ownerQuery('variant'),
   };
 
   // Account rows never change once written: recently read ones are kept parsed.
@@ -107,6 +129,10 @@ export function accountStore(db: Db) {
     for (const p of n.pages) s.insertPage.run(p);
     for (const l of n.layouts) s.insertLayout.run(l);
     for (const v of n.variants) s.insertVariant.run(v);
+  });
+
+  const deleteOf = db.transaction((parent: string) => {
+    for (const statement of s.deleteOf) statement.run(parent);
   });
 
   const setVariants = db.transaction(
@@ -142,11 +168,19 @@ export function accountStore(db: Db) {
     variants: (accountId: string) => s.variants.all(accountId),
     variant: (variantId: string) => s.variant.get(variantId),
     insertVariant: (v: VariantRow) => void s.insertVariant.run(v),
+    /**
+     * The parent account holding each of these IDs of a kind (one query, however many: a large
+     * import's check); IDs held by none are absent.
+     */
+    ownersOf(kind: OwnedKind, ids: readonly string[]): Map<string, string> {
+      if (ids.length === 0) return new Map();
+      return new Map(owners[kind].all(JSON.stringify(ids)).map((r) => [r.id, r.owner]));
+    },
     /** Every account of a parent, oldest first. */
     allOf: (parent: string) => s.allOf.all(parent),
     idsOf: (parent: string) => s.idsOf.all(parent),
-    /** Deletes a parent's accounts; their pages, layouts, variants and controls lists cascade. */
-    deleteOf: (parent: string) => void s.deleteOf.run(parent),
+    /** Deletes a parent's accounts, with their pages, layouts, variants and controls lists. */
+    deleteOf: (parent: string) => deleteOf(parent),
     /** Applies every variant change in one transaction. */
     setVariants: (changes: { variant_id: string; enabled: boolean; archived: boolean }[]) =>
       setVariants(changes),

@@ -4,15 +4,22 @@ import type { Db } from './db.js';
 
 export type { ControlsListRow, DomainRuleRow, InternalBlock } from '../domain/controls.js';
 
-interface RawRow extends Omit<ControlsListRow, 'blocked' | 'domains'> {
+export interface StoredControlsRow extends Omit<ControlsListRow, 'blocked' | 'domains'> {
   blocked: string;
   domains: string;
 }
 
+/** A controls list as its row is stored (blocks and domains as JSON). */
+export const storedControls = (row: ControlsListRow): StoredControlsRow => ({
+  ...row,
+  blocked: JSON.stringify(row.blocked),
+  domains: JSON.stringify(row.domains),
+});
+
 export function controlsStore(db: Db) {
   const s = {
-    get: db.prepare<[string], RawRow>('SELECT * FROM controls_lists WHERE account_id = ?'),
-    upsert: db.prepare<RawRow>(
+    get: db.prepare<[string], StoredControlsRow>('SELECT * FROM controls_lists WHERE account_id = ?'),
+    upsert: db.prepare<StoredControlsRow>(
       `INSERT INTO controls_lists (account_id, list_id, name, version, content_hash, blocked, domains, updated_at)
        VALUES (@account_id, @list_id, @name, @version, @content_hash, @blocked, @domains, @updated_at)
        ON CONFLICT (account_id) DO UPDATE SET name = excluded.name, version = excluded.version,
@@ -41,7 +48,7 @@ export function controlsStore(db: Db) {
     },
     put(row: ControlsListRow): void {
       cache.delete(row.account_id);
-      s.upsert.run({ ...row, blocked: JSON.stringify(row.blocked), domains: JSON.stringify(row.domains) });
+      s.upsert.run(storedControls(row));
     },
     /** The parent account holding each of these list IDs (those held by none are absent). */
     listOwners(listIds: readonly string[]): Map<string, string> {

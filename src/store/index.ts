@@ -4,6 +4,7 @@
  * again and drops every cache in one call, on the same Store object, so code that reaches
  * the store through `sandbox.store` never holds a statement of a closed connection.
  */
+
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { accountStore } from './accounts.js';
@@ -12,6 +13,7 @@ import { type Db, openDb } from './db.js';
 import { idempotencyStore } from './idempotency.js';
 import type { MigrationHooks } from './migrations.js';
 import { partnerStore } from './partners.js';
+import { type StagedRows, stageRows } from './staging.js';
 
 /** Every table, children before parents (the order rows are deleted in). */
 const TABLES = [
@@ -89,6 +91,10 @@ export function createStore(path: string, hooks: MigrationHooks) {
       });
       store.clearCaches();
       return ids;
+    },
+    /** Temporary tables a large import writes ahead into, then moves in at once (staging.ts). */
+    stage(): StagedRows {
+      return stageRows(store.db);
     },
     /** Forgets every cached row (after rows changed behind the caches' backs). */
     clearCaches(): void {

@@ -1,0 +1,51 @@
+/**
+ * A large JSON body parsed on another thread (node:worker_threads), so the parse of tens of
+ * megabytes never holds other requests: the worker cuts one top-level array into JSON texts of
+ * a few hundred items, which the caller parses a slice a turn. The text's depth is checked here
+ * first, as parseJson does; a text that is not JSON is parsed again here for the same 400.
+ */
+import { Worker } from 'node:worker_threads';
+import { checkJsonDepth, parseJson } from './json.js';
+
+/** Below this size a body is parsed where it is read (a worker costs more than the parse). */
+export const ASIDE_MIN_CHARS = 1024 * 1024;
+
+// Plain JavaScript, run with eval (no file to find once bundled): parse, cut, send back texts.
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { text, field, per } = workerData;
+let value;
+try { value = JSON.parse(text); } catch { parentPort.postMessage({ ok: false }); return; }
+const list = value !== null && typeof value === 'object' && !Array.isArray(value) ? value[field] : undefined;
+if (!Array.isArray(list)) { parentPort.postMessage({ ok: true, rest: text }); return; }
+value[field] = [];
+const slices = [];
+for (let i = 0; i < list.length; i += per) slices.push(JSON.stringify(list.slice(i, i + per)));
+parentPort.postMessage({ ok: true, rest: JSON.stringify(value), slices, count: list.length });
+`;
+
+export interface ParsedAside {
+  /** The value, with `field` an empty array when it was cut out. */
+  value: unknown;
+  /** `field`'s items as JSON texts of `per` items each (undefined: the value has no such array). */
+  slices?: string[];
+  /** How many items `field` held. */
+  count: number;
+}
+
+export async function parseJsonAside(text: string, field: string, per: number): Promise<ParsedAside> {
+  checkJsonDepth(text);
+  const answer = await new Promise<{ ok: boolean; rest?: string; slices?: string[]; count?: number }>(
+    (resolve, reject) => {
+      const worker = new Worker(`(() => {${WORKER}})()`, { eval: true, workerData: { text, field, per } });
+      worker.once('message', (m) => {
+        resolve(m);
+        void worker.terminate();
+      });
+      worker.once('error', reject);
+    },
+  );
+  if (!answer.ok) return { value: parseJson(text), count: 0 }; // throws the parser's 400
+  if (answer.rest === text) return { value: parseJson(text), count: 0 };
+  return { value: JSON.parse(answer.rest!), slices: answer.slices!, count: answer.count! };
+}
