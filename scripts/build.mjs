@@ -173,6 +173,31 @@ await import('./cli.js');
   { mode: 0o755 },
 );
 
+// Each bundle's source text is kept by V8 as long as the process runs, one byte per character
+// if all of it is Latin-1 and two bytes if one character is not: a single em dash in a comment
+// made dist/cli.js's 1.5 M characters cost 3 MB of the idle heap instead of 1.5 MB. esbuild
+// escapes every non-ASCII character in strings, templates, regular expressions and names
+// (charset 'ascii', its default) but copies comments as they are, so what is left is in
+// comments: each UTF-16 unit becomes one ASCII character, keeping every column of the source map.
+const asciiStandIn = {
+  '\u2014': '-',
+  '\u2013': '-',
+  '\u2026': '.',
+  '\u2018': "'",
+  '\u2019': "'",
+  '\u201c': '"',
+  '\u201d': '"',
+};
+for (const file of ['cli.js', 'index.js', 'mcp.js', 'openapi-validator.js']) {
+  const path = new URL(`../dist/${file}`, import.meta.url);
+  const text = readFileSync(path, 'utf8');
+  if (/[\u0080-\uffff]/.test(text))
+    writeFileSync(
+      path,
+      text.replace(/[\u0080-\uffff]/g, (c) => asciiStandIn[c] ?? '?'),
+    );
+}
+
 if (process.argv.includes('--types')) {
   const root = fileURLToPath(new URL('..', import.meta.url));
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');

@@ -6,11 +6,15 @@
  * Exit codes: 0 after a drain (or --help, --version); 2 when start-up stops on a setting
  * (one line on stderr naming it and the cause); 1 for anything unexpected.
  */
+// First, before any other module runs: the young generation stays small while the sandbox
+// loads (young-generation.ts). A side-effect import, which the import sorter leaves in place.
+import './young-generation.js';
 import { bannerLines, landmarks } from './banner.js';
 import { parseCommandLine, USAGE } from './core/config.js';
 import { StartupError } from './core/startup-error.js';
 import { packageVersion } from './package-dir.js';
 import { type Running, startServer } from './server.js';
+import { startGrowing } from './young-generation.js';
 
 const MCP_ENTRY = './mcp.js';
 
@@ -18,12 +22,14 @@ async function main() {
   // `partnership-sandbox mcp …`: the MCP server for coding agents (docs/coding-agents.md). A
   // bundle of its own (dist/mcp.js), named by a variable so esbuild leaves it out of this one.
   if (process.argv[2] === 'mcp') {
+    startGrowing();
     const { runMcp }: typeof import('./mcp.js') = await import(MCP_ENTRY);
     return runMcp(process.argv.slice(3), process.env);
   }
   // `partnership-sandbox record …` and `verify …`: recordings and drift (docs/drift.md).
   const [first, ...rest] = process.argv.slice(2);
   if (first === 'record' || first === 'verify') {
+    startGrowing();
     const { runDriftCommand } = await import('./drift/cli.js');
     process.exit(await runDriftCommand(first, rest));
   }
@@ -44,6 +50,7 @@ async function main() {
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
   running = await startServer(config);
+  startGrowing();
   if (stopping) return stop(running, stopping);
   // The first line on stdout carries the URL first (docs/in-your-ci.md), whatever the log setting;
   // the next ones say where the docs, the dashboard and the default credentials are.

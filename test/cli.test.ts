@@ -559,3 +559,14 @@ describe('SIGTERM with stalled clients', () => {
     }
   });
 });
+
+describe('the built bundles', () => {
+  it.each(['main.js', 'cli.js', 'index.js', 'mcp.js', 'openapi-validator.js'])(
+    '%s is ASCII only: V8 keeps its source at one byte a character, not two (docs/performance.md)',
+    (bundle) => {
+      const text = readFileSync(join(packageDir, 'dist', bundle), 'utf8');
+      const at = text.search(/[\u0080-\uffff]/);
+      expect(at === -1 ? '' : text.slice(Math.max(0, at - 60), at + 20)).toBe('');
+    },
+  );
+});

@@ -51,6 +51,10 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/RUN npm ci/);
     expect(dockerfile).toMatch(/npm run build/);
   });
+
+  it("sets glibc's trim threshold, so the heap scrypt frees (16 MiB) goes back to the system (docs/performance.md)", () => {
+    expect(runtimeStage()).toMatch(/^\s+MALLOC_TRIM_THRESHOLD_=4194304$/m);
+  });
 });
 
 describe('runtime stage: production dependencies only', () => {
