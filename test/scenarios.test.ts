@@ -851,3 +851,36 @@ scenarioCases('connection-reset', {
     await o.endpoint.expectSuccess(o.ctx, await o.endpoint.send(o.ctx));
   }),
 });
+
+describe('several scenarios on one request (docs/fault-injection.md): the first met on the path answers', () => {
+  it('server-error=503 with rate-limited answers 429, and only rate-limited is reported applied; an armed server-error keeps its count', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = expectOk(await partner.register({})).account_id;
+    const both = await partner.get(STATUS(accountId), { [SCENARIO]: 'server-error=503, rate-limited' });
+    expectErrorEnvelope(both, 429, 'rate_limited');
+    expect(both.headers.get(APPLIED)).toBe('rate-limited=1');
+
+    const armed = await h.request('PUT', '/__sandbox/scenarios', {
+      body: { scenario: 'server-error', value: 503, account_id: accountId, times: 1 },
+    });
+    expect(armed.status).toBe(200);
+    const limited = await partner.get(STATUS(accountId), { [SCENARIO]: 'rate-limited' });
+    expectErrorEnvelope(limited, 429, 'rate_limited');
+    expect(limited.headers.get(APPLIED)).toBe('rate-limited=1');
+    // The armed server-error was not met: it still answers the next call.
+    expectErrorEnvelope(await partner.get(STATUS(accountId)), 503, 'service_unavailable');
+    expect((await partner.get(STATUS(accountId))).status).toBe(200);
+  });
+
+  it('latency=50 with server-error answers 500 after the delay, both reported', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const accountId = expectOk(await partner.register({})).account_id;
+    const started = performance.now();
+    const res = await partner.get(STATUS(accountId), { [SCENARIO]: 'latency=50, server-error' });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(49);
+    expectErrorEnvelope(res, 500, 'internal_error');
+    expect(res.headers.get(APPLIED)).toBe('latency=50, server-error=500');
+  });
+});
