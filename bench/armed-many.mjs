@@ -5,12 +5,10 @@
 // Reports the median and p99 of each, in ms.
 //
 // Usage: npm run build && node bench/armed-many.mjs [--calls=2000] [--partners=20]
-import { partnerWithToken, sandboxDist, startServer } from './lib.mjs';
+import { numberArg, partnerWithToken, sandboxDist, startServer } from './lib.mjs';
 
-const arg = (name, fallback) =>
-  Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
-const calls = arg('calls', 2000);
-const partners = arg('partners', 20);
+const calls = numberArg('calls', 2000);
+const partners = numberArg('partners', 20);
 
 const sb = await startServer(sandboxDist().main);
 const post = async (path, body, method = 'POST') => {

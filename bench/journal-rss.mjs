@@ -12,6 +12,7 @@
 import {
   authHeaders,
   getToken,
+  numberArg,
   REGISTER,
   registerBody,
   sandboxDist,
@@ -19,10 +20,8 @@ import {
   startServer,
 } from './lib.mjs';
 
-const arg = (name, fallback) =>
-  Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
-const requests = arg('requests', 1000);
-const brandKiB = arg('brand-kib', 200);
+const requests = numberArg('requests', 1000);
+const brandKiB = numberArg('brand-kib', 200);
 
 const env = {};
 if (process.env.SANDBOX_JOURNAL_BODY_BYTES)

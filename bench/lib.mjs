@@ -58,6 +58,14 @@ export function sandboxDist() {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** The value of a `--name=value` flag on the command line, or `fallback`. */
+export const arg = (name, fallback) => {
+  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
+  return a ? a.slice(name.length + 3) : fallback;
+};
+/** The same, as a number. */
+export const numberArg = (name, fallback) => Number(arg(name, fallback));
+
 /** Seconds per measured run: BENCH_SECONDS env or --seconds=N flag; default 10. */
 export function benchSeconds(fallback = 10) {
   const flag = process.argv.find((a) => a.startsWith('--seconds='));

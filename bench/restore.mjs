@@ -7,12 +7,8 @@
 // included) and checked (the write is gone).
 //
 // Usage: npm run build && node bench/restore.mjs [--accounts=1000] [--rounds=50] [--db=PATH]
-import { authHeaders, getToken, REGISTER, registerBody, startSandbox } from './lib.mjs';
+import { arg, authHeaders, getToken, REGISTER, registerBody, startSandbox } from './lib.mjs';
 
-const arg = (name, fallback) => {
-  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
-  return a ? a.split('=').slice(1).join('=') : fallback;
-};
 const accounts = Number(arg('accounts', 1000));
 const rounds = Number(arg('rounds', 50));
 const db = arg('db', undefined);

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import {
+  arg,
   authHeaders,
   benchSeconds,
   CONTROLS,
@@ -23,10 +24,6 @@ import {
 } from './lib.mjs';
 import { startupMedian } from './startup.mjs';
 
-const arg = (name, fallback) => {
-  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
-  return a ? a.split('=').slice(1).join('=') : fallback;
-};
 const bigDb = arg('db', '/tmp/sandbox-1m.db');
 const emptyDb = arg('empty-db', '/tmp/sandbox-empty.db');
 const c = Number(arg('connections', 50));

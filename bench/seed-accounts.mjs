@@ -12,12 +12,8 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { root, startSandbox } from './lib.mjs';
+import { arg, root, startSandbox } from './lib.mjs';
 
-const arg = (name, fallback) => {
-  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
-  return a ? a.split('=').slice(1).join('=') : fallback;
-};
 const dbPath = arg('db', '/tmp/sandbox-1m.db');
 const count = Number(arg('count', 1_000_000));
 const parent = 'pa_demo_platform';

@@ -26,6 +26,7 @@ import {
   getToken,
   makeAccounts,
   mappingsGetRequest,
+  numberArg,
   registerBody,
   registerMatchedRequest,
   registerNewRequest,
@@ -39,16 +40,12 @@ import {
   tokenRequest,
 } from './lib.mjs';
 
-const arg = (name, fallback) => {
-  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
-  return Number(a ? a.split('=')[1] : fallback);
-};
-const duration = arg('duration', 600);
-const rate = arg('rate', 2000);
-const connections = arg('connections', 20);
-const warmup = arg('warmup', Math.min(60, Math.floor(duration / 5)));
-const advanceEvery = arg('advance-clock', 60);
-const newAccounts = arg('new-accounts', 0);
+const duration = numberArg('duration', 600);
+const rate = numberArg('rate', 2000);
+const connections = numberArg('connections', 20);
+const warmup = numberArg('warmup', Math.min(60, Math.floor(duration / 5)));
+const advanceEvery = numberArg('advance-clock', 60);
+const newAccounts = numberArg('new-accounts', 0);
 
 const sb = await startSandbox({
   env: advanceEvery > 0 ? { SANDBOX_TOKEN_TTL_SECONDS: String(2 * 86_400) } : {},

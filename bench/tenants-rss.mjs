@@ -10,6 +10,7 @@
 import {
   authHeaders,
   getToken,
+  numberArg,
   partnerWithToken,
   rssMiB,
   sandboxDist,
@@ -17,11 +18,9 @@ import {
   startServer,
 } from './lib.mjs';
 
-const arg = (name, fallback) =>
-  Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
-const partners = arg('partners', 200);
-const calls = arg('calls', 150);
-const budgetMb = arg('budget-mb', 64);
+const partners = numberArg('partners', 200);
+const calls = numberArg('calls', 150);
+const budgetMb = numberArg('budget-mb', 64);
 
 const sb = await startServer(new URL('./gc-on-signal.mjs', import.meta.url).pathname, {
   env: { SANDBOX_JOURNAL_BUDGET_MB: String(budgetMb) },
