@@ -12,6 +12,7 @@ import {
   ConfigSchema,
   SECRET_SETTINGS,
   sources,
+  wholeNumberMessage,
 } from './core/config.js';
 import { StartupError } from './core/startup-error.js';
 import { jsonLogger } from './sandbox/create.js';
@@ -78,10 +79,9 @@ export interface RunningSandbox {
   stop(): Promise<void>;
 }
 
-/** An integer option in the range of the setting it stands for (a number, not digits as the environment sends). */
-/** A whole number in a range, worded as the environment's settings are (core/config.ts), never in zod's words. */
+/** A whole number option in a range (a number, not digits as the environment sends), worded as the settings are. */
 const wholeNumber = (min: number, max: number) => {
-  const error = `must be a whole number from ${min} to ${max}`;
+  const error = wholeNumberMessage(min, max);
   return z.int({ error }).min(min, { error }).max(max, { error }).optional();
 };
 

@@ -1,6 +1,7 @@
 /** The scenario catalogue and arming on the control plane (docs/fault-injection.md, docs/control-plane.md). */
 import { Hono } from 'hono';
 import { validationError } from '../contract/api/errors.js';
+import { ARMED_MAX } from '../contract/control/bundle.js';
 import { controlRoutes as op } from '../contract/control/control-routes.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
@@ -28,8 +29,8 @@ export function catalogue(s: Sandbox) {
   };
 }
 
-/** The most scenarios armed at once for one partner (its parent and its accounts), or for the whole sandbox. */
-export const ARMED_MAX = 1000;
+// ARMED_MAX (the bundle format's bound, contract/control/bundle.ts): the most scenarios armed
+// at once for one partner (its parent and its accounts), or for the whole sandbox.
 
 /**
  * Arming past ARMED_MAX for one partner (or, with neither parent nor account, for every

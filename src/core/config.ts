@@ -11,8 +11,10 @@ import { chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';
 import { StartupError } from './startup-error.js';
 
 /** A whole number in a range, said in the sandbox's words ("PORT=\"abc\": must be a whole number from 0 to 65535"), never zod's. */
+export const wholeNumberMessage = (min: number, max: number) =>
+  `must be a whole number from ${min} to ${max}`;
 const int = (min: number, max: number) => {
-  const error = `must be a whole number from ${min} to ${max}`;
+  const error = wholeNumberMessage(min, max);
   return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
 };
 const flag = z

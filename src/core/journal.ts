@@ -101,6 +101,8 @@ interface Slot {
   /** The bodies, redacted and cut when the record came (a long one), so the record holds neither whole. */
   bodies?: { request: Kept; response: Kept };
   entry?: JournalEntry;
+  /** Its weight (see `weigh`), reckoned once: the same figure is added and later taken off. */
+  bytes?: number;
 }
 
 /** A record's bodies as the journal shows them: redacted, then cut at `limit` bytes. */
@@ -215,6 +217,12 @@ function weigh(slot: Slot): number {
   return SLOT_OVERHEAD_BYTES + chars + Math.ceil(body * 1.25);
 }
 
+/** A slot's weight, reckoned on first use and kept on the slot. */
+function weightOf(slot: Slot): number {
+  slot.bytes ??= weigh(slot);
+  return slot.bytes;
+}
+
 /** The live slots of some rings, newest first (IDs grow with time across rings). */
 function* merged(rings: readonly Ring[]): Generator<Slot> {
   const next = rings.map((r) => r.slots.length - 1);
@@ -270,7 +278,7 @@ export class Journal {
       ring = { slots: [], start: 0, bytes: 0 };
       this.#rings.set(key, ring);
     }
-    const bytes = weigh(slot);
+    const bytes = weightOf(slot);
     ring.slots.push(slot);
     ring.bytes += bytes;
     this.#bytes += bytes;
@@ -283,7 +291,7 @@ export class Journal {
   }
 
   #dropOldest(key: string, ring: Ring): void {
-    const bytes = weigh(ring.slots[ring.start]!);
+    const bytes = weightOf(ring.slots[ring.start]!);
     ring.slots[ring.start] = undefined as unknown as Slot; // let go of it now
     ring.start++;
     ring.bytes -= bytes;
@@ -447,7 +455,7 @@ export class Journal {
       const live = ring.slots.slice(ring.start);
       const kept = live.filter((s) => !(s.record.account_id !== null && accountIds.has(s.record.account_id)));
       if (kept.length === live.length) continue;
-      const bytes = kept.reduce((sum, s) => sum + weigh(s), 0);
+      const bytes = kept.reduce((sum, s) => sum + weightOf(s), 0);
       this.#bytes += bytes - ring.bytes;
       if (kept.length === 0) this.#rings.delete(key);
       else this.#rings.set(key, { slots: kept, start: 0, bytes });
@@ -472,7 +480,7 @@ export class Journal {
     this.#rings = new Map();
     this.#bytes = 0;
     for (const [key, slots] of image.rings) {
-      const bytes = slots.reduce((sum, s) => sum + weigh(s), 0);
+      const bytes = slots.reduce((sum, s) => sum + weightOf(s), 0);
       this.#rings.set(key, { slots: [...slots], start: 0, bytes });
       this.#bytes += bytes;
     }

@@ -174,8 +174,7 @@ interface ResponseObject {
 }
 
 function responseOf(op: Operation, status: number): ResponseObject | undefined {
-  const responses = (op.responses ?? {}) as Record<string, ResponseObject>;
-  return responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
+  return statusMatch((op.responses ?? {}) as Record<string, ResponseObject>, status);
 }
 
 /** The partner document (OpenAPI 3.0.3) as this package's sandbox serves it. */

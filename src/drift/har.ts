@@ -79,10 +79,6 @@ export class HarWriter {
     return this.#count;
   }
 
-  append(entry: HarEntry): void {
-    this.appendAll([entry]);
-  }
-
   /**
    * Appends entries in their order with one write (record's batch: the exchanges completed in
    * one turn of the event loop). Nothing is counted unless the write succeeds.

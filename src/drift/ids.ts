@@ -52,9 +52,4 @@ export class IdMap {
     }
     return out;
   }
-
-  /** Every recorded value mapped (for replacing them in request bodies). */
-  recordedValues(): IterableIterator<string> {
-    return this.#forward.keys();
-  }
 }

@@ -25,7 +25,7 @@ const COOKIE_HEADERS: ReadonlySet<string> = new Set(['cookie', 'set-cookie']);
 
 /** Any secret field's name, as a body may spell it (JSON, or a form, percent-encoded or not). */
 // (a JSON key may hide behind \u escapes: such a body is parsed too)
-const SECRET_NAME = /client_secret|access_token|refresh_token|id_token|password|\\u/;
+const SECRET_NAME = new RegExp(`${[...SECRET_FIELDS].join('|')}|\\\\u`);
 
 /** A `[redacted:<n>]` placeholder (what verify recognises). */
 export const PLACEHOLDER = /^\[redacted:\d+\]$/;

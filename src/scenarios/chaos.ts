@@ -5,21 +5,17 @@
  * module holds the profiles, each partner's position and what chaos failed; no HTTP.
  */
 import { createHash } from 'node:crypto';
+import { OWED_KEY_MAX, OWED_MAX } from '../contract/control/bundle.js';
 import { own, setOwn } from '../domain/own.js';
 import { BUILT_INS, builtIn, type ChaosCall } from './catalogue.js';
 import type { Effect, Preset } from './presets.js';
 
 export const CHAOS_HEADER = 'X-Sandbox-Chaos';
 
-/**
- * How many operations a partner may be owed a pass at once (a bundle carries them): one per
- * `METHOD path` failed, so only a client calling over a thousand paths reaches it; then the
- * oldest owed pass is dropped.
- */
-export const OWED_MAX = 1000;
-
-/** The longest owed operation a bundle carries (`METHOD path`). */
-export const OWED_KEY_MAX = 2200;
+// OWED_MAX: how many operations a partner may be owed a pass at once (a bundle carries them):
+// one per `METHOD path` failed, so only a client calling over a thousand paths reaches it; then
+// the oldest owed pass is dropped. OWED_KEY_MAX: the longest owed operation a bundle carries.
+// Both are the bundle format's bounds (contract/control/bundle.ts).
 /**
  * How an operation is owed: itself, or when its path is longer than a bundle carries (a path ID
  * of thousands of characters, failed by chaos before its validation), its start and a digest of

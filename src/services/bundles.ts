@@ -91,7 +91,7 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
     sliced
       ? (JSON.parse(sliced.slices[from / ACCOUNTS_PER_TURN]!) as unknown[])
       : (accounts as unknown[]).slice(from, from + ACCOUNTS_PER_TURN);
-  if (version !== BUNDLE_VERSION || count <= ACCOUNTS_PER_TURN || !(sliced || Array.isArray(accounts))) {
+  if (version !== BUNDLE_VERSION || count <= ACCOUNTS_PER_TURN) {
     const whole = sliced
       ? { ...(json as object), accounts: sliced.slices.flatMap((t) => JSON.parse(t)) }
       : json;

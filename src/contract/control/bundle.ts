@@ -45,6 +45,11 @@ export const BUNDLE_VERSION = 2;
 export const BUNDLE_VERSIONS_READ: readonly number[] = [1, 2];
 /** The most accounts a bundle carries. */
 export const BUNDLE_MAX_ACCOUNTS = 100_000;
+/** The most scenarios armed for one partner (arming past it is refused: control/scenarios.ts). */
+export const ARMED_MAX = 1000;
+/** The most owed chaos passes a partner keeps, and the longest key of one (scenarios/chaos.ts). */
+export const OWED_MAX = 1000;
+export const OWED_KEY_MAX = 2200;
 /** The largest bundle `POST /__sandbox/bundles` reads. */
 export const BUNDLE_LIMIT_BYTES = 32 * 1024 * 1024;
 
@@ -279,7 +284,7 @@ export const Bundle = z
           armed_at: isoTime,
         }),
       )
-      .max(1000),
+      .max(ARMED_MAX),
     journal: z
       .array(BundleJournalEntry)
       .max(100_000)
@@ -299,7 +304,7 @@ export const Bundle = z
         token_call: z.int().min(0).max(COUNTER_MAX).default(0).openapi({
           description: "The partner's token call position at the export (absent in older bundles: 0).",
         }),
-        owed: z.array(text(2200)).max(1000).openapi({
+        owed: z.array(text(OWED_KEY_MAX)).max(OWED_MAX).openapi({
           description:
             'Operations (`METHOD path`) chaos failed last, whose next call gets through (docs/chaos.md, convergent).',
         }),

@@ -4,13 +4,7 @@
  * over this page's origin, with the admin token kept in this tab's sessionStorage. When the control plane answers 401, the token dialog of the shell
  * asks for SANDBOX_ADMIN_TOKEN and the call is made again.
  */
-import {
-  type ControlClient,
-  type ControlOperations,
-  ControlPlaneError,
-  createControlClient,
-} from '../../client/control.js';
-import type { ControlOperationId } from '../../contract/control/control-operations.js';
+import { type ControlClient, ControlPlaneError, createControlClient } from '../../client/control.js';
 import { byId } from './dom.js';
 
 const TOKEN_KEY = 'partnership-sandbox.admin-token';
@@ -44,16 +38,6 @@ export async function control<T>(call: (client: ControlClient) => Promise<T>): P
       await askToken(token !== undefined);
     }
   }
-}
-
-/** One declared operation by its operationId, as `control` runs a call (the token asked on 401). */
-export function operation<Id extends ControlOperationId>(
-  id: Id,
-  ...input: Parameters<ControlOperations[Id]>
-): ReturnType<ControlOperations[Id]> {
-  return control((c) =>
-    (c.operations[id] as (...args: unknown[]) => Promise<unknown>)(...input),
-  ) as ReturnType<ControlOperations[Id]>;
 }
 
 function askToken(rejected: boolean): Promise<void> {
