@@ -4,8 +4,9 @@
 # CI builds and runs it on every run: `npm run test:image` (test/image/image.test.ts).
 #
 # The same steps CI runs (.ci/run) and `npm start` uses: npm ci from the lockfile,
-# `npm run build` (scripts/build.mjs: one esbuild bundle, dist/main.js), then
-# `node dist/main.js`. Nothing is compiled: better-sqlite3 13 loads the prebuilt addon its
+# `npm run build` (scripts/build.mjs: esbuild bundles dist/cli.js, index.js, mcp.js and
+# openapi-validator.js; dist/main.js is a small launcher that turns on the compile cache and
+# loads dist/cli.js), then `node dist/main.js`. Nothing is compiled: better-sqlite3 13 loads the prebuilt addon its
 # npm package ships for each platform (linux x64 and arm64, glibc and musl), so the build
 # stage needs no python3, make or g++, and the same Dockerfile builds for linux/amd64 and
 # linux/arm64 (`docker buildx build --platform linux/arm64 .`). Layer order: the

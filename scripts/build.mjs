@@ -146,7 +146,7 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/cli.js' }),
   build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' }),
   build({ ...common, entryPoints: ['src/drift/openapi-validator.ts'], outfile: 'dist/openapi-validator.js' }),
-  // `partnership-sandbox mcp` (src/mcp.ts): a bundle of its own, loaded by dist/main.js only
+  // `partnership-sandbox mcp` (src/mcp.ts): a bundle of its own, loaded by dist/cli.js only
   // for that subcommand, so the sandbox's start-up never parses the MCP SDK (about 1 MB).
   build({
     ...common,

@@ -45,7 +45,7 @@ const FORBIDDEN: Record<
   client: { layers: [], only: ['client'], exceptTypesFrom: ['contract'] },
   // Recordings and drift (docs/drift.md), a room of its own: it starts its sandbox through the
   // package's own entry (start.ts), drives it with the control client, may read the contract and
-  // the pure rules, and imports nothing of http/ (nor api, admin, services, store, core, ui).
+  // the pure rules, and imports nothing of http/ (nor api, control, sandbox, services, store, core, ui).
   drift: { layers: [], only: ['drift', 'contract', 'domain', 'client'], topFiles: ['start.ts'] },
   // The MCP server (a room of its own) talks to a running sandbox over HTTP: it reads the
   // declarations (contract) and the manual's pages, never the app.
