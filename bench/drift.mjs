@@ -12,12 +12,15 @@
 // 2. verify of a 1,000-entry recording (made here through record: a token, then registers,
 //    controls GETs and PUTs, status PUTs and GETs): wall time and peak RSS (VmHWM) of
 //    `partnership-sandbox verify`. Targets: under 10 s and under 200 MB.
-// Env: BENCH_SECONDS (default 10) per measured run, BENCH_WARMUP (default 2).
+// Env: BENCH_SECONDS (default 10) per measured run, BENCH_WARMUP (default 2); the same as flags,
+// --seconds=N and --warmup=N. --only=throughput runs only the c=50 rows of part 1 (no ceiling,
+// no c=1, no verify): a quick look while working, not the documented figures.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  arg,
   authHeaders,
   benchSeconds,
   CONTROLS,
@@ -27,6 +30,7 @@ import {
   freePort,
   getToken,
   makeAccounts,
+  numberArg,
   REGISTER,
   registerBody,
   root,
@@ -38,7 +42,8 @@ import {
 } from './lib.mjs';
 
 const seconds = benchSeconds(10);
-const warmup = Number(process.env.BENCH_WARMUP ?? 2);
+const warmup = numberArg('warmup', process.env.BENCH_WARMUP ?? 2);
+const throughputOnly = arg('only') === 'throughput';
 const dir = mkdtempSync(join(tmpdir(), 'bench-drift-'));
 const { main } = sandboxDist();
 
@@ -95,8 +100,10 @@ const token = await getToken(sandbox.url);
 const accounts = await makeAccounts(sandbox.url, token, 50);
 const auth = { token };
 const rows = [];
-for (const c of [1, 50]) {
-  const ceil = await run(`${ceiling.url}/json`, [{ method: 'GET' }], c);
+for (const c of throughputOnly ? [50] : [1, 50]) {
+  const ceil = throughputOnly
+    ? { rps: Number.NaN }
+    : await run(`${ceiling.url}/json`, [{ method: 'GET' }], c);
   const direct = await run(sandbox.url, [controlsGetRequest(auth, accounts)], c);
   const proxied = await run(recorder.url, [controlsGetRequest(auth, accounts)], c, recorder.pid);
   const bareProxy = await run(bare.url, [controlsGetRequest(auth, accounts)], c, bare.pid);
@@ -122,6 +129,11 @@ for (const { c, ceil, direct, proxied, bareProxy } of rows) {
   );
 }
 console.log(`(the recording of that load: ${loadEntries} entries, valid HAR)`);
+if (throughputOnly) {
+  await sandbox.stop();
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
 
 // 2. verify of a 1,000-entry recording
 const file = join(dir, 'thousand.har');
