@@ -9,14 +9,7 @@
  * partner document.
  */
 import { once } from 'node:events';
-import {
-  createServer,
-  Agent as HttpAgent,
-  request as httpRequest,
-  type IncomingMessage,
-  type Server,
-} from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { StartupError } from '../core/startup-error.js';
@@ -102,17 +95,21 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const redactor = new Redactor();
   const report = options.onContractBreak ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const secure = upstream.protocol === 'https:';
-  // Idle upstream sockets are dropped after a second, well before a server's keep-alive timeout
-  // (Node's is 5 s), so a reused socket is never one the upstream has closed meanwhile.
-  const agent = secure
-    ? new HttpsAgent({ keepAlive: true, timeout: 1000, maxSockets: 256 })
-    : new HttpAgent({ keepAlive: true, timeout: 1000, maxSockets: 256 });
-  const send = secure ? httpsRequest : httpRequest;
-  // The options every upstream request shares (a plain object with few keys: http.request copies
-  // its options twice per call, a URL's a dozen keys more).
-  const hostname = upstream.hostname.startsWith('[') ? upstream.hostname.slice(1, -1) : upstream.hostname;
-  const upstreamPort = upstream.port ? Number(upstream.port) : undefined;
+  // The upstream's client: undici's Pool, which takes a request there for about a sixth less CPU
+  // than node:http's request and Agent (bench/drift.mjs), with up to 256 keep-alive connections.
+  // Idle ones are dropped after a second, well before a server's keep-alive timeout (Node's is
+  // 5 s), so a reused connection is never one the upstream has closed meanwhile; an exchange in
+  // flight is never cut (no headers or body timeout). HTTPS uses Node's CA store and
+  // NODE_EXTRA_CA_CERTS, as node:https does.
+  const { Pool } = await import('./openapi-validator.js');
+  const pool = new Pool(upstream.origin, {
+    connections: 256,
+    pipelining: 1,
+    keepAliveTimeout: 1000,
+    keepAliveMaxTimeout: 1000,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
   // Exchanges not yet settled (passing through, or answered and not yet written); stop() waits for 0.
   let open = 0;
   let onIdle: (() => void) | undefined;
@@ -199,7 +196,9 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       if (lower === 'content-type') contentType ??= raw[i + 1]!;
       else if (lower === 'transfer-encoding' || (lower === 'content-length' && raw[i + 1] !== '0'))
         framed = true;
-      if (lower === 'host' || (HOP_BY_HOP.has(lower) && lower !== 'transfer-encoding')) continue;
+      // Expect is answered by record itself (Node's server sends the 100); Transfer-Encoding
+      // is how this hop framed the body, which goes on whole, with its Content-Length.
+      if (lower === 'host' || lower === 'expect' || HOP_BY_HOP.has(lower)) continue;
       headers.push(name, raw[i + 1]!);
     }
     headers.push('Host', upstream.host);
@@ -207,24 +206,16 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
 
     /** Sends the request with its whole body to the upstream, and its answer back. */
     const forward = (body: Buffer) => {
-      const up = send({
-        protocol: upstream.protocol,
-        hostname,
-        port: upstreamPort,
-        method,
-        path: target.path,
-        headers,
-        agent,
-      });
       // A client that hangs up before the upstream answered: the upstream's request is closed too,
       // as it would be without the proxy, and there is no answer to record. (Once the answer
       // has begun it is read to its end and recorded: the service did answer.)
       let answered = false;
       let clientGone = false;
+      let abort: ((err?: Error) => void) | undefined;
       res.on('close', () => {
         if (answered || res.writableFinished) return;
         clientGone = true;
-        up.destroy();
+        abort?.(new Error('the client hung up'));
         done();
       });
       let firstByteAt = 0;
@@ -273,8 +264,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
           contract,
         });
       };
-      // An upstream that dies mid-answer emits 'aborted', then 'error' on the answer and on the
-      // request: one reset, one entry.
+      // An upstream that dies mid-answer is one reset, one entry.
       let reset = false;
       const resetClient = () => {
         if (reset) return;
@@ -292,79 +282,67 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
           done,
         );
       };
-      up.on('response', (ures: IncomingMessage) => {
-        answered = true;
-        firstByteAt = Date.now();
-        const status = ures.statusCode ?? 502;
-        res.writeHead(status, ures.statusMessage, withoutHopByHop(ures.rawHeaders));
-        const chunks: Buffer[] = [];
-        let answerBytes = 0;
-        ures.on('data', (chunk: Buffer) => {
-          answerBytes += chunk.length;
-          if (answerBytes <= maxBody) chunks.push(chunk);
-          else chunks.length = 0;
-          res.write(chunk);
-        });
-        ures.on('end', () => {
-          res.end();
-          if (answerBytes > maxBody) {
-            report(
-              `record: ${req.method} ${path} ${status}: an answer body over ${maxBody} bytes; passed on, not recorded`,
-            );
-            done();
-            return;
+      let status = 0;
+      let statusText = '';
+      let resRaw: string[] = [];
+      const chunks: Buffer[] = [];
+      let answerBytes = 0;
+      /** The exchange once the answer has ended: its entry is queued. */
+      const ended = () => {
+        res.end();
+        if (answerBytes > maxBody) {
+          report(
+            `record: ${req.method} ${path} ${status}: an answer body over ${maxBody} bytes; passed on, not recorded`,
+          );
+          done();
+          return;
+        }
+        const end = Date.now();
+        complete(() => {
+          const answer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+          // The answer's headers by lower-case name (the last of a repeated one), for the check.
+          const byName: Record<string, string> = {};
+          // Content-Type and Content-Encoding as Node's `headers` has them: the first, and all joined.
+          let contentType: string | undefined;
+          let encoding: string | undefined;
+          for (let i = 0; i + 1 < resRaw.length; i += 2) {
+            const lower = resRaw[i]!.toLowerCase();
+            const value = resRaw[i + 1]!;
+            byName[lower] = value;
+            if (lower === 'content-type') contentType ??= value;
+            else if (lower === 'content-encoding')
+              encoding = encoding === undefined ? value : `${encoding}, ${value}`;
           }
-          const end = Date.now();
-          complete(() => {
-            const answer = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-            const resRaw = ures.rawHeaders;
-            // The answer's headers by lower-case name (the last of a repeated one), for the check.
-            const byName: Record<string, string> = {};
-            // Content-Type and Content-Encoding as Node's `headers` has them: the first, and all joined.
-            let contentType: string | undefined;
-            let encoding: string | undefined;
-            for (let i = 0; i + 1 < resRaw.length; i += 2) {
-              const lower = resRaw[i]!.toLowerCase();
-              const value = resRaw[i + 1]!;
-              byName[lower] = value;
-              if (lower === 'content-type') contentType ??= value;
-              else if (lower === 'content-encoding')
-                encoding = encoding === undefined ? value : `${encoding}, ${value}`;
-            }
-            const mimeType = contentType ?? '';
-            const decoded = decode(answer, encoding);
-            const textual = decoded !== undefined && isTextual(mimeType, decoded);
-            const text = textual ? decoded.toString('utf8') : undefined;
-            let contract: string[];
-            try {
-              contract = checker.check({ method, path, status, headers: byName, body: text ?? '' });
-            } catch (err) {
-              contract = [`not checked: ${(err as Error).message}`];
-            }
-            const entry = entryOf(
-              end,
-              status,
-              ures.statusMessage ?? '',
-              resRaw,
-              () =>
-                text !== undefined
-                  ? { size: decoded!.length, mimeType, text: redactor.body(text, mimeType) }
-                  : {
-                      size: decoded?.length ?? answer.length,
-                      mimeType,
-                      text: answer.toString('base64'),
-                      encoding: 'base64',
-                    },
-              contract,
-            );
-            return { text: entry, contract, status, method, path };
-          }, done);
-        });
-        ures.on('error', () => resetClient());
-        ures.on('aborted', () => resetClient());
-      });
-      up.on('timeout', () => {}); // the agent's idle timeout; an exchange in flight is never cut
-      up.on('error', (err: NodeJS.ErrnoException) => {
+          const mimeType = contentType ?? '';
+          const decoded = decode(answer, encoding);
+          const textual = decoded !== undefined && isTextual(mimeType, decoded);
+          const text = textual ? decoded.toString('utf8') : undefined;
+          let contract: string[];
+          try {
+            contract = checker.check({ method, path, status, headers: byName, body: text ?? '' });
+          } catch (err) {
+            contract = [`not checked: ${(err as Error).message}`];
+          }
+          const entry = entryOf(
+            end,
+            status,
+            statusText,
+            resRaw,
+            () =>
+              text !== undefined
+                ? { size: decoded!.length, mimeType, text: redactor.body(text, mimeType) }
+                : {
+                    size: decoded?.length ?? answer.length,
+                    mimeType,
+                    text: answer.toString('base64'),
+                    encoding: 'base64',
+                  },
+            contract,
+          );
+          return { text: entry, contract, status, method, path };
+        }, done);
+      };
+      const failed = (err: NodeJS.ErrnoException) => {
         if (clientGone) return;
         if (res.headersSent || RESET_CODES.has(err.code ?? '')) {
           if (!res.writableEnded) resetClient();
@@ -380,8 +358,36 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
         report(why);
         res.writeHead(502, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`${why}\n`);
         done();
-      });
-      up.end(body);
+      };
+      pool.dispatch(
+        { method, path: target.path, headers, body: body.length ? body : null },
+        {
+          onConnect(abortRequest) {
+            abort = abortRequest;
+            if (clientGone) abortRequest(new Error('the client hung up'));
+          },
+          onHeaders(statusCode, rawHeaders, _resume, statusMessage) {
+            if (statusCode < 200) return true; // an interim answer: the final one follows
+            answered = true;
+            firstByteAt = Date.now();
+            status = statusCode;
+            statusText = statusMessage;
+            resRaw = new Array(rawHeaders.length);
+            for (let i = 0; i < rawHeaders.length; i++) resRaw[i] = rawHeaders[i]!.toString('latin1');
+            res.writeHead(status, statusText, withoutHopByHop(resRaw));
+            return true;
+          },
+          onData(chunk) {
+            answerBytes += chunk.length;
+            if (answerBytes <= maxBody) chunks.push(chunk);
+            else chunks.length = 0;
+            res.write(chunk);
+            return true;
+          },
+          onComplete: ended,
+          onError: failed,
+        },
+      );
     };
 
     let requestBytes = 0;
@@ -469,7 +475,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
         ]);
         server.closeAllConnections();
         await closed;
-        agent.destroy();
+        await pool.destroy().catch(() => {});
         writer.close();
       })();
       return stopped;
