@@ -483,7 +483,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
   };
 }
 
-interface Upstream {
+export interface Upstream {
   origin: string;
   protocol: string;
   /** Host and port, as a Host header has them. */
@@ -526,7 +526,7 @@ const DOT_SEGMENT = /\/(?:\.|%2e)/i;
  * as `new URL` makes them (dot segments resolved, what it escapes escaped); a plain path, most
  * of them, is taken as it is without parsing it.
  */
-function targetOf(upstream: Upstream, path: string): { path: string; href: string; search: string } {
+export function targetOf(upstream: Upstream, path: string): { path: string; href: string; search: string } {
   const full = upstream.prefix + path;
   if (PLAIN_TARGET.test(path) && !DOT_SEGMENT.test(full)) {
     const q = full.indexOf('?');
