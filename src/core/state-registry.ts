@@ -40,8 +40,11 @@ export interface PartnerImport {
 export interface Staging {
   /** Writes the next slice; false once all is written. */
   next(): boolean;
-  /** Whether another partner took something of it since it was checked (the import then checks again). */
-  taken(): boolean;
+  /**
+   * Whether another partner took something of it since it was checked (the import then checks
+   * again): its checks, each a step to run between turns of the event loop.
+   */
+  taken(): (() => boolean)[];
   /**
    * In the import's transaction: whether what was staged goes in by slices after it
    * (`moveNext`), the piece's `importPartner` leaving that part alone; false when it cannot
@@ -208,7 +211,10 @@ export class StateRegistry {
     pause: () => Promise<void>,
   ): Promise<PartnerScope> {
     const scope = this.importPartner(bundle, realNow, staged);
-    for (const piece of staged.values()) while (piece.moveNext()) await pause();
+    for (const piece of staged.values()) {
+      do await pause();
+      while (piece.moveNext());
+    }
     return scope;
   }
 

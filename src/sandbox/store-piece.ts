@@ -355,8 +355,11 @@ function stageAccounts(s: Sandbox, { bundle: b, realNow }: Omit<PartnerImport, '
       return at < b.accounts.length;
     },
     taken() {
-      const holder = s.store.partners.byClient(b.partner.client_id)?.parent_account_id;
-      return (holder !== undefined && holder !== parent) || (staged() && rows.taken(parent));
+      const client = () => {
+        const holder = s.store.partners.byClient(b.partner.client_id)?.parent_account_id;
+        return holder !== undefined && holder !== parent;
+      };
+      return [client, ...(staged() ? rows.taken(parent) : [])];
     },
     begin() {
       moving = staged();

@@ -136,8 +136,15 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
     await turn();
     const open = await s.gate.close(parent);
     try {
-      // Taken since the check (a partner created meanwhile with its client_id): checked again, a 400.
-      if ([...staged.values()].some((piece) => piece.taken())) checked(s, b);
+      // Taken since the check (a partner created meanwhile with its client_id): checked again, a
+      // 400. Nothing can take anything while the gate is closed, so the checks go by turns.
+      for (const piece of staged.values()) {
+        for (const taken of piece.taken()) {
+          await turn();
+          if (taken()) checked(s, b);
+        }
+      }
+      await turn();
       const replaced = s.state.scopeOf(parent).client !== undefined;
       await s.state.swapIn(b, realNow, staged, turn);
       return summary(b, replaced);

@@ -39,8 +39,11 @@ export interface StagedRows {
   add(accounts: readonly StagedAccount[]): void;
   /** Whether this store is still the one staged into (an in-memory store restored from a snapshot is another). */
   isIn(db: Db): boolean;
-  /** Whether another partner than `parent` holds one of the staged IDs now (taken since they were checked). */
-  taken(parent: string): boolean;
+  /**
+   * Whether another partner than `parent` holds one of the staged IDs now (taken since they
+   * were checked): one query per kind of ID, each a step.
+   */
+  taken(parent: string): (() => boolean)[];
   /** Moves up to `limit` staged rows into the real tables (call inside a transaction); false once all are in. */
   moveSome(limit: number): boolean;
   /**
@@ -144,7 +147,7 @@ export function openStaged(db: Db, schema: 'main' | 'temp', prefix: string): Sta
     // was staged went with it, and moveInto then declines, so the import writes its rows itself.
     add: (accounts) => void (db.open && !dropped && add(accounts)),
     isIn: (target) => target === db && db.open && !dropped,
-    taken: (parent) => held.some((statement) => statement.get(parent) !== undefined),
+    taken: (parent) => held.map((statement) => () => statement.get(parent) !== undefined),
     moveSome,
     moveInto(target) {
       if (target !== db || !db.open || dropped) return false;
