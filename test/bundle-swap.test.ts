@@ -161,11 +161,39 @@ describe('a file store killed during a large import', () => {
       .prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name LIKE 'import_stage_%'")
       .all().length;
 
-  it("during the swap: the next start-up finishes it, and the partner is the bundle's", async () => {
+  /**
+   * A file store with the demo partner and one account; `during` starts an import and returns,
+   * once at the point to kill, the import and what `after` then checks on the killed copy,
+   * restarted.
+   */
+  async function killedDuringImport(
+    during: (
+      h: Harness,
+    ) => Promise<{ importing: Promise<{ status: number }>; after: (h: Harness) => Promise<void> }>,
+  ) {
     const dir = mkdtempSync(join(tmpdir(), 'swap-kill-'));
     const h = createHarness({ db: join(dir, 'sandbox.db') });
     try {
       await (await h.client()).account();
+      const { importing, after } = await during(h);
+      const copy = killedCopy(join(dir, 'sandbox.db'));
+      expect((await importing).status).toBe(200);
+      const restarted = createHarness({ db: copy });
+      try {
+        expect(restarted.sandbox.store.meta.get('import_swap')).toBeUndefined();
+        expect(stagingLeft(restarted)).toBe(0);
+        await after(restarted);
+      } finally {
+        restarted.sandbox.close();
+      }
+    } finally {
+      h.sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("during the swap: the next start-up finishes it, and the partner is the bundle's", async () => {
+    await killedDuringImport(async (h) => {
       const bundle = await bigBundle(h, 3000);
       const importing = importInto(h, bundle);
       await untilSwapping(h, DEMO_PARENT, importing);
@@ -173,48 +201,30 @@ describe('a file store killed during a large import', () => {
       while (h.sandbox.store.meta.get('import_swap') === undefined) await nextTurn();
       await nextTurn();
       expect(h.sandbox.store.meta.get('import_swap')).toBeDefined();
-      const copy = killedCopy(join(dir, 'sandbox.db'));
-      expect((await importing).status).toBe(200);
-      const after = createHarness({ db: copy });
-      try {
-        expect(after.sandbox.store.meta.get('import_swap')).toBeUndefined();
-        expect(stagingLeft(after)).toBe(0);
-        expectSameBundle(byId(await exportOf(after, DEMO_PARENT)), byId(bundle));
-      } finally {
-        after.sandbox.close();
-      }
-    } finally {
-      h.sandbox.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+      return {
+        importing,
+        after: async (restarted) =>
+          expectSameBundle(byId(await exportOf(restarted, DEMO_PARENT)), byId(bundle)),
+      };
+    });
   }, 60_000);
 
   it('while the rows were staged: the next start-up drops them, and the partner is the old one', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'swap-kill-'));
-    const h = createHarness({ db: join(dir, 'sandbox.db') });
-    try {
-      await (await h.client()).account();
+    await killedDuringImport(async (h) => {
       const before = await exportOf(h, DEMO_PARENT);
       const importing = importInto(h, await bigBundle(h, 3000));
       while (stagingLeft(h) === 0) await nextTurn();
       await nextTurn();
-      const copy = killedCopy(join(dir, 'sandbox.db'));
-      expect((await importing).status).toBe(200);
-      const after = createHarness({ db: copy });
-      try {
-        expect(stagingLeft(after)).toBe(0);
+      return {
+        importing,
         // The store's part (the journal lives in memory: it goes with the process).
-        expectSameBundle(
-          { ...(await exportOf(after, DEMO_PARENT)), journal: [] },
-          { ...before, journal: [] },
-        );
-      } finally {
-        after.sandbox.close();
-      }
-    } finally {
-      h.sandbox.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+        after: async (restarted) =>
+          expectSameBundle(
+            { ...(await exportOf(restarted, DEMO_PARENT)), journal: [] },
+            { ...before, journal: [] },
+          ),
+      };
+    });
   }, 60_000);
 });
 
