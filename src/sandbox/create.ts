@@ -123,7 +123,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     // A fresh database gets the fixtures; a durable one keeps what it has.
     if (store.meta.get('seeded') !== '1') seed(sandbox);
     // A durable store reads back the chaos profiles and positions it saved, and keeps saving them.
-    const durable = config.db !== ':memory:' && config.db !== '';
+    const durable = !store.memory;
     if (durable) flushChaos = durableChaos(sandbox);
     startupChaos(sandbox, durable);
     if (config.seed) seedBundle(sandbox, config.seed);

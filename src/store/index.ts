@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { accountStore } from './accounts.js';
 import { controlsStore } from './controls.js';
-import { type Db, openDb } from './db.js';
+import { type Db, inMemory, openDb } from './db.js';
 import { idempotencyStore } from './idempotency.js';
 import type { MigrationHooks } from './migrations.js';
 import { partnerStore } from './partners.js';
@@ -58,7 +58,7 @@ function parts(db: Db) {
 }
 
 export function createStore(path: string, hooks: MigrationHooks) {
-  const memory = path === ':memory:' || path === '';
+  const memory = inMemory(path);
   const snapshotDir = `${path}.snapshots`;
   // Snapshots live as long as their process (close() removes them): files left here are a
   // killed process's, unlisted and unreachable, so they go before anything else is opened.
