@@ -5,7 +5,12 @@
 // longest any other partner's call or health waited during it, and the server's peak RSS
 // (sampled every 20 ms) against its RSS before.
 //
-// Usage: npm run build && node bench/import-large.mjs [--accounts=1000,10000,50000]
+// Then, unless --no-round-trip: the partner (as the last size left it) exported and imported
+// back, every ID its own already (the swap deletes and writes every row).
+//
+// Usage: npm run build && node bench/import-large.mjs [--accounts=1000,10000,50000] [--shape=bare] [--db=FILE]
+//   --shape=bare: accounts without pages, layouts or variants (about 0.5 KiB each, so the
+//   largest bundle accepted holds far more of them)
 import {
   authHeaders,
   getToken,
@@ -21,6 +26,8 @@ import {
 const sizes = (process.argv.find((a) => a.startsWith('--accounts='))?.split('=')[1] ?? '1000,10000,50000')
   .split(',')
   .map(Number);
+const bare = process.argv.includes('--shape=bare');
+const roundTrip = !process.argv.includes('--no-round-trip');
 
 /** A bundle of the demo partner with `n` copies of its one account, each with its own IDs. */
 function bigBundle(base, n) {
@@ -30,26 +37,30 @@ function bigBundle(base, n) {
     ...one,
     account_id: `acct_big_${i}`,
     external_account_id: `ext-big-${i}`,
-    pages: one.pages.map((p) => ({ ...p, page_id: suffix(p.page_id, i) })),
-    layouts: one.layouts.map((l) => ({
-      ...l,
-      layout_id: suffix(l.layout_id, i),
-      page_id: suffix(l.page_id, i),
-    })),
-    variants: one.variants.map((v) => ({
-      ...v,
-      variant_id: suffix(v.variant_id, i),
-      page_id: suffix(v.page_id, i),
-    })),
+    pages: bare ? [] : one.pages.map((p) => ({ ...p, page_id: suffix(p.page_id, i) })),
+    layouts: bare
+      ? []
+      : one.layouts.map((l) => ({
+          ...l,
+          layout_id: suffix(l.layout_id, i),
+          page_id: suffix(l.page_id, i),
+        })),
+    variants: bare
+      ? []
+      : one.variants.map((v) => ({
+          ...v,
+          variant_id: suffix(v.variant_id, i),
+          page_id: suffix(v.page_id, i),
+        })),
+    last_status_write: bare ? null : one.last_status_write,
     controls: { ...one.controls, list_id: suffix(one.controls.list_id, i) },
   }));
   return { ...base, accounts, journal: [], idempotency_keys: [] };
 }
 
-const sb = await startSandbox();
-async function startSandbox() {
-  return startServer(sandboxDist().main);
-}
+// --db=FILE: a file store (the swap is then one transaction: a process killed meanwhile leaves the old partner or the new one).
+const db = process.argv.find((a) => a.startsWith('--db='))?.split('=')[1];
+const sb = await startServer(sandboxDist().main, { env: db ? { SANDBOX_DB: db } : {} });
 try {
   const token = await getToken(sb.url);
   const reg = await fetch(`${sb.url}${REGISTER}`, {
@@ -62,8 +73,14 @@ try {
   // The other partner: its own credentials and calls.
   const other = await partnerWithToken(sb.url, 'pa_bystander');
   const rows = [];
-  for (const n of sizes) {
-    const text = JSON.stringify(bigBundle(base, n));
+  const runs = sizes.map((n) => ({ label: n, text: () => JSON.stringify(bigBundle(base, n)) }));
+  if (roundTrip && sizes.length > 0)
+    runs.push({
+      label: `${sizes.at(-1)} (round trip)`,
+      text: async () => (await fetch(`${sb.url}/__sandbox/partners/pa_demo_platform/bundle`)).text(),
+    });
+  for (const { label: n, text: bundleText } of runs) {
+    const text = await bundleText();
     await sleep(500);
     const rssBefore = rssMiB(sb.pid);
     let peak = rssBefore;
@@ -106,6 +123,8 @@ try {
     if (res.status !== 200) throw new Error(`import of ${n}: ${res.status} ${answer.slice(0, 300)}`);
     rows.push({
       accounts: n,
+      shape: bare ? 'bare' : 'demo',
+      store: db ? 'file' : 'memory',
       bundle_mib: +(Buffer.byteLength(text) / 1024 / 1024).toFixed(1),
       import_ms: Math.round(ms),
       worst_other_call_ms: Math.round(worstCall),

@@ -243,6 +243,7 @@ const cold: Record<string, (s: Store) => unknown> = {
   'accounts of a parent (bundle export)': (s) => s.accounts.allOf(PARENT),
   'account ids of a parent (partner reset)': (s) => s.accounts.idsOf(PARENT),
   'accounts delete of a parent (partner reset)': (s) => s.accounts.deleteOf('pa_none'),
+  'accounts delete of some (a large import swapped in)': (s) => s.accounts.deleteSome(['acct_none']),
   'idempotency keys of a parent (bundle export)': (s) => s.idempotency.doneOf(PARENT),
   'idempotency insert (bundle import)': (s) =>
     s.idempotency.insertDone({

@@ -81,7 +81,7 @@ function readFields(raw: string, type: string): Record<string, unknown> {
     // The partnership API's rule (http/json.ts): JSON is read as UTF-8 only.
     const problem = jsonMediaTypeProblem(type);
     if (problem) throw new OAuthError('invalid_request', problem, 400);
-    if (tooDeepAt(raw) !== -1) {
+    if (tooDeepAt(raw, MAX_JSON_DEPTH) !== -1) {
       throw new OAuthError(
         'invalid_request',
         `the request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,

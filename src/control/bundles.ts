@@ -26,9 +26,13 @@ export function bundleRoutes(s: Sandbox) {
     // A large bundle is parsed on another thread, its accounts handed back as texts of one turn's worth.
     if (text !== undefined && text.length >= ASIDE_MIN_CHARS) {
       const { value, slices, count } = await parseJsonAside(text, 'accounts', ACCOUNTS_PER_TURN);
-      return c.json({ imported: await importBundleInTurns(s, value, slices && { slices, count }) }, 200);
+      const imported = await s.gate.oneImport(() =>
+        importBundleInTurns(s, value, slices && { slices, count }),
+      );
+      return c.json({ imported }, 200);
     }
-    return c.json({ imported: await importBundleInTurns(s, text === undefined ? {} : parseJson(text)) }, 200);
+    const json = text === undefined ? {} : parseJson(text);
+    return c.json({ imported: await s.gate.oneImport(() => importBundleInTurns(s, json)) }, 200);
   });
   return api;
 }

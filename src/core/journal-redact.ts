@@ -2,7 +2,7 @@
  * The journal's redaction (docs/control-plane.md): secrets are never shown in clear, in
  * headers, query parameters or bodies (JSON, forms or other text), whatever their depth.
  */
-import { tooDeepAt } from '../domain/json-depth.js';
+import { MAX_JSON_DEPTH, tooDeepAt } from '../domain/json-depth.js';
 import { setOwn } from '../domain/own.js';
 
 /**
@@ -103,7 +103,7 @@ export function redactBody(body: string | null): string | null {
   let redacted: string;
   try {
     // A body nested too deep was refused unparsed: it is not parsed here either.
-    if (tooDeepAt(body) !== -1) throw new Error('nested too deep');
+    if (tooDeepAt(body, MAX_JSON_DEPTH) !== -1) throw new Error('nested too deep');
     redacted = JSON.stringify(redactJson(JSON.parse(body)));
   } catch {
     if (/^[^{[\s][^\s]*=/.test(body) || body.includes('&')) {

@@ -40,8 +40,23 @@ export interface PartnerImport {
 export interface Staging {
   /** Writes the next slice; false once all is written. */
   next(): boolean;
-  /** Moves all of it into place (in the import's transaction); false, nothing moved, when it cannot: the piece then writes its part itself. */
-  moveIn(): boolean;
+  /**
+   * Whether another partner took something of it since it was checked (the import then checks
+   * again): its checks, each a step to run between turns of the event loop.
+   */
+  taken(): (() => boolean)[];
+  /**
+   * In the import's transaction: whether what was staged goes in by slices after it
+   * (`moveNext`), the piece's `importPartner` leaving that part alone; false when it cannot
+   * (what was staged is gone): the piece then writes its part itself.
+   */
+  begin(): boolean;
+  /**
+   * After the import's transaction: moves the next slice into place, replacing the partner's
+   * part (while the partner's calls and the control plane wait: core/swap-gate.ts); false once
+   * all of it is in.
+   */
+  moveNext(): boolean;
   /** Frees what was staged (the import is done or failed). */
   drop(): void;
 }
@@ -85,8 +100,12 @@ export type StateImage = ReadonlyMap<string, unknown>;
 export interface StateRegistryOptions {
   /** The partner's scope as the store has it now. */
   scopeOf(parent: string): PartnerScope;
-  /** Runs the durable pieces' work in one store transaction (the clocks put back if it fails). */
-  durably(work: () => void): void;
+  /**
+   * Runs the durable pieces' work in one store transaction (the clocks put back if it fails);
+   * `checked`: its rows were checked in full already (an import), so the store need not check
+   * them again (store.unchecked).
+   */
+  durably(work: () => void, checked?: boolean): void;
 }
 
 export class StateRegistry {
@@ -106,10 +125,10 @@ export class StateRegistry {
   }
 
   /** The durable pieces in one transaction, then the others. */
-  #each(act: (piece: StatePiece) => void): void {
+  #each(act: (piece: StatePiece) => void, checked = false): void {
     this.#options.durably(() => {
       for (const p of this.pieces) if (p.durable) act(p);
-    });
+    }, checked);
     for (const p of this.pieces) if (!p.durable) act(p);
   }
 
@@ -179,6 +198,26 @@ export class StateRegistry {
     return staged;
   }
 
+  /**
+   * A large import's swap, once staged (`stage`) and with the partner's calls and the control
+   * plane waiting (core/swap-gate.ts): `importPartner` writes all but what was staged in one
+   * transaction, then each piece moves its staged part in by slices, awaiting `pause` between
+   * them. The scope it replaced is the partner's before anything moved.
+   */
+  async swapIn(
+    bundle: BundleData,
+    realNow: number,
+    staged: ReadonlyMap<string, Staging>,
+    pause: () => Promise<void>,
+  ): Promise<PartnerScope> {
+    const scope = this.importPartner(bundle, realNow, staged);
+    for (const piece of staged.values()) {
+      do await pause();
+      while (piece.moveNext());
+    }
+    return scope;
+  }
+
   /** Replaces the bundle's partner (checked first with `check`); the scope it replaced. */
   importPartner(bundle: BundleData, realNow: number, staged?: ReadonlyMap<string, Staging>): PartnerScope {
     const here = this.scopeOf(bundle.partner.parent_account_id);
@@ -186,7 +225,7 @@ export class StateRegistry {
       ...here,
       accounts: new Set([...here.accounts, ...bundle.accounts.map((a) => a.account_id)]),
     };
-    this.#each((p) => p.importPartner({ scope, bundle, realNow, ...(staged ? { staged } : {}) }));
+    this.#each((p) => p.importPartner({ scope, bundle, realNow, ...(staged ? { staged } : {}) }), true);
     return scope;
   }
 }

@@ -16,6 +16,7 @@ import type { Fixtures } from './fixtures.js';
 import type { Journal } from './journal.js';
 import type { StateRegistry } from './state-registry.js';
 import type { StoreHealth } from './store-health.js';
+import type { SwapGate } from './swap-gate.js';
 
 type SnapshotView = z.infer<typeof SnapshotInfo>;
 
@@ -51,6 +52,8 @@ export interface Sandbox {
   storeHealth: StoreHealth;
   /** Saved states of the whole sandbox, by name (docs/parallel-tests.md). */
   snapshots: Snapshots;
+  /** What waits while a large import swaps its partner in by slices (core/swap-gate.ts). */
+  gate: SwapGate;
   /**
    * Every piece of its state (core/state-registry.ts), which a reset, a partner reset,
    * snapshots and bundles loop over.

@@ -8,6 +8,7 @@
  */
 import Database from 'better-sqlite3';
 import { storeNotWritableMessage } from '../contract/api/messages.js';
+import { inMemory } from '../store/db.js';
 
 /** What a refused write was refused for. */
 export interface StorageFailure {
@@ -68,7 +69,7 @@ export class StoreHealth {
 
   constructor(path: string, log: Logger, now: () => number = () => Date.now()) {
     this.#path = path;
-    this.#memory = path === ':memory:' || path === '';
+    this.#memory = inMemory(path);
     this.#log = log;
     this.#now = now;
   }

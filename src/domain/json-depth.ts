@@ -7,20 +7,21 @@
 /** How many levels arrays and objects may nest in a JSON body (the API's own bodies need 4). */
 export const MAX_JSON_DEPTH = 64;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_ARRAY = 0x5b;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_ARRAY = 0x5d;
-const CLOSE_OBJECT = 0x7d;
-
 /**
  * The index of the first `[` or `{` that opens level `max + 1`, or -1. One pass over the
  * text: brackets inside strings (escapes included) do not count. Text that is not JSON
- * may pass; JSON.parse rejects it afterwards.
+ * may pass; JSON.parse rejects it afterwards. It names nothing outside itself, so that a
+ * worker thread can run its source (http/json-aside.ts).
  */
-export function tooDeepAt(text: string, max = MAX_JSON_DEPTH): number {
+export function tooDeepAt(text: string, max: number): number {
   if (text.length <= max) return -1;
+  // " \ [ { ] }
+  const QUOTE = 0x22;
+  const BACKSLASH = 0x5c;
+  const OPEN_ARRAY = 0x5b;
+  const OPEN_OBJECT = 0x7b;
+  const CLOSE_ARRAY = 0x5d;
+  const CLOSE_OBJECT = 0x7d;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

@@ -78,6 +78,13 @@ export interface StepsDeclaration<Call, Attempt> {
 
 type Answer<R extends RouteConfig> = RouteConfigToTypedResponse<R> | Promise<RouteConfigToTypedResponse<R>>;
 
+/**
+ * The control-plane operations that do not wait while a large import swaps a partner in
+ * (core/swap-gate.ts): health, which must answer throughout, and imports, which go one at a
+ * time on their own.
+ */
+const UNGATED: ReadonlySet<string> = new Set(['health', 'importBundle']);
+
 /** `/a/{b}/c` as Hono writes it: `/a/:b/c`. */
 const routingPath = (path: string) => path.replaceAll(/\/{(.+?)}/g, '/:$1');
 
@@ -183,5 +190,10 @@ export function bind(
     return;
   }
   const route = declaration;
-  api.on(route.method.toUpperCase(), routingPath(route.path), (c) => run(controlCall(c, route), c));
+  const serve: Handler<AppEnv> = (c) => run(controlCall(c, route), c);
+  api.on(
+    route.method.toUpperCase(),
+    routingPath(route.path),
+    UNGATED.has(route.operationId) ? serve : (c, next) => c.get('sandbox').gate.control(() => serve(c, next)),
+  );
 }

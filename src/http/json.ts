@@ -14,9 +14,8 @@ import { ApiError } from '../contract/api/errors.js';
 import { jsonTooDeepMessage } from '../contract/api/messages.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../domain/json-depth.js';
 
-/** 400 malformed_json naming the limit and the byte offset where the body goes past it, or nothing. */
-export function checkJsonDepth(text: string): void {
-  const at = tooDeepAt(text);
+/** 400 malformed_json naming the limit and the byte offset where the body goes past it (`at`: where tooDeepAt found it), or nothing. */
+export function checkJsonDepth(text: string, at = tooDeepAt(text, MAX_JSON_DEPTH)): void {
   if (at === -1) return;
   const offset = Buffer.byteLength(text.slice(0, at));
   throw new ApiError('malformed_json', jsonTooDeepMessage(MAX_JSON_DEPTH, offset), {

@@ -80,6 +80,10 @@ export function pipeline(
       for (let i = 0; i < list.length; i++) {
         let out = list[i]!(c);
         if (out instanceof Promise) out = await out;
+        // Its partner is being swapped in by a large import (core/swap-gate.ts): it waits, then
+        // finds the new partner's state below.
+        const held = sandbox.gate.heldFor(c.get('principal')?.parent_account_id);
+        if (held) await held;
         if (sandbox.epoch !== epoch) {
           // A reset, restore or import came while it awaited: did it replace this request's state?
           const wiped = sandbox.wipedSince(epoch, c.get('principal')?.parent_account_id);

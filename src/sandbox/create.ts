@@ -16,6 +16,7 @@ import { StartupError } from '../core/startup-error.js';
 import type { Logger, Sandbox, Snapshots } from '../core/state.js';
 import { StateRegistry } from '../core/state-registry.js';
 import { StoreHealth } from '../core/store-health.js';
+import { SwapGate } from '../core/swap-gate.js';
 import { hashSecretSync, type SecretHash } from '../domain/secrets.js';
 import { builtInPresetsDir, isDefaultFixtures } from '../package-dir.js';
 import { ArmedRegistry } from '../scenarios/armed.js';
@@ -27,6 +28,7 @@ import { startupWriteError } from '../store/db.js';
 import { createStore } from '../store/index.js';
 import { secretColumns } from '../store/partners.js';
 import { durableChaos, startupChaos, statePieces } from './pieces.js';
+import { finishSwapsLeft } from './store-piece.js';
 
 export type { Logger, Sandbox } from '../core/state.js';
 
@@ -58,6 +60,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     diagnostics: new Diagnostics(),
     storeHealth: new StoreHealth(config.db, log),
     snapshots: undefined as unknown as Snapshots,
+    gate: new SwapGate(),
     state: undefined as unknown as StateRegistry,
     epoch: 0,
     wipedSince(epoch, parent) {
@@ -99,9 +102,11 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     }),
     // The durable pieces' work and the clocks saved, in one transaction; the caches then
     // forget what the rows were, whether it went through or not.
-    durably: (work) => {
+    durably: (work, checked) => {
       try {
-        changeClocks(sandbox, () => {}, work);
+        const write = () => changeClocks(sandbox, () => {}, work);
+        if (checked) store.unchecked(write);
+        else write();
       } finally {
         store.clearCaches();
       }
@@ -113,10 +118,12 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
   try {
     // A reservation left by a process that stopped mid-request (kill -9) never finished.
     store.idempotency.releaseAbandoned();
+    // A large import's swap that a killed process left under way is finished (store-piece.ts).
+    finishSwapsLeft(sandbox);
     // A fresh database gets the fixtures; a durable one keeps what it has.
     if (store.meta.get('seeded') !== '1') seed(sandbox);
     // A durable store reads back the chaos profiles and positions it saved, and keeps saving them.
-    const durable = config.db !== ':memory:' && config.db !== '';
+    const durable = !store.memory;
     if (durable) flushChaos = durableChaos(sandbox);
     startupChaos(sandbox, durable);
     if (config.seed) seedBundle(sandbox, config.seed);

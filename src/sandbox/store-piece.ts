@@ -19,7 +19,7 @@ import { lastStatusWrite, lastStatusWriteMeta, putLastStatusWrite } from '../ser
 import { storedControls } from '../store/controls.js';
 import type { StoreImage } from '../store/index.js';
 import { secretColumns, secretOf } from '../store/partners.js';
-import type { StagedAccount } from '../store/staging.js';
+import { type StagedAccount, SWAP_MARKER } from '../store/staging.js';
 import { clockPlan } from './clock-plan.js';
 
 // The bundle's algorithms are those the store keeps, both ways (a compile-time check).
@@ -163,16 +163,24 @@ function* storeProblems(s: Sandbox, b: BundleData): Generator<void, FieldIssue[]
   b.vertical_mappings.forEach((m, i) => {
     unique('sub', String(m.partner_sub_vertical_id), `vertical_mappings[${i}].partner_sub_vertical_id`);
   });
-  // Who holds each of the bundle's IDs here: one query per kind, however large the bundle.
-  const listOwners = s.store.controls.listOwners(b.accounts.map((a) => a.controls.list_id));
-  const owners = (kind: 'account' | 'page' | 'layout' | 'variant', ids: (a: BundleAccount) => string[]) =>
-    s.store.accounts.ownersOf(kind, b.accounts.flatMap(ids));
-  const accountOwners = owners('account', (a) => [a.account_id]);
-  const pageOwners = owners('page', (a) => a.pages.map((p) => p.page_id));
-  const layoutOwners = owners('layout', (a) => a.layouts.map((l) => l.layout_id));
-  const variantOwners = owners('variant', (a) => a.variants.map((v) => v.variant_id));
+  // Who holds each of the bundle's IDs here: one query per kind and slice of accounts.
+  let listOwners = new Map<string, string>();
+  let accountOwners = listOwners;
+  let pageOwners = listOwners;
+  let layoutOwners = listOwners;
+  let variantOwners = listOwners;
   for (const [i, a] of b.accounts.entries()) {
-    if (i % ACCOUNTS_PER_CHECK_SLICE === ACCOUNTS_PER_CHECK_SLICE - 1) yield;
+    if (i % ACCOUNTS_PER_CHECK_SLICE === 0) {
+      if (i > 0) yield;
+      const slice = b.accounts.slice(i, i + ACCOUNTS_PER_CHECK_SLICE);
+      const owners = (kind: 'account' | 'page' | 'layout' | 'variant', ids: (a: BundleAccount) => string[]) =>
+        s.store.accounts.ownersOf(kind, slice.flatMap(ids));
+      listOwners = s.store.controls.listOwners(slice.map((a) => a.controls.list_id));
+      accountOwners = owners('account', (a) => [a.account_id]);
+      pageOwners = owners('page', (a) => a.pages.map((p) => p.page_id));
+      layoutOwners = owners('layout', (a) => a.layouts.map((l) => l.layout_id));
+      variantOwners = owners('variant', (a) => a.variants.map((v) => v.variant_id));
+    }
     const at = `accounts[${i}]`;
     unique('account', a.account_id, `${at}.account_id`);
     unique('external', a.external_account_id, `${at}.external_account_id`);
@@ -298,6 +306,10 @@ function exportRows(s: Sandbox, parent: string): BundlePart {
 
 /** How many accounts a large import stages between two turns of the event loop. */
 const ACCOUNTS_PER_SLICE = 250;
+/** How many of the partner's old accounts a large import's swap deletes between two turns. */
+const OLD_ACCOUNTS_PER_SLICE = 2000;
+/** How many staged rows a large import's swap moves in between two turns (about 15 ms). */
+const ROWS_PER_SLICE = 16_000;
 
 /** One bundle account's rows as the store keeps them (its deadline moved by the clock plan). */
 function accountRows(a: BundleAccount, parent: string, clock: ReturnType<typeof clockPlan>): StagedAccount {
@@ -318,12 +330,23 @@ function accountRows(a: BundleAccount, parent: string, clock: ReturnType<typeof 
   };
 }
 
-/** A large import's accounts staged ahead by slices (store/staging.ts), moved in by importRows. */
+/**
+ * A large import's accounts staged ahead by slices (store/staging.ts), then swapped in by
+ * slices too, after importRows's transaction wrote the rest: the partner's old accounts
+ * deleted, then the staged rows moved in, while the partner's calls and the control plane wait
+ * (core/swap-gate.ts). A file store marks the swap under way in that transaction and unmarks
+ * it with the last slice: a process killed between the two finishes it at the next start-up
+ * (finishSwapsLeft).
+ */
 function stageAccounts(s: Sandbox, { bundle: b, realNow }: Omit<PartnerImport, 'scope' | 'staged'>): Staging {
   const clock = clockPlan(s, b.clock.now, realNow);
   const parent = b.partner.parent_account_id;
   const rows = s.store.stage();
   let at = 0;
+  let moving = false;
+  /** The partner's accounts before the swap (read by its first slice), deleted first. */
+  let old: string[] | undefined;
+  const staged = () => at >= b.accounts.length && rows.isIn(s.store.db);
   return {
     next() {
       const slice = b.accounts.slice(at, at + ACCOUNTS_PER_SLICE);
@@ -331,33 +354,97 @@ function stageAccounts(s: Sandbox, { bundle: b, realNow }: Omit<PartnerImport, '
       at += slice.length;
       return at < b.accounts.length;
     },
-    moveIn: () => at >= b.accounts.length && rows.moveInto(s.store.db),
+    taken() {
+      const client = () => {
+        const holder = s.store.partners.byClient(b.partner.client_id)?.parent_account_id;
+        return holder !== undefined && holder !== parent;
+      };
+      return [client, ...(staged() ? rows.taken(parent) : [])];
+    },
+    begin() {
+      moving = staged();
+      if (moving && !s.store.memory)
+        s.store.meta.set(SWAP_MARKER, JSON.stringify({ parent, prefix: rows.prefix }));
+      return moving;
+    },
+    moveNext() {
+      if (!moving) return false;
+      moving = s.store.unchecked(() =>
+        s.store.tx(() => {
+          old ??= s.store.accounts.idsOf(parent);
+          if (old.length > 0) {
+            deleteAccounts(s, old.splice(0, OLD_ACCOUNTS_PER_SLICE));
+            return true;
+          }
+          if (rows.moveSome(ROWS_PER_SLICE)) return true;
+          s.store.meta.delete(SWAP_MARKER);
+          return false;
+        }),
+      );
+      // Cached rows of the old accounts (an ID the bundle keeps is a new row now).
+      if (!moving) s.store.clearCaches();
+      return moving;
+    },
     drop: () => rows.drop(),
   };
 }
 
+/** Deletes these accounts with all their rows and records (inside a transaction). */
+function deleteAccounts(s: Sandbox, ids: readonly string[]): void {
+  for (const id of ids) putLastStatusWrite(s, id, null);
+  s.store.accounts.deleteSome(ids);
+}
+
 /**
- * Replaces the partner's rows by the bundle's, inside the registry's transaction (its accounts
- * moved in from staging when a large import staged them). Deadlines
+ * At start-up: the swap of a large import that a killed process left under way in a file store
+ * is finished (the partner's accounts, old or moved already, deleted and every staged row moved
+ * in, in one transaction), so the partner is the bundle's; then every staging table left goes.
+ */
+export function finishSwapsLeft(s: Sandbox): void {
+  const left = s.store.stagesLeft();
+  const marker = s.store.meta.get(SWAP_MARKER);
+  if (marker !== undefined) {
+    const { parent, prefix } = JSON.parse(marker) as { parent: string; prefix: string };
+    const rows = left.find((r) => r.prefix === prefix);
+    s.store.unchecked(() =>
+      s.store.tx(() => {
+        if (rows) {
+          deleteAccounts(s, s.store.accounts.idsOf(parent));
+          rows.moveInto(s.store.db);
+        }
+        s.store.meta.delete(SWAP_MARKER);
+      }),
+    );
+    s.log.info('import_swap_finished', { parent_account_id: parent, finished: rows !== undefined });
+  }
+  for (const rows of left) rows.drop();
+}
+
+/**
+ * Replaces the partner's rows by the bundle's, inside the registry's transaction (but its
+ * accounts, when a large import staged them: they move in by slices after it). Deadlines
  * are kept relative to the partner's clock (clockPlan); historical times (created_at,
  * updated_at) are kept as they are.
  */
 function importRows(s: Sandbox, { scope, bundle: b, realNow, staged }: PartnerImport): void {
   const parent = scope.parent;
   const previous = s.store.partners.byParent(parent);
-  const before = previous ? s.store.accounts.idsOf(parent) : [];
   const clock = clockPlan(s, b.clock.now, realNow);
-  // The old accounts' records go with them; a bundle's account without one has none.
-  for (const id of before) putLastStatusWrite(s, id, null);
+  // Staged accounts replace the old ones by slices after this transaction, else the bundle's are written here.
+  const moved = staged?.get('store')?.begin() ?? false;
+  if (!moved) {
+    // The old accounts' records go with them; a bundle's account without one has none.
+    for (const id of s.store.accounts.idsOf(parent)) putLastStatusWrite(s, id, null);
+    s.store.accounts.deleteOf(parent);
+  }
   if (previous) {
     s.store.idempotency.deleteOf(parent);
-    s.store.accounts.deleteOf(parent);
-    s.store.partners.delete(parent); // its mapping and tokens cascade
+    s.store.partners.delete(parent); // with its mapping and tokens; not its accounts (no cascade here)
   }
   const { client_secret_hash, ...partner } = b.partner;
   s.store.partners.insert({ ...partner, ...secretColumns(client_secret_hash) });
   s.store.partners.replaceMappings(parent, b.vertical_mappings);
-  if (!staged?.get('store')?.moveIn()) {
+  if (!moved) {
     for (const a of b.accounts) {
       s.store.accounts.insert(accountRows(a, parent, clock));
       s.store.controls.put({ ...a.controls, account_id: a.account_id });

@@ -19,7 +19,6 @@ import {
   BundleV1,
 } from '../contract/control/bundle.js';
 import type { Sandbox } from '../core/state.js';
-import type { Staging } from '../core/state-registry.js';
 import { hashSecretSync } from '../domain/secrets.js';
 
 /**
@@ -124,16 +123,36 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
   const b = { ...rest, accounts: parsed };
   const found = await s.state.checkInTurns(b, turn);
   if (found.length) throw validationError(found.slice(0, 20));
-  // The rows are written ahead by slices where no reader sees them, then swapped in at once.
+  // The rows are written ahead by slices where no reader sees them, then swapped in: by slices
+  // too, while what could see the partner half-moved waits (core/swap-gate.ts).
   const realNow = Date.now();
   const staged = s.state.stage(b, realNow);
+  const parent = b.partner.parent_account_id;
   try {
     for (const piece of staged.values()) {
       do await turn();
       while (piece.next());
     }
     await turn();
-    return load(s, b, realNow, staged);
+    const open = await s.gate.close(parent);
+    try {
+      // Taken since the check (a partner created meanwhile with its client_id): checked again, a
+      // 400. Nothing can take anything while the gate is closed, so the checks go by turns.
+      for (const piece of staged.values()) {
+        for (const taken of piece.taken()) {
+          await turn();
+          if (taken()) checked(s, b);
+        }
+      }
+      await turn();
+      const replaced = s.state.scopeOf(parent).client !== undefined;
+      await s.state.swapIn(b, realNow, staged, turn);
+      return summary(b, replaced);
+    } finally {
+      // Its calls held meanwhile start over against the new partner.
+      s.markWiped(parent);
+      open();
+    }
   } catch (err) {
     // Another import or registration took one of the bundle's IDs while this one staged: the
     // swap hit a constraint and wrote nothing. The check, run again, names the field.
@@ -150,14 +169,19 @@ function checked(s: Sandbox, b: BundleData): void {
   if (found.length) throw validationError(found.slice(0, 20));
 }
 
-function load(s: Sandbox, b: BundleData, realNow = Date.now(), staged?: ReadonlyMap<string, Staging>) {
-  if (!staged) checked(s, b);
+function load(s: Sandbox, b: BundleData) {
+  checked(s, b);
   const parent = b.partner.parent_account_id;
   const replaced = s.state.scopeOf(parent).client !== undefined;
-  s.state.importPartner(b, realNow, staged);
+  s.state.importPartner(b, Date.now());
   s.markWiped(parent);
+  return summary(b, replaced);
+}
+
+/** What an import answers: what it loaded. */
+function summary(b: BundleData, replaced: boolean) {
   return {
-    parent_account_id: parent,
+    parent_account_id: b.partner.parent_account_id,
     replaced,
     accounts: b.accounts.length,
     idempotency_keys: b.idempotency_keys.length,

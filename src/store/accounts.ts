@@ -106,6 +106,10 @@ export function accountStore(db: Db) {
         ),
       )
       .concat(db.prepare<[string]>('DELETE FROM accounts WHERE parent_account_id = ?')),
+    // The same for some accounts (a JSON array of their IDs).
+    deleteSome: (['variants', 'layouts', 'pages', 'controls_lists', 'accounts'] as const).map((table) =>
+      db.prepare<[string]>(`DELETE FROM ${table} WHERE account_id IN (SELECT value FROM json_each(?))`),
+    ),
   };
   const ownerQuery = (kind: OwnedKind) =>
     db.prepare<[string], { id: string; owner: string }>(
@@ -181,6 +185,12 @@ export function accountStore(db: Db) {
     idsOf: (parent: string) => s.idsOf.all(parent),
     /** Deletes a parent's accounts, with their pages, layouts, variants and controls lists. */
     deleteOf: (parent: string) => deleteOf(parent),
+    /** Deletes these accounts with their pages, layouts, variants and controls list (inside a transaction). */
+    deleteSome(ids: readonly string[]): void {
+      const list = JSON.stringify(ids);
+      for (const statement of s.deleteSome) statement.run(list);
+      for (const id of ids) accountCache.delete(id);
+    },
     /** Applies every variant change in one transaction. */
     setVariants: (changes: { variant_id: string; enabled: boolean; archived: boolean }[]) =>
       setVariants(changes),

@@ -82,9 +82,12 @@ function currentUser(): string {
   }
 }
 
+/** Whether a store path (SANDBOX_DB) is memory only: `:memory:`, or empty. */
+export const inMemory = (path: string): boolean => path === ':memory:' || path === '';
+
 function applyPragmas(db: Db, path: string): void {
   db.pragma('foreign_keys = ON');
-  if (path !== ':memory:' && path !== '') {
+  if (!inMemory(path)) {
     db.pragma('journal_mode = WAL');
     // NORMAL under WAL is durable against a process crash (SIGKILL); only an OS crash
     // can lose the last transactions. FULL would add an fsync per commit.

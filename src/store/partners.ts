@@ -71,6 +71,7 @@ export function partnerStore(db: Db) {
       'SELECT parent_account_id, client_id, expires_at FROM tokens WHERE token_hash = ?',
     ),
     pruneTokens: db.prepare<[number]>('DELETE FROM tokens WHERE expires_at < ?'),
+    deleteTokens: db.prepare<[string]>('DELETE FROM tokens WHERE parent_account_id = ?'),
     delete: db.prepare<[string]>('DELETE FROM partners WHERE parent_account_id = ?'),
   };
 
@@ -114,8 +115,14 @@ export function partnerStore(db: Db) {
       }
       return row;
     },
-    /** Deletes a partner; its mapping, tokens and accounts cascade (idempotency keys do not: no FK). */
+    /**
+     * Deletes a partner with its mapping and tokens (deleted here, not left to the foreign keys:
+     * an import's swap runs with them unenforced, store.unchecked); its accounts must be gone
+     * first, or cascade when the keys are enforced (idempotency keys do not: no FK).
+     */
     delete(parent: string): void {
+      s.deleteTokens.run(parent);
+      s.deleteMappings.run(parent);
       s.delete.run(parent);
       mappingCache.delete(parent);
       tokenCache.clear();

@@ -1,9 +1,16 @@
 /**
- * A large import's rows written ahead, a slice at a time, into temporary tables no reader sees
- * (each import its own), then moved into the real tables with one INSERT … SELECT each inside
- * the import's transaction: the partner is swapped at once, while the slow part (binding tens of
- * thousands of rows from JavaScript) ran between other requests.
+ * A large import's rows written ahead, a slice at a time, into tables no reader sees (each
+ * import its own), then moved into the real tables a slice at a time too (INSERT … SELECT by
+ * rowid), while the partner's calls wait (core/swap-gate.ts): the slow part (binding tens of
+ * thousands of rows from JavaScript, then moving them) runs between other requests.
+ *
+ * In memory the tables are temporary. A file store keeps them in the database itself, with a
+ * marker row naming the partner once the swap has begun, so that a process killed during the
+ * swap finishes it at the next start-up (`finishSwap`): the partner is then the new one, never
+ * a mix.
  */
+
+import type { Statement } from 'better-sqlite3';
 import type { NewAccount } from './accounts.js';
 import type { StoredControlsRow } from './controls.js';
 import type { Db } from './db.js';
@@ -20,22 +27,58 @@ type Table = (typeof TABLES)[number];
 
 let opened = 0;
 
+/** The meta key of a swap under way in a file store: `{parent, prefix}` as JSON. */
+export const SWAP_MARKER = 'import_swap';
+/** How the staging tables of one import are named: `<prefix>_<table>`. */
+const PREFIX = 'import_stage_';
+
 export interface StagedRows {
+  /** What names its tables (a file store's marker keeps it). */
+  readonly prefix: string;
   /** Writes these accounts' rows (one short transaction). */
   add(accounts: readonly StagedAccount[]): void;
+  /** Whether this store is still the one staged into (an in-memory store restored from a snapshot is another). */
+  isIn(db: Db): boolean;
   /**
-   * Moves every staged row into the real tables (call inside the import's transaction); false,
-   * and nothing moved, when the store is no longer the one staged into (a snapshot restored since).
+   * Whether another partner than `parent` holds one of the staged IDs now (taken since they
+   * were checked): one query per kind of ID, each a step.
+   */
+  taken(parent: string): (() => boolean)[];
+  /** Moves up to `limit` staged rows into the real tables (call inside a transaction); false once all are in. */
+  moveSome(limit: number): boolean;
+  /**
+   * Moves every staged row not moved yet into the real tables (call inside the import's
+   * transaction); false, and nothing moved, when the store is no longer the one staged into.
    */
   moveInto(db: Db): boolean;
   /** Drops the staging tables. */
   drop(): void;
 }
 
-export function stageRows(db: Db): StagedRows {
-  const prefix = `import_stage_${++opened}`;
-  const name = (t: Table) => `temp.${prefix}_${t}`;
-  for (const t of TABLES) db.exec(`CREATE TEMP TABLE ${prefix}_${t} AS SELECT * FROM main.${t} WHERE 0`);
+/** New staging tables: temporary ones in memory, in the database itself for a file store (`durable`). */
+export function stageRows(db: Db, durable: boolean): StagedRows {
+  const schema = durable ? 'main' : 'temp';
+  let prefix: string;
+  do prefix = `${PREFIX}${++opened}`;
+  while (db.prepare(`SELECT 1 FROM ${schema}.sqlite_master WHERE name = ?`).get(`${prefix}_accounts`));
+  for (const t of TABLES) db.exec(`CREATE TABLE ${schema}.${prefix}_${t} AS SELECT * FROM main.${t} WHERE 0`);
+  return openStaged(db, schema, prefix);
+}
+
+/** A file store's staging tables left by a process that stopped: their prefixes. */
+export function stagedLeft(db: Db): string[] {
+  const names = db
+    .prepare<[], string>(
+      `SELECT name FROM main.sqlite_master WHERE type = 'table' AND name LIKE '${PREFIX}%_accounts'`,
+    )
+    .pluck()
+    .all();
+  return names.map((n) => n.slice(0, -'_accounts'.length));
+}
+
+/** Staging tables that exist, by schema and prefix. */
+export function openStaged(db: Db, schema: 'main' | 'temp', prefix: string): StagedRows {
+  const name = (t: Table) => `${schema}.${prefix}_${t}`;
   const insert = Object.fromEntries(
     TABLES.map((t) => {
       const columns = (db.pragma(`main.table_info(${t})`) as { name: string }[]).map((c) => c.name);
@@ -57,17 +100,58 @@ export function stageRows(db: Db): StagedRows {
       for (const m of a.meta) insert.meta.run(m);
     }
   });
+  // Staged rows only ever get appended: table t's rowids are 1 to its count, moved up to moved[t].
+  const moved = Object.fromEntries(TABLES.map((t) => [t, 0])) as Record<Table, number>;
+  const move = Object.fromEntries(
+    TABLES.map((t) => [
+      t,
+      db.prepare<[number, number]>(
+        `INSERT ${t === 'meta' ? 'OR REPLACE ' : ''}INTO main.${t} SELECT * FROM ${name(t)} WHERE rowid > ? AND rowid <= ? ORDER BY rowid`,
+      ),
+    ]),
+  ) as Record<Table, Statement<[number, number]>>;
+  const moveSome = (limit: number): boolean => {
+    let left = limit;
+    for (const t of TABLES) {
+      while (left > 0) {
+        const n = move[t].run(moved[t], moved[t] + left).changes;
+        moved[t] += n;
+        left -= n;
+        if (n === 0) break;
+      }
+      if (left <= 0) return true;
+    }
+    return false;
+  };
+  // A staged ID another partner holds here now: its row, joined to its account's partner.
+  const held = ['page', 'layout', 'variant'].map((kind) =>
+    db.prepare<[string]>(
+      `SELECT 1 FROM ${name(`${kind}s` as Table)} s JOIN main.${kind}s t ON t.${kind}_id = s.${kind}_id
+       JOIN main.accounts a ON a.account_id = t.account_id WHERE a.parent_account_id <> ? LIMIT 1`,
+    ),
+  );
+  held.push(
+    db.prepare<[string]>(
+      `SELECT 1 FROM ${name('accounts')} s JOIN main.accounts a ON a.account_id = s.account_id
+       WHERE a.parent_account_id <> ? LIMIT 1`,
+    ),
+    db.prepare<[string]>(
+      `SELECT 1 FROM ${name('controls_lists')} s JOIN main.controls_lists c ON c.list_id = s.list_id
+       JOIN main.accounts a ON a.account_id = c.account_id WHERE a.parent_account_id <> ? LIMIT 1`,
+    ),
+  );
   let dropped = false;
   return {
+    prefix,
     // An in-memory store restored from a snapshot is a new connection (this one closed): what
     // was staged went with it, and moveInto then declines, so the import writes its rows itself.
     add: (accounts) => void (db.open && !dropped && add(accounts)),
+    isIn: (target) => target === db && db.open && !dropped,
+    taken: (parent) => held.map((statement) => () => statement.get(parent) !== undefined),
+    moveSome,
     moveInto(target) {
       if (target !== db || !db.open || dropped) return false;
-      for (const t of TABLES)
-        db.prepare(
-          `INSERT ${t === 'meta' ? 'OR REPLACE ' : ''}INTO main.${t} SELECT * FROM ${name(t)} ORDER BY rowid`,
-        ).run();
+      while (moveSome(Number.MAX_SAFE_INTEGER));
       return true;
     },
     drop() {

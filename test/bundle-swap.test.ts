@@ -1,0 +1,286 @@
+/**
+ * A large import's swap by slices (SANDBOX.md section 10, docs/performance.md): in memory, the
+ * partner's old rows go and the staged ones come in a slice at a time, other partners' calls
+ * served between slices. Meanwhile what could see the partner half-moved waits: its own calls
+ * (they then start over against the new partner) and the control plane, but health; imports go
+ * one at a time. (core/swap-gate.ts; timings belong to bench/import-large.mjs.)
+ */
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SwapGate } from '../src/core/swap-gate.js';
+import { bigBundle, expectSameBundle, exportOf, fieldsOf, importInto } from './bundle-helpers.js';
+import { CONTROLS, createHarness, expectErrorEnvelope, type Harness, MAPPINGS } from './harness.js';
+import { newTenant } from './tenants.js';
+
+const DEMO_PARENT = 'pa_demo_platform';
+const nextTurn = () => new Promise((r) => setImmediate(r));
+/** Waits (a turn at a time) until the import's swap holds this partner's calls. */
+async function untilSwapping(h: Harness, parent: string, importing: Promise<unknown>) {
+  let answered = false;
+  void importing.then(() => (answered = true));
+  while (!h.sandbox.gate.heldFor(parent)) {
+    expect(answered, 'the import answered before its swap was seen').toBe(false);
+    await nextTurn();
+  }
+}
+/** A request body whose bytes come when `send` is called. */
+function laterBody() {
+  let send!: (text: string) => void;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      send = (text) => {
+        controller.enqueue(new TextEncoder().encode(text));
+        controller.close();
+      };
+    },
+  });
+  return { stream, send: (text: string) => send(text) };
+}
+const byId = <T extends { accounts: { account_id: string }[] }>(b: T): T => ({
+  ...b,
+  accounts: [...b.accounts].sort((x, y) => x.account_id.localeCompare(y.account_id)),
+});
+
+describe('a large import swapped in by slices', () => {
+  it("the partner's own calls wait and then meet the new partner; other partners, health and the swap's end", async () => {
+    const h = createHarness();
+    const demo = await h.client();
+    const oldAccount = await demo.account();
+    const bundle = await bigBundle(h, 4000);
+    const other = await newTenant(h, 'bystander');
+    const bodyLater = laterBody();
+    let swapped = true;
+    const ended = () => {
+      swapped &&= h.sandbox.gate.heldFor(DEMO_PARENT) === undefined;
+    };
+    const own = Promise.resolve(
+      h.app.request(CONTROLS(oldAccount), {
+        method: 'PUT',
+        headers: { ...demo.headers, 'Content-Type': 'application/json', 'Idempotency-Key': 'in-flight' },
+        body: bodyLater.stream,
+        duplex: 'half',
+      } as RequestInit),
+    ).then((r) => {
+      ended();
+      return r;
+    });
+    const importing = importInto(h, bundle);
+    await untilSwapping(h, DEMO_PARENT, importing);
+
+    // Another partner's call and health answer while the swap is still under way.
+    const call = await other.client.get(MAPPINGS);
+    expect(call.status).toBe(200);
+    const health = await h.app.request('/__sandbox/health');
+    expect(health.status).toBe(200);
+    expect(h.sandbox.gate.heldFor(DEMO_PARENT)).toBeDefined();
+
+    // The partner's own call, in flight since before the swap (its body comes now), and a
+    // control-plane read wait for the end of the swap.
+    bodyLater.send('{"contentHash":"x","name":"n","blocked":[],"domains":[]}');
+    const control = h.request('GET', '/__sandbox/accounts/acct_big_3999').then((r) => {
+      ended();
+      return r;
+    });
+    const imported = await importing;
+    expect(imported.status, imported.text.slice(0, 300)).toBe(200);
+    // The new partner: the old token went with the old partner; the bundle's last account is there.
+    const answer = await own;
+    expectErrorEnvelope(
+      { status: answer.status, headers: answer.headers, body: await answer.json() } as never,
+      401,
+      'unauthorized',
+    );
+    expect((await control).status).toBe(200);
+    expect(swapped).toBe(true);
+    expect(h.sandbox.gate.heldFor(DEMO_PARENT)).toBeUndefined();
+    expectSameBundle(byId(await exportOf(h, DEMO_PARENT)), byId(bundle));
+  }, 60_000);
+
+  it('a large partner exported and imported back (every ID its own) is the same partner', async () => {
+    const h = createHarness();
+    await (await h.client()).account();
+    expect((await importInto(h, await bigBundle(h, 3000))).status).toBe(200);
+    const exported = await exportOf(h, DEMO_PARENT);
+    const again = await importInto(h, exported);
+    expect(again.status, again.text.slice(0, 300)).toBe(200);
+    expect(again.body.imported).toMatchObject({ replaced: true, accounts: 3000 });
+    expectSameBundle(await exportOf(h, DEMO_PARENT), exported);
+  }, 60_000);
+
+  it('a client_id taken while the rows were staged: a 400 naming it, nothing written', async () => {
+    const h = createHarness();
+    await (await h.client()).account();
+    const bundle = await bigBundle(h, 3000);
+    bundle.partner = { ...bundle.partner, parent_account_id: 'pa_new_here', client_id: 'cid_new_here' };
+    const importing = importInto(h, bundle);
+    const staging = () =>
+      h.sandbox.store.db
+        .prepare("SELECT name FROM sqlite_temp_master WHERE type = 'table' AND name LIKE 'import_stage_%'")
+        .all().length;
+    while (staging() === 0) await nextTurn();
+    const taken = await h.request('POST', '/__sandbox/partners', {
+      body: { parent_account_id: 'pa_quicker', client_id: 'cid_new_here' },
+    });
+    expect(taken.status).toBe(201);
+    const refused = await importing;
+    expect(fieldsOf(refused)).toEqual(['partner.client_id']);
+    expectErrorEnvelope(await h.request('GET', '/__sandbox/partners/pa_new_here/bundle'), 404, 'not_found');
+    expect((await h.request('GET', '/__sandbox/accounts/acct_big_0')).status).toBe(404);
+    expect(staging()).toBe(0);
+  }, 60_000);
+
+  it('a large body nested too deep, checked on another thread, is the same 400 naming where', async () => {
+    const h = createHarness();
+    const deep = `${'['.repeat(65)}${']'.repeat(65)}`;
+    const text = `{"deep":${deep},"version":2,"pad":"${'x'.repeat(1024 * 1024)}"}`;
+    const small = `{"deep":${deep},"version":2}`;
+    const answers = await Promise.all(
+      [text, small].map((raw) =>
+        h.request('POST', '/__sandbox/bundles', { raw, headers: { 'Content-Type': 'application/json' } }),
+      ),
+    );
+    const [large, same] = answers.map((a) => expectErrorEnvelope(a, 400, 'malformed_json'));
+    expect(large.error.details).toEqual({ max_depth: 64, byte_offset: 71 });
+    expect(same.error.details).toEqual({ max_depth: 64, byte_offset: 71 });
+    expect(large.message).toBe(same.message);
+  });
+});
+
+describe('a file store killed during a large import', () => {
+  /** The database as a process killed now leaves it (its file and write-ahead log, as committed). */
+  function killedCopy(db: string): string {
+    const copy = `${db}.killed-${Math.random().toString(36).slice(2)}`;
+    copyFileSync(db, copy);
+    if (existsSync(`${db}-wal`)) copyFileSync(`${db}-wal`, `${copy}-wal`);
+    return copy;
+  }
+  const stagingLeft = (h: Harness) =>
+    h.sandbox.store.db
+      .prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name LIKE 'import_stage_%'")
+      .all().length;
+
+  /**
+   * A file store with the demo partner and one account; `during` starts an import and returns,
+   * once at the point to kill, the import and what `after` then checks on the killed copy,
+   * restarted.
+   */
+  async function killedDuringImport(
+    during: (
+      h: Harness,
+    ) => Promise<{ importing: Promise<{ status: number }>; after: (h: Harness) => Promise<void> }>,
+  ) {
+    const dir = mkdtempSync(join(tmpdir(), 'swap-kill-'));
+    const h = createHarness({ db: join(dir, 'sandbox.db') });
+    try {
+      await (await h.client()).account();
+      const { importing, after } = await during(h);
+      const copy = killedCopy(join(dir, 'sandbox.db'));
+      expect((await importing).status).toBe(200);
+      const restarted = createHarness({ db: copy });
+      try {
+        expect(restarted.sandbox.store.meta.get('import_swap')).toBeUndefined();
+        expect(stagingLeft(restarted)).toBe(0);
+        await after(restarted);
+      } finally {
+        restarted.sandbox.close();
+      }
+    } finally {
+      h.sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("during the swap: the next start-up finishes it, and the partner is the bundle's", async () => {
+    await killedDuringImport(async (h) => {
+      const bundle = await bigBundle(h, 3000);
+      const importing = importInto(h, bundle);
+      await untilSwapping(h, DEMO_PARENT, importing);
+      // Its transaction written (the marker with it), then a slice of the rows, more to come.
+      while (h.sandbox.store.meta.get('import_swap') === undefined) await nextTurn();
+      await nextTurn();
+      expect(h.sandbox.store.meta.get('import_swap')).toBeDefined();
+      return {
+        importing,
+        after: async (restarted) =>
+          expectSameBundle(byId(await exportOf(restarted, DEMO_PARENT)), byId(bundle)),
+      };
+    });
+  }, 60_000);
+
+  it('while the rows were staged: the next start-up drops them, and the partner is the old one', async () => {
+    await killedDuringImport(async (h) => {
+      const before = await exportOf(h, DEMO_PARENT);
+      const importing = importInto(h, await bigBundle(h, 3000));
+      while (stagingLeft(h) === 0) await nextTurn();
+      await nextTurn();
+      return {
+        importing,
+        // The store's part (the journal lives in memory: it goes with the process).
+        after: async (restarted) =>
+          expectSameBundle(
+            { ...(await exportOf(restarted, DEMO_PARENT)), journal: [] },
+            { ...before, journal: [] },
+          ),
+      };
+    });
+  }, 60_000);
+});
+
+describe('the swap gate', () => {
+  it('a swap starts once the control-plane calls in flight are done; new ones wait for its end', async () => {
+    const gate = new SwapGate();
+    const order: string[] = [];
+    let finishSlow!: () => void;
+    const slow = gate.control(
+      () =>
+        new Promise<void>((resolve) => {
+          finishSlow = () => {
+            order.push('slow done');
+            resolve();
+          };
+        }),
+    );
+    const closing = gate.close('pa_a').then((open) => {
+      order.push('swap');
+      return open;
+    });
+    await nextTurn();
+    expect(order).toEqual([]);
+    expect(gate.heldFor('pa_a')).toBeUndefined(); // its calls wait once the swap really starts
+    const late = gate.control(() => order.push('late'));
+    finishSlow();
+    await slow;
+    const open = await closing;
+    expect(gate.heldFor('pa_a')).toBeInstanceOf(Promise);
+    expect(gate.heldFor('pa_b')).toBeUndefined();
+    await nextTurn();
+    expect(order).toEqual(['slow done', 'swap']);
+    open();
+    await late;
+    expect(order).toEqual(['slow done', 'swap', 'late']);
+    expect(gate.heldFor('pa_a')).toBeUndefined();
+  });
+
+  it('imports go one at a time, in the order they came, a failed one not stopping the next', async () => {
+    const gate = new SwapGate();
+    const order: string[] = [];
+    const run =
+      (name: string, fail = false) =>
+      async () => {
+        order.push(`${name} starts`);
+        await nextTurn();
+        order.push(`${name} ends`);
+        if (fail) throw new Error(name);
+        return name;
+      };
+    const results = await Promise.allSettled([
+      gate.oneImport(run('a', true)),
+      gate.oneImport(run('b')),
+      gate.oneImport(run('c')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+    expect(order).toEqual(['a starts', 'a ends', 'b starts', 'b ends', 'c starts', 'c ends']);
+  });
+});
