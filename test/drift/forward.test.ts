@@ -149,6 +149,16 @@ describe('record passes the request on', () => {
     expect(pairs(got.rawHeaders).some(([n]) => n === 'expect')).toBe(false);
   });
 
+  it('an empty body with Content-Length: 0 goes as one, its Content-Length once', async () => {
+    const { status, echo: got } = await send('/v1/empty', {
+      method: 'POST',
+      headers: ['Content-Type', 'application/json', 'Content-Length', '0'],
+    });
+    expect(status).toBe(200);
+    expect(got).toMatchObject({ method: 'POST', body: '' });
+    expect(pairs(got.rawHeaders).filter(([n]) => n === 'content-length')).toEqual([['content-length', '0']]);
+  });
+
   it('a path with dot segments goes as URL parsing resolves it', async () => {
     const { echo: got } = await send('/v1/a/../b/%2e%2e/c?x=1');
     expect(got.url).toBe('/v1/c?x=1');
