@@ -98,6 +98,30 @@ describe('a large import swapped in by slices', () => {
     expectSameBundle(byId(await exportOf(h, DEMO_PARENT)), byId(bundle));
   }, 60_000);
 
+  it('a call with a token of the new partner, made during the swap, waits and takes one chaos position', async () => {
+    const h = createHarness();
+    const oldAccount = await (await h.client()).account();
+    const profile = { rate: 0, seed: 7, parent_account_id: DEMO_PARENT };
+    expect((await h.request('PUT', '/__sandbox/chaos', { body: profile })).status).toBe(200);
+    const bundle = await bigBundle(h, 4000);
+    const before = bundle.chaos.call;
+    const importing = importInto(h, bundle);
+    await untilSwapping(h, DEMO_PARENT, importing);
+    // Once the import's transaction is written (the new partner's credentials), its slices move.
+    while (h.sandbox.store.accounts.byId(oldAccount)) await nextTurn();
+    expect(h.sandbox.gate.heldFor(DEMO_PARENT)).toBeDefined();
+    const fresh = await h.client();
+    let waited = false;
+    const call = fresh.get(CONTROLS('acct_big_0')).then((r) => {
+      waited = h.sandbox.gate.heldFor(DEMO_PARENT) === undefined;
+      return r;
+    });
+    expect((await importing).status).toBe(200);
+    expect((await call).status).toBe(200);
+    expect(waited).toBe(true);
+    expect((await exportOf(h, DEMO_PARENT)).chaos.call).toBe(before + 1);
+  }, 60_000);
+
   it('a large partner exported and imported back (every ID its own) is the same partner', async () => {
     const h = createHarness();
     await (await h.client()).account();
