@@ -10,7 +10,6 @@
 // Each round: the sandbox direct at c=50, then each proxy at c=50 (1 s warm-up, then the
 // measured run): req/s, its ratio to that round's direct req/s, and the proxy process's CPU
 // time (user + system) per request.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,14 +17,14 @@ import {
   cannon,
   controlsGetRequest,
   cpuMs,
-  freePort,
   getToken,
   makeAccounts,
   numberArg,
   root,
   sandboxDist,
-  sleep,
+  startRecord,
   startSandbox,
+  startServer,
 } from './lib.mjs';
 
 const seconds = numberArg('seconds', 4);
@@ -34,43 +33,24 @@ const others = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const dir = mkdtempSync(join(tmpdir(), 'bench-drift-ab-'));
 const sandbox = await startSandbox();
 
-async function start(name, args) {
-  const port = await freePort();
-  const child = spawn(process.execPath, args(port), {
-    cwd: root,
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      const res = await fetch(`${url}/__sandbox/health`);
-      await res.arrayBuffer();
-      if (res.status === 200) break;
-    } catch {
-      // not yet
-    }
-    if (i > 2000) throw new Error(`${name} did not start`);
-    await sleep(5);
-  }
-  return { name, child, url, cpu: [], rps: [] };
-}
-
-const record = (main, i) => (port) => [
-  main,
-  'record',
-  '--upstream',
-  sandbox.url,
-  '--port',
-  String(port),
-  '--out',
-  join(dir, `${i}.har`),
-];
+const proxy = (name, server) => ({
+  name,
+  child: server.child,
+  url: server.url,
+  stop: server.stop,
+  cpu: [],
+  rps: [],
+});
 const proxies = [
-  await start('bare Node proxy', () => [join(root, 'bench/baselines/node-proxy.mjs'), sandbox.url]),
-  await start('record (this build)', record(sandboxDist().main, 0)),
+  proxy(
+    'bare Node proxy',
+    await startServer(join(root, 'bench/baselines/node-proxy.mjs'), { args: [sandbox.url] }),
+  ),
+  proxy('record (this build)', await startRecord(sandboxDist().main, sandbox.url, join(dir, '0.har'))),
 ];
-for (const [i, main] of others.entries()) proxies.push(await start(`record (${main})`, record(main, i + 1)));
+for (const [i, main] of others.entries()) {
+  proxies.push(proxy(`record (${main})`, await startRecord(main, sandbox.url, join(dir, `${i + 1}.har`))));
+}
 
 const token = await getToken(sandbox.url);
 const accounts = await makeAccounts(sandbox.url, token, 50);
@@ -93,9 +73,6 @@ console.log(
 console.log('| proxy | CPU µs/req, each round | req/s (/ direct), each round |');
 console.log('| --- | --- | --- |');
 for (const p of proxies) console.log(`| ${p.name} | ${p.cpu.join(', ')} | ${p.rps.join(', ')} |`);
-for (const p of proxies) {
-  p.child.kill('SIGTERM');
-  await new Promise((resolve) => p.child.once('exit', resolve));
-}
+for (const p of proxies) await p.stop();
 await sandbox.stop();
 rmSync(dir, { recursive: true, force: true });

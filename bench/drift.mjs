@@ -27,7 +27,6 @@ import {
   cannon,
   controlsGetRequest,
   cpuMs,
-  freePort,
   getToken,
   makeAccounts,
   numberArg,
@@ -36,7 +35,7 @@ import {
   root,
   STATUS,
   sandboxDist,
-  sleep,
+  startRecord,
   startSandbox,
   startServer,
 } from './lib.mjs';
@@ -46,40 +45,6 @@ const warmup = numberArg('warmup', process.env.BENCH_WARMUP ?? 2);
 const throughputOnly = arg('only') === 'throughput';
 const dir = mkdtempSync(join(tmpdir(), 'bench-drift-'));
 const { main } = sandboxDist();
-
-/** `record` as a process in front of `upstream`; resolves once it answers through to the upstream. */
-async function startRecord(upstream, out) {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [main, 'record', '--upstream', upstream, '--port', String(port), '--out', out],
-    {
-      cwd: root,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      const res = await fetch(`${url}/__sandbox/health`);
-      await res.arrayBuffer();
-      if (res.status === 200) break;
-    } catch {
-      // not yet
-    }
-    if (i > 2000) throw new Error('record did not start');
-    await sleep(5);
-  }
-  return {
-    url,
-    pid: child.pid,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 /**
  * The entries of a HAR file record wrote, each parsed, with its head and tail checked: record
@@ -119,7 +84,7 @@ const fmt = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 // 1. record's cost on the controls GET
 const ceiling = await startServer(join(root, 'bench/baselines/constant-json.mjs'), { readyPath: '/health' });
 const sandbox = await startSandbox();
-const recorder = await startRecord(sandbox.url, join(dir, 'load.har'));
+const recorder = await startRecord(main, sandbox.url, join(dir, 'load.har'));
 const bare = await startServer(join(root, 'bench/baselines/node-proxy.mjs'), { args: [sandbox.url] });
 const token = await getToken(sandbox.url);
 const accounts = await makeAccounts(sandbox.url, token, 50);
@@ -162,7 +127,7 @@ if (throughputOnly) {
 
 // 2. verify of a 1,000-entry recording
 const file = join(dir, 'thousand.har');
-const rec = await startRecord(sandbox.url, file);
+const rec = await startRecord(main, sandbox.url, file);
 let n = 0;
 const call = async (method, path, body, extra = {}) => {
   n++;
