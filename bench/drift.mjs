@@ -12,68 +12,63 @@
 // 2. verify of a 1,000-entry recording (made here through record: a token, then registers,
 //    controls GETs and PUTs, status PUTs and GETs): wall time and peak RSS (VmHWM) of
 //    `partnership-sandbox verify`. Targets: under 10 s and under 200 MB.
-// Env: BENCH_SECONDS (default 10) per measured run, BENCH_WARMUP (default 2).
+// Env: BENCH_SECONDS (default 10) per measured run, BENCH_WARMUP (default 2); the same as flags,
+// --seconds=N and --warmup=N. --only=throughput runs only the c=50 rows of part 1 (no ceiling,
+// no c=1, no verify): a quick look while working, not the documented figures.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  arg,
   authHeaders,
   benchSeconds,
   CONTROLS,
   cannon,
   controlsGetRequest,
   cpuMs,
-  freePort,
   getToken,
   makeAccounts,
+  numberArg,
   REGISTER,
   registerBody,
   root,
   STATUS,
   sandboxDist,
-  sleep,
+  startRecord,
   startSandbox,
   startServer,
 } from './lib.mjs';
 
 const seconds = benchSeconds(10);
-const warmup = Number(process.env.BENCH_WARMUP ?? 2);
+const warmup = numberArg('warmup', process.env.BENCH_WARMUP ?? 2);
+const throughputOnly = arg('only') === 'throughput';
 const dir = mkdtempSync(join(tmpdir(), 'bench-drift-'));
 const { main } = sandboxDist();
 
-/** `record` as a process in front of `upstream`; resolves once it answers through to the upstream. */
-async function startRecord(upstream, out) {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [main, 'record', '--upstream', upstream, '--port', String(port), '--out', out],
-    {
-      cwd: root,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      const res = await fetch(`${url}/__sandbox/health`);
-      await res.arrayBuffer();
-      if (res.status === 200) break;
-    } catch {
-      // not yet
+/**
+ * The entries of a HAR file record wrote, each parsed, with its head and tail checked: record
+ * writes the head on the first line, each entry on a line of its own and `]}}` on the last, and
+ * a recording of this load is larger than the longest string V8 makes (512 MiB), so it cannot be
+ * read and parsed whole. Throws if a line is not JSON or the head or tail is not record's.
+ */
+function harEntries(file) {
+  const bytes = readFileSync(file);
+  let start = bytes.indexOf(10) + 1;
+  if (!bytes.subarray(0, start).toString().startsWith('{"log":{"version":"1.2"'))
+    throw new Error(`${file}: no HAR head`);
+  let n = 0;
+  for (let end = bytes.indexOf(10, start); end !== -1; end = bytes.indexOf(10, start)) {
+    const line = bytes.subarray(start, end).toString();
+    start = end + 1;
+    if (line === ']}}') {
+      if (start !== bytes.length) throw new Error(`${file}: text after the tail`);
+      return n;
     }
-    if (i > 2000) throw new Error('record did not start');
-    await sleep(5);
+    JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line);
+    n++;
   }
-  return {
-    url,
-    pid: child.pid,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
-  };
+  throw new Error(`${file}: no HAR tail`);
 }
 
 /** A measured run; with `pid`, also that process's CPU time (user + system) per request, in µs. */
@@ -89,21 +84,23 @@ const fmt = (n, d = 1) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 // 1. record's cost on the controls GET
 const ceiling = await startServer(join(root, 'bench/baselines/constant-json.mjs'), { readyPath: '/health' });
 const sandbox = await startSandbox();
-const recorder = await startRecord(sandbox.url, join(dir, 'load.har'));
+const recorder = await startRecord(main, sandbox.url, join(dir, 'load.har'));
 const bare = await startServer(join(root, 'bench/baselines/node-proxy.mjs'), { args: [sandbox.url] });
 const token = await getToken(sandbox.url);
 const accounts = await makeAccounts(sandbox.url, token, 50);
 const auth = { token };
 const rows = [];
-for (const c of [1, 50]) {
-  const ceil = await run(`${ceiling.url}/json`, [{ method: 'GET' }], c);
+for (const c of throughputOnly ? [50] : [1, 50]) {
+  const ceil = throughputOnly
+    ? { rps: Number.NaN }
+    : await run(`${ceiling.url}/json`, [{ method: 'GET' }], c);
   const direct = await run(sandbox.url, [controlsGetRequest(auth, accounts)], c);
   const proxied = await run(recorder.url, [controlsGetRequest(auth, accounts)], c, recorder.pid);
   const bareProxy = await run(bare.url, [controlsGetRequest(auth, accounts)], c, bare.pid);
   rows.push({ c, ceil, direct, proxied, bareProxy });
 }
 await recorder.stop();
-const loadEntries = JSON.parse(readFileSync(join(dir, 'load.har'), 'utf8')).log.entries.length;
+const loadEntries = harEntries(join(dir, 'load.har'));
 await ceiling.stop();
 await bare.stop();
 
@@ -121,11 +118,16 @@ for (const { c, ceil, direct, proxied, bareProxy } of rows) {
     `| ${c} | ${fmt(ceil.rps, 0)} | ${fmt(direct.rps, 0)} | ${fmt(proxied.rps, 0)} | ${fmt(proxied.rps / direct.rps, 2)} | ${fmt(bareProxy.rps, 0)} | ${fmt(bareProxy.rps / direct.rps, 2)} | ${fmt(proxied.cpuUs, 0)} | ${fmt(bareProxy.cpuUs, 0)} | ${fmt(direct.p50, 2)} | ${fmt(proxied.p50, 2)} | ${fmt(proxied.p50 - direct.p50, 2)} | ${proxied.rate2xx === 1 && direct.rate2xx === 1 ? 'yes' : `no (${fmt(proxied.rate2xx * 100)}%)`} |`,
   );
 }
-console.log(`(the recording of that load: ${loadEntries} entries, valid HAR)`);
+console.log(`(the recording of that load: ${loadEntries} entries, each parsed, the file whole)`);
+if (throughputOnly) {
+  await sandbox.stop();
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
 
 // 2. verify of a 1,000-entry recording
 const file = join(dir, 'thousand.har');
-const rec = await startRecord(sandbox.url, file);
+const rec = await startRecord(main, sandbox.url, file);
 let n = 0;
 const call = async (method, path, body, extra = {}) => {
   n++;

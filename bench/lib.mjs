@@ -160,6 +160,44 @@ export async function startServer(
 
 export const startSandbox = (opts = {}) => startServer(sandboxDist().main, opts);
 
+/**
+ * `record` (the bin `main`: sandboxDist().main, or another build's dist/main.js) as a process in
+ * front of `upstream`, writing `out`; resolves once it answers through to the upstream.
+ */
+export async function startRecord(main, upstream, out) {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [main, 'record', '--upstream', upstream, '--port', String(port), '--out', out],
+    {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      const res = await fetch(`${url}/__sandbox/health`);
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+    } catch {
+      // not yet
+    }
+    if (i > 2000) throw new Error('record did not start');
+    await sleep(5);
+  }
+  return {
+    url,
+    pid: child.pid,
+    child,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
 /** RSS in MiB of a server run by gc-on-signal.mjs, read 1 s after a full GC in it (SIGUSR2). */
 export async function settledRssMiB(sb) {
   sb.child.kill('SIGUSR2');

@@ -9,9 +9,10 @@
 // Bundling (rather than tsc's file-per-module output) cuts start-up from ~360 ms to ~250 ms
 // on this machine, because Node resolves and loads one file instead of hundreds (zod, hono).
 // dist/openapi-validator.js, the third bundle, is src/drift/openapi-validator.ts: openapi-backend
-// and ajv-formats (devDependencies, 1.2 MB), which `record` loads by import() to check answers
-// against the partner document; main.js and index.js leave that import to the file beside them,
-// so the sandbox's start-up never parses it.
+// and ajv-formats, which `record` uses to check answers against the partner document, and
+// undici's Pool, which takes its requests to the upstream (devDependencies, 2.2 MB), loaded by
+// import(); main.js and index.js leave that import to the file beside them, so the sandbox's
+// start-up never parses it.
 // better-sqlite3 (a native addon) stays external: the one production dependency loaded at
 // run time, bundled into the package's tarball (scripts/bundle-sqlite.mjs says why).
 // Swagger UI's two static files (swagger-ui-dist, a devDependency) are copied to

@@ -80,27 +80,92 @@ export class HarWriter {
   }
 
   /**
-   * Appends entries in their order with one write (record's batch: the exchanges completed in
-   * one turn of the event loop). Nothing is counted unless the write succeeds.
+   * Appends entries, each given as its JSON text (entryText), in their order with one write
+   * (record's batch: the exchanges completed in one turn of the event loop). Nothing is counted
+   * unless the write succeeds.
    */
-  appendAll(entries: readonly HarEntry[]): void {
+  appendAll(entries: readonly string[]): void {
     if (entries.length === 0) return;
-    let text = '';
-    for (let i = 0; i < entries.length; i++) {
-      text += `${this.#count + i === 0 ? '\n' : ',\n'}${JSON.stringify(entries[i])}`;
+    let text = this.#count === 0 ? '\n' : ',\n';
+    text += entries.join(',\n');
+    text += TAIL;
+    // The text as it is, no Buffer of it first: a short write (rare, for a file) is finished
+    // from a Buffer of the rest.
+    const size = Buffer.byteLength(text);
+    let written = writeSync(this.#fd, text, this.#end);
+    if (written < size) {
+      const bytes = Buffer.from(text);
+      while (written < size) {
+        written += writeSync(this.#fd, bytes, written, size - written, this.#end + written);
+      }
     }
-    const bytes = Buffer.from(text + TAIL);
-    let written = 0;
-    while (written < bytes.length) {
-      written += writeSync(this.#fd, bytes, written, bytes.length - written, this.#end + written);
-    }
-    this.#end += bytes.length - TAIL_BYTES;
+    this.#end += size - TAIL_BYTES;
     this.#count += entries.length;
   }
 
   close(): void {
     closeSync(this.#fd);
   }
+}
+
+/** What an entry is made of, as `record` has it: headers as Node's raw name/value lists. */
+export interface EntryParts {
+  /** Epoch ms the request arrived. */
+  startedMs: number;
+  time: number;
+  method: string;
+  url: string;
+  httpVersion: string;
+  /** `[name, value, name, value, ...]`, the values as they go in the file (redacted). */
+  requestHeaders: readonly string[];
+  queryString: readonly HarHeader[];
+  postData: { mimeType: string; text: string } | undefined;
+  requestBodySize: number;
+  status: number;
+  statusText: string;
+  responseHeaders: readonly string[];
+  content: HarEntry['response']['content'];
+  /** Why there is no answer (`_error`). */
+  error: string | undefined;
+  timings: HarEntry['timings'];
+  contract: readonly string[];
+}
+
+/**
+ * An entry's JSON text, written field by field: the text `JSON.stringify` gives the HarEntry
+ * with the same fields (record's HAR, tested so in har.test.ts), without building that object
+ * and its header objects first. Only strings go through JSON.stringify (for their escaping).
+ */
+export function entryText(e: EntryParts): string {
+  const q = JSON.stringify;
+  const content = e.content;
+  return (
+    `{"startedDateTime":"${isoDate(e.startedMs)}","time":${e.time},"request":{"method":${q(e.method)},"url":${q(e.url)},"httpVersion":${q(e.httpVersion)},"cookies":[],"headers":${headersText(e.requestHeaders)},"queryString":${e.queryString.length ? q(e.queryString) : '[]'},` +
+    (e.postData ? `"postData":{"mimeType":${q(e.postData.mimeType)},"text":${q(e.postData.text)}},` : '') +
+    `"headersSize":-1,"bodySize":${e.requestBodySize}},"response":{"status":${e.status},"statusText":${q(e.statusText)},"httpVersion":"HTTP/1.1","cookies":[],"headers":${headersText(e.responseHeaders)},` +
+    `"content":{"size":${content.size},"mimeType":${q(content.mimeType)}${content.text === undefined ? '' : `,"text":${q(content.text)}`}${content.encoding === undefined ? '' : `,"encoding":${q(content.encoding)}`}},` +
+    `"redirectURL":"","headersSize":-1,"bodySize":${content.size}${e.error === undefined ? '' : `,"_error":${q(e.error)}`}},` +
+    `"cache":{},"timings":{"send":${e.timings.send},"wait":${e.timings.wait},"receive":${e.timings.receive}},"_contract":${e.contract.length ? q(e.contract) : '[]'}}`
+  );
+}
+
+function headersText(raw: readonly string[]): string {
+  let out = '[';
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    out += `${i === 0 ? '' : ','}{"name":${JSON.stringify(raw[i])},"value":${JSON.stringify(raw[i + 1])}}`;
+  }
+  return `${out}]`;
+}
+
+/** `new Date(ms).toISOString()`, kept for the last millisecond asked: a busy recording asks the same one many times. */
+let lastMs = Number.NaN;
+let lastIso = '';
+function isoDate(ms: number): string {
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }
 
 /** What verify reads of an entry: the parts it replays and compares. */
