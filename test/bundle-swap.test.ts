@@ -122,6 +122,45 @@ describe('a large import swapped in by slices', () => {
     expect((await exportOf(h, DEMO_PARENT)).chaos.call).toBe(before + 1);
   }, 60_000);
 
+  it('a control-plane call whose body is slow to come holds neither the swap nor the rest of the control plane', async () => {
+    const h = createHarness();
+    await (await h.client()).account();
+    const bundle = await bigBundle(h, 3000);
+    // A control-plane write whose body has not come yet (a hostile or stalled client).
+    const bodyLater = laterBody();
+    const slow = Promise.resolve(
+      h.app.request('/__sandbox/chaos', {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json' },
+        body: bodyLater.stream,
+        duplex: 'half',
+      } as RequestInit),
+    );
+    await nextTurn();
+    const profile = JSON.stringify({ rate: 0, seed: 3, parent_account_id: 'pa_unseeded_platform' });
+    let sent = false;
+    const giveUp = setTimeout(() => {
+      sent = true;
+      bodyLater.send(profile);
+    }, 20_000);
+    try {
+      const imported = await importInto(h, bundle);
+      const control = await h.request('GET', '/__sandbox/clock');
+      expect(sent, 'the import or the control plane waited for the slow body').toBe(false);
+      expect(imported.status, imported.text.slice(0, 300)).toBe(200);
+      expect(imported.body.imported).toMatchObject({ accounts: 3000 });
+      expect(control.status).toBe(200);
+    } finally {
+      clearTimeout(giveUp);
+    }
+    // Its body comes at last: it is served as ever.
+    bodyLater.send(profile);
+    const answer = await slow;
+    expect(answer.status, await answer.clone().text()).toBe(200);
+    const chaos = await h.request('GET', '/__sandbox/chaos');
+    expect(JSON.stringify(chaos.body)).toContain('pa_unseeded_platform');
+  }, 60_000);
+
   it('a large partner exported and imported back (every ID its own) is the same partner', async () => {
     const h = createHarness();
     await (await h.client()).account();
