@@ -291,6 +291,67 @@ describe('a file store killed during a large import', () => {
   }, 60_000);
 });
 
+describe('a store that refuses a slice of the swap (a full disk)', () => {
+  it("a slice refused once: the rest goes in at once, and the partner is the bundle's whole", async () => {
+    const h = createHarness();
+    await (await h.client()).account();
+    const bundle = await bigBundle(h, 4000);
+    // The store refuses one write into the controls lists, the first the swap's slices make.
+    let refusals = 1;
+    h.sandbox.store.db.function('refuse_once', () => (refusals-- > 0 ? 1 : 0));
+    h.sandbox.store.db.exec(
+      "CREATE TEMP TRIGGER refuse_once BEFORE INSERT ON main.controls_lists WHEN refuse_once() BEGIN SELECT RAISE(ABORT, 'refused'); END",
+    );
+    const imported = await importInto(h, bundle);
+    expect(refusals).toBeLessThan(0); // refused once, then it took the rest
+    expect(imported.status, imported.text.slice(0, 300)).toBe(200);
+    expect(h.sandbox.gate.heldFor(DEMO_PARENT)).toBeUndefined();
+    expectSameBundle(byId(await exportOf(h, DEMO_PARENT)), byId(bundle));
+  }, 60_000);
+
+  it('and the rest too: a file store keeps what was staged and its marker, and the next start-up finishes the swap', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'swap-full-'));
+    const db = join(dir, 'sandbox.db');
+    const h = createHarness({ db });
+    let closed = false;
+    try {
+      await (await h.client()).account();
+      const bundle = await bigBundle(h, 6000);
+      const importing = importInto(h, bundle);
+      await untilSwapping(h, DEMO_PARENT, importing);
+      // Its transaction written (the marker with it), then a slice of the rows; then the disk fills.
+      while (h.sandbox.store.meta.get('import_swap') === undefined) await nextTurn();
+      await nextTurn();
+      const pages = h.sandbox.store.db.pragma('page_count', { simple: true }) as number;
+      h.sandbox.store.db.pragma(`max_page_count = ${pages}`);
+      const refused = await importing;
+      expectErrorEnvelope(refused, 503, 'store_not_writable');
+      // Neither the marker nor the staged rows went: dropping them would leave the partner half
+      // moved for good (its accounts without their controls lists).
+      expect(h.sandbox.store.meta.get('import_swap')).toBeDefined();
+      expect(h.sandbox.gate.heldFor(DEMO_PARENT)).toBeUndefined();
+      h.sandbox.close();
+      closed = true;
+      const restarted = createHarness({ db });
+      try {
+        expect(restarted.sandbox.store.meta.get('import_swap')).toBeUndefined();
+        const left = restarted.sandbox.store.db
+          .prepare("SELECT name FROM main.sqlite_master WHERE name LIKE 'import_stage_%'")
+          .all();
+        expect(left).toEqual([]);
+        expectSameBundle(byId(await exportOf(restarted, DEMO_PARENT)), byId(bundle));
+        const fresh = await restarted.client();
+        expect((await fresh.get(CONTROLS('acct_big_5999'))).status).toBe(200);
+      } finally {
+        restarted.sandbox.close();
+      }
+    } finally {
+      if (!closed) h.sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('the swap gate', () => {
   it('a swap starts once the control-plane calls in flight are done; new ones wait for its end', async () => {
     const gate = new SwapGate();
