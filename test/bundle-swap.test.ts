@@ -38,6 +38,7 @@ function laterBody() {
   });
   return { stream, send: (text: string) => send(text) };
 }
+type BundleOf = Awaited<ReturnType<typeof bigBundle>>;
 const byId = <T extends { accounts: { account_id: string }[] }>(b: T): T => ({
   ...b,
   accounts: [...b.accounts].sort((x, y) => x.account_id.localeCompare(y.account_id)),
@@ -309,14 +310,22 @@ describe('a store that refuses a slice of the swap (a full disk)', () => {
     expectSameBundle(byId(await exportOf(h, DEMO_PARENT)), byId(bundle));
   }, 60_000);
 
-  it('and the rest too: a file store keeps what was staged and its marker, and the next start-up finishes the swap', async () => {
+  /**
+   * A file store with the demo partner and one account, and a large import of it whose slices
+   * and then finish the store refuses (its disk fills once the swap moves): the 503, then `after`.
+   */
+  async function refusedMidSwap(
+    after: (h: Harness, bundle: BundleOf, db: string, other: BundleOf) => Promise<void>,
+  ) {
     const dir = mkdtempSync(join(tmpdir(), 'swap-full-'));
     const db = join(dir, 'sandbox.db');
     const h = createHarness({ db });
-    let closed = false;
     try {
       await (await h.client()).account();
       const bundle = await bigBundle(h, 6000);
+      // Another partner's large bundle, for later.
+      const other = await bigBundle(h, 1000, 'other');
+      other.partner = { ...other.partner, parent_account_id: 'pa_other_here', client_id: 'cid_other_here' };
       const importing = importInto(h, bundle);
       await untilSwapping(h, DEMO_PARENT, importing);
       // Its transaction written (the marker with it), then a slice of the rows; then the disk fills.
@@ -324,31 +333,46 @@ describe('a store that refuses a slice of the swap (a full disk)', () => {
       await nextTurn();
       const pages = h.sandbox.store.db.pragma('page_count', { simple: true }) as number;
       h.sandbox.store.db.pragma(`max_page_count = ${pages}`);
-      const refused = await importing;
-      expectErrorEnvelope(refused, 503, 'store_not_writable');
+      expectErrorEnvelope(await importing, 503, 'store_not_writable');
       // Neither the marker nor the staged rows went: dropping them would leave the partner half
       // moved for good (its accounts without their controls lists).
       expect(h.sandbox.store.meta.get('import_swap')).toBeDefined();
       expect(h.sandbox.gate.heldFor(DEMO_PARENT)).toBeUndefined();
+      await after(h, bundle, db, other);
+    } finally {
+      if (h.sandbox.store.db.open) h.sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const stagingTables = (h: Harness) =>
+    h.sandbox.store.db.prepare("SELECT name FROM main.sqlite_master WHERE name LIKE 'import_stage_%'").all();
+
+  it('and the rest too: a file store keeps what was staged and its marker, and the next start-up finishes the swap', async () => {
+    await refusedMidSwap(async (h, bundle, db) => {
       h.sandbox.close();
-      closed = true;
       const restarted = createHarness({ db });
       try {
         expect(restarted.sandbox.store.meta.get('import_swap')).toBeUndefined();
-        const left = restarted.sandbox.store.db
-          .prepare("SELECT name FROM main.sqlite_master WHERE name LIKE 'import_stage_%'")
-          .all();
-        expect(left).toEqual([]);
+        expect(stagingTables(restarted)).toEqual([]);
         expectSameBundle(byId(await exportOf(restarted, DEMO_PARENT)), byId(bundle));
         const fresh = await restarted.client();
         expect((await fresh.get(CONTROLS('acct_big_5999'))).status).toBe(200);
       } finally {
         restarted.sandbox.close();
       }
-    } finally {
-      if (!closed) h.sandbox.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
+  }, 60_000);
+
+  it("and the rest too: the next large import, once space is freed, finishes that swap before its own (its marker would replace the other's)", async () => {
+    await refusedMidSwap(async (h, bundle, _db, other) => {
+      h.sandbox.store.db.pragma('max_page_count = 1073741823');
+      const imported = await importInto(h, other);
+      expect(imported.status, imported.text.slice(0, 300)).toBe(200);
+      expect(h.sandbox.store.meta.get('import_swap')).toBeUndefined();
+      expect(stagingTables(h)).toEqual([]);
+      expectSameBundle(byId(await exportOf(h, DEMO_PARENT)), byId(bundle));
+      expect((await exportOf(h, 'pa_other_here')).accounts).toHaveLength(1000);
+    });
   }, 60_000);
 });
 

@@ -364,6 +364,9 @@ function stageAccounts(s: Sandbox, { bundle: b, realNow }: Omit<PartnerImport, '
       return [client, ...(staged() ? rows.taken(parent) : [])];
     },
     begin() {
+      // A swap left under way by an import the store refused (the marker names it) is finished
+      // first, in this transaction: this one's marker would otherwise replace it.
+      if (!s.store.memory) finishSwapLeft(s);
       moving = staged();
       if (moving && !s.store.memory)
         s.store.meta.set(SWAP_MARKER, JSON.stringify({ parent, prefix: rows.prefix }));
@@ -429,21 +432,25 @@ function deleteAccounts(s: Sandbox, ids: readonly string[]): void {
 }
 
 /**
- * At start-up: the swap of a large import that a killed process left under way in a file store
- * is finished (the partner's accounts, old or moved already, deleted and every staged row moved
- * in, in one transaction), so the partner is the bundle's; then every staging table left goes.
+ * The swap of a large import left under way in a file store (its marker stands: a killed
+ * process, or a swap whose slices and finish the store refused) is finished, so that partner
+ * is its bundle's, and its staging tables go.
  */
-export function finishSwapsLeft(s: Sandbox): void {
-  const left = s.store.stagesLeft();
+function finishSwapLeft(s: Sandbox): void {
   const marker = s.store.meta.get(SWAP_MARKER);
-  if (marker !== undefined) {
-    const { parent, prefix } = JSON.parse(marker) as { parent: string; prefix: string };
-    const rows = left.find((r) => r.prefix === prefix);
-    if (rows) finishSwap(s, parent, rows);
-    else s.store.meta.delete(SWAP_MARKER);
-    s.log.info('import_swap_finished', { parent_account_id: parent, finished: rows !== undefined });
-  }
-  for (const rows of left) rows.drop();
+  if (marker === undefined) return;
+  const { parent, prefix } = JSON.parse(marker) as { parent: string; prefix: string };
+  const rows = s.store.stagesLeft().find((r) => r.prefix === prefix);
+  if (rows) finishSwap(s, parent, rows);
+  else s.store.meta.delete(SWAP_MARKER);
+  rows?.drop();
+  s.log.info('import_swap_finished', { parent_account_id: parent, finished: rows !== undefined });
+}
+
+/** At start-up: the swap left under way is finished (finishSwapLeft); then every staging table left goes. */
+export function finishSwapsLeft(s: Sandbox): void {
+  finishSwapLeft(s);
+  for (const rows of s.store.stagesLeft()) rows.drop();
 }
 
 /**
