@@ -363,6 +363,24 @@ describe('a store that refuses a slice of the swap (a full disk)', () => {
     });
   }, 60_000);
 
+  it('and the rest too: a partner reset, once space is freed, finishes that swap first, so the reset outlasts a restart', async () => {
+    await refusedMidSwap(async (h, _bundle, db) => {
+      h.sandbox.store.db.pragma('max_page_count = 1073741823');
+      const reset = await h.request('POST', `/__sandbox/partners/${DEMO_PARENT}/reset`);
+      expect(reset.status, reset.text).toBe(200);
+      expect(h.sandbox.store.meta.get('import_swap')).toBeUndefined();
+      expect(stagingTables(h)).toEqual([]);
+      expect((await exportOf(h, DEMO_PARENT)).accounts).toEqual([]);
+      h.sandbox.close();
+      const restarted = createHarness({ db });
+      try {
+        expect((await exportOf(restarted, DEMO_PARENT)).accounts).toEqual([]);
+      } finally {
+        restarted.sandbox.close();
+      }
+    });
+  }, 60_000);
+
   it("and the rest too: the next large import, once space is freed, finishes that swap before its own (its marker would replace the other's)", async () => {
     await refusedMidSwap(async (h, bundle, _db, other) => {
       h.sandbox.store.db.pragma('max_page_count = 1073741823');

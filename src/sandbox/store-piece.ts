@@ -364,9 +364,6 @@ function stageAccounts(s: Sandbox, { bundle: b, realNow }: Omit<PartnerImport, '
       return [client, ...(staged() ? rows.taken(parent) : [])];
     },
     begin() {
-      // A swap left under way by an import the store refused (the marker names it) is finished
-      // first, in this transaction: this one's marker would otherwise replace it.
-      if (!s.store.memory) finishSwapLeft(s);
       moving = staged();
       if (moving && !s.store.memory)
         s.store.meta.set(SWAP_MARKER, JSON.stringify({ parent, prefix: rows.prefix }));
@@ -461,6 +458,10 @@ export function finishSwapsLeft(s: Sandbox): void {
  */
 function importRows(s: Sandbox, { scope, bundle: b, realNow, staged }: PartnerImport): void {
   const parent = scope.parent;
+  // A swap left under way by an import the store refused (its marker) is finished first, in
+  // this transaction: else this import's marker would replace it, or the next start-up finish
+  // it over this import.
+  finishSwapLeft(s);
   const previous = s.store.partners.byParent(parent);
   const clock = clockPlan(s, b.clock.now, realNow);
   // Staged accounts replace the old ones by slices after this transaction, else the bundle's are written here.
@@ -502,7 +503,11 @@ export function storePiece(s: Sandbox): StatePiece<StoreImage> {
     holds: s.store,
     durable: true,
     clear: () => s.store.wipe(),
-    forget: (scope) => void s.store.wipePartner(scope.parent),
+    forget: (scope) => {
+      // A swap left under way (see importRows) is finished first, so the reset outlasts a restart.
+      finishSwapLeft(s);
+      s.store.wipePartner(scope.parent);
+    },
     image: (name) => s.store.saveImage(name),
     restore: (image) => s.store.restoreImage(image),
     drop: (image) => s.store.dropImage(image),
