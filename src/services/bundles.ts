@@ -121,8 +121,7 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
   }
   await turn();
   const b = { ...rest, accounts: parsed };
-  const found = await s.state.checkInTurns(b, turn);
-  if (found.length) throw validationError(found.slice(0, 20));
+  await checkedInTurns(s, b);
   // The rows are written ahead by slices where no reader sees them, then swapped in: by slices
   // too, while what could see the partner half-moved waits (core/swap-gate.ts).
   const realNow = Date.now();
@@ -141,7 +140,7 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
       for (const piece of staged.values()) {
         for (const taken of piece.taken()) {
           await turn();
-          if (taken()) checked(s, b);
+          if (taken()) await checkedInTurns(s, b);
         }
       }
       await turn();
@@ -154,9 +153,10 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
       open();
     }
   } catch (err) {
-    // Another import or registration took one of the bundle's IDs while this one staged: the
-    // swap hit a constraint and wrote nothing. The check, run again, names the field.
-    if ((err as { code?: unknown }).code?.toString().startsWith('SQLITE_CONSTRAINT')) checked(s, b);
+    // A constraint the swap's transaction met (something taken that the check above did not
+    // see): nothing of it was written. The check, run again, names the field if it can.
+    if ((err as { code?: unknown }).code?.toString().startsWith('SQLITE_CONSTRAINT'))
+      await checkedInTurns(s, b);
     throw err;
   } finally {
     for (const piece of staged.values()) piece.drop();
@@ -166,6 +166,12 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
 /** The bundle checked against itself and this sandbox: a 400 naming the fields (the first 20). */
 function checked(s: Sandbox, b: BundleData): void {
   const found = s.state.check(b);
+  if (found.length) throw validationError(found.slice(0, 20));
+}
+
+/** The same for a large bundle, by slices between turns of the event loop. */
+async function checkedInTurns(s: Sandbox, b: BundleData): Promise<void> {
+  const found = await s.state.checkInTurns(b, turn);
   if (found.length) throw validationError(found.slice(0, 20));
 }
 
