@@ -38,6 +38,7 @@ function laterBody() {
   });
   return { stream, send: (text: string) => send(text) };
 }
+type BundleOf = Awaited<ReturnType<typeof bigBundle>>;
 const byId = <T extends { accounts: { account_id: string }[] }>(b: T): T => ({
   ...b,
   accounts: [...b.accounts].sort((x, y) => x.account_id.localeCompare(y.account_id)),
@@ -120,6 +121,45 @@ describe('a large import swapped in by slices', () => {
     expect((await call).status).toBe(200);
     expect(waited).toBe(true);
     expect((await exportOf(h, DEMO_PARENT)).chaos.call).toBe(before + 1);
+  }, 60_000);
+
+  it('a control-plane call whose body is slow to come holds neither the swap nor the rest of the control plane', async () => {
+    const h = createHarness();
+    await (await h.client()).account();
+    const bundle = await bigBundle(h, 3000);
+    // A control-plane write whose body has not come yet (a hostile or stalled client).
+    const bodyLater = laterBody();
+    const slow = Promise.resolve(
+      h.app.request('/__sandbox/chaos', {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/json' },
+        body: bodyLater.stream,
+        duplex: 'half',
+      } as RequestInit),
+    );
+    await nextTurn();
+    const profile = JSON.stringify({ rate: 0, seed: 3, parent_account_id: 'pa_unseeded_platform' });
+    let sent = false;
+    const giveUp = setTimeout(() => {
+      sent = true;
+      bodyLater.send(profile);
+    }, 20_000);
+    try {
+      const imported = await importInto(h, bundle);
+      const control = await h.request('GET', '/__sandbox/clock');
+      expect(sent, 'the import or the control plane waited for the slow body').toBe(false);
+      expect(imported.status, imported.text.slice(0, 300)).toBe(200);
+      expect(imported.body.imported).toMatchObject({ accounts: 3000 });
+      expect(control.status).toBe(200);
+    } finally {
+      clearTimeout(giveUp);
+    }
+    // Its body comes at last: it is served as ever.
+    bodyLater.send(profile);
+    const answer = await slow;
+    expect(answer.status, await answer.clone().text()).toBe(200);
+    const chaos = await h.request('GET', '/__sandbox/chaos');
+    expect(JSON.stringify(chaos.body)).toContain('pa_unseeded_platform');
   }, 60_000);
 
   it('a large partner exported and imported back (every ID its own) is the same partner', async () => {
@@ -248,6 +288,108 @@ describe('a file store killed during a large import', () => {
             { ...before, journal: [] },
           ),
       };
+    });
+  }, 60_000);
+});
+
+describe('a store that refuses a slice of the swap (a full disk)', () => {
+  it("a slice refused once: the rest goes in at once, and the partner is the bundle's whole", async () => {
+    const h = createHarness();
+    await (await h.client()).account();
+    const bundle = await bigBundle(h, 4000);
+    // The store refuses one write into the controls lists, the first the swap's slices make.
+    let refusals = 1;
+    h.sandbox.store.db.function('refuse_once', () => (refusals-- > 0 ? 1 : 0));
+    h.sandbox.store.db.exec(
+      "CREATE TEMP TRIGGER refuse_once BEFORE INSERT ON main.controls_lists WHEN refuse_once() BEGIN SELECT RAISE(ABORT, 'refused'); END",
+    );
+    const imported = await importInto(h, bundle);
+    expect(refusals).toBeLessThan(0); // refused once, then it took the rest
+    expect(imported.status, imported.text.slice(0, 300)).toBe(200);
+    expect(h.sandbox.gate.heldFor(DEMO_PARENT)).toBeUndefined();
+    expectSameBundle(byId(await exportOf(h, DEMO_PARENT)), byId(bundle));
+  }, 60_000);
+
+  /**
+   * A file store with the demo partner and one account, and a large import of it whose slices
+   * and then finish the store refuses (its disk fills once the swap moves): the 503, then `after`.
+   */
+  async function refusedMidSwap(
+    after: (h: Harness, bundle: BundleOf, db: string, other: BundleOf) => Promise<void>,
+  ) {
+    const dir = mkdtempSync(join(tmpdir(), 'swap-full-'));
+    const db = join(dir, 'sandbox.db');
+    const h = createHarness({ db });
+    try {
+      await (await h.client()).account();
+      const bundle = await bigBundle(h, 6000);
+      // Another partner's large bundle, for later.
+      const other = await bigBundle(h, 1000, 'other');
+      other.partner = { ...other.partner, parent_account_id: 'pa_other_here', client_id: 'cid_other_here' };
+      const importing = importInto(h, bundle);
+      await untilSwapping(h, DEMO_PARENT, importing);
+      // Its transaction written (the marker with it), then a slice of the rows; then the disk fills.
+      while (h.sandbox.store.meta.get('import_swap') === undefined) await nextTurn();
+      await nextTurn();
+      const pages = h.sandbox.store.db.pragma('page_count', { simple: true }) as number;
+      h.sandbox.store.db.pragma(`max_page_count = ${pages}`);
+      expectErrorEnvelope(await importing, 503, 'store_not_writable');
+      // Neither the marker nor the staged rows went: dropping them would leave the partner half
+      // moved for good (its accounts without their controls lists).
+      expect(h.sandbox.store.meta.get('import_swap')).toBeDefined();
+      expect(h.sandbox.gate.heldFor(DEMO_PARENT)).toBeUndefined();
+      await after(h, bundle, db, other);
+    } finally {
+      if (h.sandbox.store.db.open) h.sandbox.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const stagingTables = (h: Harness) =>
+    h.sandbox.store.db.prepare("SELECT name FROM main.sqlite_master WHERE name LIKE 'import_stage_%'").all();
+
+  it('and the rest too: a file store keeps what was staged and its marker, and the next start-up finishes the swap', async () => {
+    await refusedMidSwap(async (h, bundle, db) => {
+      h.sandbox.close();
+      const restarted = createHarness({ db });
+      try {
+        expect(restarted.sandbox.store.meta.get('import_swap')).toBeUndefined();
+        expect(stagingTables(restarted)).toEqual([]);
+        expectSameBundle(byId(await exportOf(restarted, DEMO_PARENT)), byId(bundle));
+        const fresh = await restarted.client();
+        expect((await fresh.get(CONTROLS('acct_big_5999'))).status).toBe(200);
+      } finally {
+        restarted.sandbox.close();
+      }
+    });
+  }, 60_000);
+
+  it('and the rest too: a partner reset, once space is freed, finishes that swap first, so the reset outlasts a restart', async () => {
+    await refusedMidSwap(async (h, _bundle, db) => {
+      h.sandbox.store.db.pragma('max_page_count = 1073741823');
+      const reset = await h.request('POST', `/__sandbox/partners/${DEMO_PARENT}/reset`);
+      expect(reset.status, reset.text).toBe(200);
+      expect(h.sandbox.store.meta.get('import_swap')).toBeUndefined();
+      expect(stagingTables(h)).toEqual([]);
+      expect((await exportOf(h, DEMO_PARENT)).accounts).toEqual([]);
+      h.sandbox.close();
+      const restarted = createHarness({ db });
+      try {
+        expect((await exportOf(restarted, DEMO_PARENT)).accounts).toEqual([]);
+      } finally {
+        restarted.sandbox.close();
+      }
+    });
+  }, 60_000);
+
+  it("and the rest too: the next large import, once space is freed, finishes that swap before its own (its marker would replace the other's)", async () => {
+    await refusedMidSwap(async (h, bundle, _db, other) => {
+      h.sandbox.store.db.pragma('max_page_count = 1073741823');
+      const imported = await importInto(h, other);
+      expect(imported.status, imported.text.slice(0, 300)).toBe(200);
+      expect(h.sandbox.store.meta.get('import_swap')).toBeUndefined();
+      expect(stagingTables(h)).toEqual([]);
+      expectSameBundle(byId(await exportOf(h, DEMO_PARENT)), byId(bundle));
+      expect((await exportOf(h, 'pa_other_here')).accounts).toHaveLength(1000);
     });
   }, 60_000);
 });

@@ -57,7 +57,13 @@ export interface Staging {
    * all of it is in.
    */
   moveNext(): boolean;
-  /** Frees what was staged (the import is done or failed). */
+  /**
+   * After a slice was refused (a full disk): moves all that is left in at once, in one
+   * transaction, so the partner is the new one whole; throws when that is refused too. What is
+   * then left under way stays for the next start-up to finish (the piece's `drop` keeps it).
+   */
+  finish(): void;
+  /** Frees what was staged (the import is done or failed), but a swap left under way. */
   drop(): void;
 }
 
@@ -212,8 +218,17 @@ export class StateRegistry {
   ): Promise<PartnerScope> {
     const scope = this.importPartner(bundle, realNow, staged);
     for (const piece of staged.values()) {
-      do await pause();
-      while (piece.moveNext());
+      try {
+        do await pause();
+        while (piece.moveNext());
+      } catch (err) {
+        // The partner is half moved: the rest goes in at once, or the refusal stands.
+        try {
+          piece.finish();
+        } catch {
+          throw err;
+        }
+      }
     }
     return scope;
   }

@@ -5,7 +5,8 @@
  * - that partner's own calls (the partnership pipeline asks `heldFor` after each stage, and
  *   starts over once the swap is done);
  * - the control plane's calls (`control`), but health and imports: a swap starts once the
- *   control-plane calls in flight are done, and new ones wait meanwhile;
+ *   control-plane calls in flight are done, and new ones wait meanwhile (a call's body is read
+ *   before it counts as in flight: http/bind.ts, so a slow client holds no swap);
  * - other imports: imports go one at a time (`oneImport`).
  * Other partners' calls never wait on it.
  */

@@ -23,6 +23,7 @@ import type { AccountRow } from '../store/accounts.js';
 import { controlBody } from './control-body.js';
 import { type AppEnv, known } from './env.js';
 import { pipeline } from './pipeline.js';
+import { readJsonText } from './read-body.js';
 
 type PartOf<R extends RouteConfig, K extends 'params' | 'query'> = R['request'] extends {
   [P in K]: infer S extends z.ZodType;
@@ -125,7 +126,18 @@ function refuseUndeclaredQuery(names: readonly string[]): void {
   }
 }
 
-function controlCall(c: Context<AppEnv>, route: ControlRoute): ControlCall<ControlRoute> {
+/** The JSON body schema a control-plane operation declares, if any. */
+function bodySchemaOf(route: ControlRoute): z.ZodType | undefined {
+  const media = route.request?.body?.content['application/json'];
+  return media && 'schema' in media ? (media.schema as z.ZodType) : undefined;
+}
+
+/** `read`: the body's text, when it was read before the call joined the swap gate. */
+function controlCall(
+  c: Context<AppEnv>,
+  route: ControlRoute,
+  read?: Promise<string>,
+): ControlCall<ControlRoute> {
   const request = route.request;
   // A query parameter sent twice is an array, which a schema of one value refuses (never one silently).
   const sent = Object.entries(c.req.queries()).map(([k, v]) => [k, v.length === 1 ? v[0] : v]);
@@ -133,14 +145,13 @@ function controlCall(c: Context<AppEnv>, route: ControlRoute): ControlCall<Contr
   // health changes nothing whatever it is sent.
   if (!request?.query && route.operationId !== 'health')
     refuseUndeclaredQuery(sent.map(([name]) => name as string));
-  const media = request?.body?.content['application/json'];
-  const bodySchema = media && 'schema' in media ? (media.schema as z.ZodType) : undefined;
+  const bodySchema = bodySchemaOf(route);
   return {
     query: parsePart(request?.query as z.ZodType | undefined, Object.fromEntries(sent), 'query') as never,
     params: parsePart(request?.params as z.ZodType | undefined, c.req.param(), 'path') as never,
     body: () => {
       if (!bodySchema) throw new TypeError(`${route.operationId} declares no JSON body`);
-      return controlBody(c, bodySchema) as never;
+      return controlBody(c, bodySchema, read) as never;
     },
   };
 }
@@ -190,10 +201,21 @@ export function bind(
     return;
   }
   const route = declaration;
-  const serve: Handler<AppEnv> = (c) => run(controlCall(c, route), c);
+  const serve = (c: Context<AppEnv>, read?: Promise<string>) => run(controlCall(c, route, read), c);
+  const hasBody = bodySchemaOf(route) !== undefined;
   api.on(
     route.method.toUpperCase(),
     routingPath(route.path),
-    UNGATED.has(route.operationId) ? serve : (c, next) => c.get('sandbox').gate.control(() => serve(c, next)),
+    UNGATED.has(route.operationId)
+      ? (c) => serve(c)
+      : async (c) => {
+          // Its body is read whole before it joins the gate: a client slow to send it would
+          // otherwise hold a swap that waits for it, and with it every control-plane call, until
+          // the request timeout. What reading it throws (413, 400, a cut-off) is thrown when the
+          // handler asks for the body, after its own checks, as before.
+          const read = hasBody ? readJsonText(c) : undefined;
+          await read?.catch(() => {});
+          return c.get('sandbox').gate.control(() => serve(c, read));
+        },
   );
 }

@@ -8,15 +8,26 @@ import { requestHeader } from './headers.js';
 import { checkBodyCoding, checkJsonMediaType, parseJson } from './json.js';
 import { readJsonText } from './read-body.js';
 
-/** Reads a control-plane JSON body (an empty one reads as `{}`); `limit` overrides the body limit. */
-export async function controlJson(c: Context<AppEnv>, limit?: number): Promise<unknown> {
-  const text = await controlJsonText(c, limit);
+/**
+ * Reads a control-plane JSON body (an empty one reads as `{}`); `limit` overrides the body
+ * limit; `read`: its text, when the body was read already (http/bind.ts, before the swap gate).
+ */
+export async function controlJson(
+  c: Context<AppEnv>,
+  limit?: number,
+  read?: Promise<string>,
+): Promise<unknown> {
+  const text = await controlJsonText(c, limit, read);
   return text === undefined ? {} : parseJson(text);
 }
 
 /** A control-plane JSON body's text, its media type checked (undefined: an empty body). */
-export async function controlJsonText(c: Context<AppEnv>, limit?: number): Promise<string | undefined> {
-  const text = await readJsonText(c, limit);
+export async function controlJsonText(
+  c: Context<AppEnv>,
+  limit?: number,
+  read: Promise<string> = readJsonText(c, limit),
+): Promise<string | undefined> {
+  const text = await read;
   if (text.trim() === '') return undefined;
   // The partnership API's rule (http/json.ts): the whole media type, and UTF-8 only.
   checkJsonMediaType(requestHeader(c, 'content-type'));
@@ -24,9 +35,13 @@ export async function controlJsonText(c: Context<AppEnv>, limit?: number): Promi
   return text;
 }
 
-/** Reads and validates a control-plane JSON body. */
-export async function controlBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<z.infer<T>> {
-  const parsed = schema.safeParse(await controlJson(c));
+/** Reads and validates a control-plane JSON body (`read`: its text, read already). */
+export async function controlBody<T extends z.ZodType>(
+  c: Context<AppEnv>,
+  schema: T,
+  read?: Promise<string>,
+): Promise<z.infer<T>> {
+  const parsed = schema.safeParse(await controlJson(c, undefined, read));
   if (!parsed.success) throw validationError(issuesToFields(parsed.error.issues));
   return parsed.data;
 }

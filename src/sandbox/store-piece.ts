@@ -19,7 +19,7 @@ import { lastStatusWrite, lastStatusWriteMeta, putLastStatusWrite } from '../ser
 import { storedControls } from '../store/controls.js';
 import type { StoreImage } from '../store/index.js';
 import { secretColumns, secretOf } from '../store/partners.js';
-import { type StagedAccount, SWAP_MARKER } from '../store/staging.js';
+import { type StagedAccount, type StagedRows, SWAP_MARKER } from '../store/staging.js';
 import { clockPlan } from './clock-plan.js';
 
 // The bundle's algorithms are those the store keeps, both ways (a compile-time check).
@@ -344,6 +344,8 @@ function stageAccounts(s: Sandbox, { bundle: b, realNow }: Omit<PartnerImport, '
   const rows = s.store.stage();
   let at = 0;
   let moving = false;
+  /** The swap has begun (its transaction written) and not ended: a file store's marker stands. */
+  let underWay = false;
   /** The partner's accounts before the swap (read by its first slice), deleted first. */
   let old: string[] | undefined;
   const staged = () => at >= b.accounts.length && rows.isIn(s.store.db);
@@ -365,6 +367,8 @@ function stageAccounts(s: Sandbox, { bundle: b, realNow }: Omit<PartnerImport, '
       moving = staged();
       if (moving && !s.store.memory)
         s.store.meta.set(SWAP_MARKER, JSON.stringify({ parent, prefix: rows.prefix }));
+      // Under way once the import's transaction commits (this runs inside it).
+      underWay = moving;
       return moving;
     },
     moveNext() {
@@ -382,11 +386,40 @@ function stageAccounts(s: Sandbox, { bundle: b, realNow }: Omit<PartnerImport, '
         }),
       );
       // Cached rows of the old accounts (an ID the bundle keeps is a new row now).
-      if (!moving) s.store.clearCaches();
+      if (!moving) {
+        underWay = false;
+        s.store.clearCaches();
+      }
       return moving;
     },
-    drop: () => rows.drop(),
+    finish() {
+      if (!underWay) return;
+      finishSwap(s, parent, rows);
+      moving = underWay = false;
+    },
+    // A swap left under way in a file store keeps its rows, for the next start-up to finish.
+    drop: () => {
+      if (!(underWay && !s.store.memory)) rows.drop();
+    },
   };
+}
+
+/**
+ * A swap under way finished in one transaction: the partner's accounts (old ones, or moved
+ * already) deleted and every staged row moved in, the marker gone; the partner is the bundle's.
+ */
+function finishSwap(s: Sandbox, parent: string, rows: StagedRows): void {
+  try {
+    s.store.unchecked(() =>
+      s.store.tx(() => {
+        deleteAccounts(s, s.store.accounts.idsOf(parent));
+        if (!rows.moveInto(s.store.db)) throw new Error('the staged rows are gone');
+        s.store.meta.delete(SWAP_MARKER);
+      }),
+    );
+  } finally {
+    s.store.clearCaches();
+  }
 }
 
 /** Deletes these accounts with all their rows and records (inside a transaction). */
@@ -396,28 +429,25 @@ function deleteAccounts(s: Sandbox, ids: readonly string[]): void {
 }
 
 /**
- * At start-up: the swap of a large import that a killed process left under way in a file store
- * is finished (the partner's accounts, old or moved already, deleted and every staged row moved
- * in, in one transaction), so the partner is the bundle's; then every staging table left goes.
+ * The swap of a large import left under way in a file store (its marker stands: a killed
+ * process, or a swap whose slices and finish the store refused) is finished, so that partner
+ * is its bundle's, and its staging tables go.
  */
-export function finishSwapsLeft(s: Sandbox): void {
-  const left = s.store.stagesLeft();
+function finishSwapLeft(s: Sandbox): void {
   const marker = s.store.meta.get(SWAP_MARKER);
-  if (marker !== undefined) {
-    const { parent, prefix } = JSON.parse(marker) as { parent: string; prefix: string };
-    const rows = left.find((r) => r.prefix === prefix);
-    s.store.unchecked(() =>
-      s.store.tx(() => {
-        if (rows) {
-          deleteAccounts(s, s.store.accounts.idsOf(parent));
-          rows.moveInto(s.store.db);
-        }
-        s.store.meta.delete(SWAP_MARKER);
-      }),
-    );
-    s.log.info('import_swap_finished', { parent_account_id: parent, finished: rows !== undefined });
-  }
-  for (const rows of left) rows.drop();
+  if (marker === undefined) return;
+  const { parent, prefix } = JSON.parse(marker) as { parent: string; prefix: string };
+  const rows = s.store.stagesLeft().find((r) => r.prefix === prefix);
+  if (rows) finishSwap(s, parent, rows);
+  else s.store.meta.delete(SWAP_MARKER);
+  rows?.drop();
+  s.log.info('import_swap_finished', { parent_account_id: parent, finished: rows !== undefined });
+}
+
+/** At start-up: the swap left under way is finished (finishSwapLeft); then every staging table left goes. */
+export function finishSwapsLeft(s: Sandbox): void {
+  finishSwapLeft(s);
+  for (const rows of s.store.stagesLeft()) rows.drop();
 }
 
 /**
@@ -428,6 +458,10 @@ export function finishSwapsLeft(s: Sandbox): void {
  */
 function importRows(s: Sandbox, { scope, bundle: b, realNow, staged }: PartnerImport): void {
   const parent = scope.parent;
+  // A swap left under way by an import the store refused (its marker) is finished first, in
+  // this transaction: else this import's marker would replace it, or the next start-up finish
+  // it over this import.
+  finishSwapLeft(s);
   const previous = s.store.partners.byParent(parent);
   const clock = clockPlan(s, b.clock.now, realNow);
   // Staged accounts replace the old ones by slices after this transaction, else the bundle's are written here.
@@ -469,7 +503,11 @@ export function storePiece(s: Sandbox): StatePiece<StoreImage> {
     holds: s.store,
     durable: true,
     clear: () => s.store.wipe(),
-    forget: (scope) => void s.store.wipePartner(scope.parent),
+    forget: (scope) => {
+      // A swap left under way (see importRows) is finished first, so the reset outlasts a restart.
+      finishSwapLeft(s);
+      s.store.wipePartner(scope.parent);
+    },
     image: (name) => s.store.saveImage(name),
     restore: (image) => s.store.restoreImage(image),
     drop: (image) => s.store.dropImage(image),

@@ -47,8 +47,9 @@ export interface StagedRows {
   /** Moves up to `limit` staged rows into the real tables (call inside a transaction); false once all are in. */
   moveSome(limit: number): boolean;
   /**
-   * Moves every staged row not moved yet into the real tables (call inside the import's
-   * transaction); false, and nothing moved, when the store is no longer the one staged into.
+   * Moves every staged row into the real tables, from the first (call inside a transaction,
+   * once the partner's accounts are deleted: those moved by slices already go in again); false,
+   * and nothing moved, when the store is no longer the one staged into.
    */
   moveInto(db: Db): boolean;
   /** Drops the staging tables. */
@@ -151,6 +152,8 @@ export function openStaged(db: Db, schema: 'main' | 'temp', prefix: string): Sta
     moveSome,
     moveInto(target) {
       if (target !== db || !db.open || dropped) return false;
+      // From the first row: a slice refused mid-way counted rows its transaction took back.
+      for (const t of TABLES) moved[t] = 0;
       while (moveSome(Number.MAX_SAFE_INTEGER));
       return true;
     },
