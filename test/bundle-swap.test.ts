@@ -394,6 +394,55 @@ describe('a store that refuses a slice of the swap (a full disk)', () => {
   }, 60_000);
 });
 
+describe('imports of a large body at once', () => {
+  it('past three in progress, a 429 with Retry-After and nothing read; a small one still goes; a place comes back', async () => {
+    const h = createHarness();
+    await (await h.client()).account();
+    const bundle = await bigBundle(h, 1000);
+    const text = JSON.stringify(bundle);
+    expect(text.length).toBeGreaterThan(1024 * 1024);
+    // Three bodies that are still coming hold the three places.
+    const pending = [0, 1, 2].map(() => laterBody());
+    const holding = pending.map((b) =>
+      Promise.resolve(
+        h.app.request('/__sandbox/bundles', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'Content-Length': String(text.length) },
+          body: b.stream,
+          duplex: 'half',
+        } as RequestInit),
+      ),
+    );
+    await nextTurn();
+    const refused = await h.request('POST', '/__sandbox/bundles', {
+      raw: text,
+      headers: { 'Content-Type': 'application/json', 'Content-Length': String(text.length) },
+    });
+    const body = expectErrorEnvelope(refused, 429, 'rate_limited');
+    expect(refused.headers.get('retry-after')).toBe('2');
+    expect(body.error.details).toEqual({ retry_after_seconds: 2 });
+    expect(body.message).toMatch(/^3 imports of a large bundle are in progress already: retry after 2 s\./);
+    // A small bundle (its length stated) is not one of them.
+    const small = JSON.stringify(await exportOf(h, DEMO_PARENT));
+    const smallAnswer = await h.request('POST', '/__sandbox/bundles', {
+      raw: small,
+      headers: { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(small)) },
+    });
+    expect(smallAnswer.status, smallAnswer.text.slice(0, 200)).toBe(200);
+    // The held ones go through once their bodies come; then a large one is taken again.
+    for (const b of pending) b.send(text);
+    for (const answer of await Promise.all(holding)) expect(answer.status).toBe(200);
+    expect(
+      (
+        await h.request('POST', '/__sandbox/bundles', {
+          raw: text,
+          headers: { 'Content-Type': 'application/json' },
+        })
+      ).status,
+    ).toBe(200);
+  }, 60_000);
+});
+
 describe('the swap gate', () => {
   it('a swap starts once the control-plane calls in flight are done; new ones wait for its end', async () => {
     const gate = new SwapGate();

@@ -1,6 +1,11 @@
 /** Bundles on the control plane (docs/parallel-tests.md): one partner out, one partner in. */
-import { Hono } from 'hono';
-import { BUNDLE_LIMIT_BYTES } from '../contract/control/bundle.js';
+import { type Context, Hono } from 'hono';
+import { ApiError } from '../contract/api/errors.js';
+import {
+  BUNDLE_LIMIT_BYTES,
+  LARGE_IMPORTS_AT_ONCE,
+  LARGE_IMPORTS_RETRY_AFTER_SECONDS,
+} from '../contract/control/bundle.js';
 import { isolationRoutes as iso } from '../contract/control/control-routes-isolation.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
@@ -22,6 +27,26 @@ export function bundleRoutes(s: Sandbox) {
   });
 
   bind(api, iso.importBundle, async (_call, c) => {
+    // A large body (or one of no stated length) takes a place before it is read: past the
+    // last, a 429 and nothing read (its bytes are discarded as they come).
+    const length = Number(c.req.header('content-length') ?? Number.NaN);
+    const release = length < ASIDE_MIN_CHARS ? () => {} : s.gate.largeImport(LARGE_IMPORTS_AT_ONCE);
+    if (!release) {
+      const seconds = LARGE_IMPORTS_RETRY_AFTER_SECONDS;
+      throw new ApiError(
+        'rate_limited',
+        `${LARGE_IMPORTS_AT_ONCE} imports of a large bundle are in progress already: retry after ${seconds} s. Nothing was read or loaded.`,
+        { headers: { 'Retry-After': String(seconds) }, details: { retry_after_seconds: seconds } },
+      );
+    }
+    try {
+      return await importFrom(c);
+    } finally {
+      release();
+    }
+  });
+
+  async function importFrom(c: Context<AppEnv>) {
     const text = await controlJsonText(c, BUNDLE_LIMIT_BYTES);
     // A large bundle is parsed on another thread, its accounts handed back as texts of one turn's worth.
     if (text !== undefined && text.length >= ASIDE_MIN_CHARS) {
@@ -33,6 +58,6 @@ export function bundleRoutes(s: Sandbox) {
     }
     const json = text === undefined ? {} : parseJson(text);
     return c.json({ imported: await s.gate.oneImport(() => importBundleInTurns(s, json)) }, 200);
-  });
+  }
   return api;
 }

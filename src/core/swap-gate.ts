@@ -7,7 +7,8 @@
  * - the control plane's calls (`control`), but health and imports: a swap starts once the
  *   control-plane calls in flight are done, and new ones wait meanwhile (a call's body is read
  *   before it counts as in flight: http/bind.ts, so a slow client holds no swap);
- * - other imports: imports go one at a time (`oneImport`).
+ * - other imports: imports go one at a time (`oneImport`), and at most a few of a large body
+ *   are in progress at once (`largeImport`: each holds its bundle in memory meanwhile).
  * Other partners' calls never wait on it.
  */
 export class SwapGate {
@@ -19,6 +20,8 @@ export class SwapGate {
   /** The partner being swapped in, once its slices move (its calls wait on `done`). */
   #swapping: { parent: string; done: Promise<void> } | undefined;
   #imports: Promise<unknown> = Promise.resolve();
+  /** Imports of a large body in progress (read, parsed, waiting or running). */
+  #large = 0;
 
   /** What this partner's call must wait for before it goes on (undefined: nothing). */
   heldFor(parent: string | undefined): Promise<void> | undefined {
@@ -35,6 +38,20 @@ export class SwapGate {
     } finally {
       if (--this.#inFlight === 0) this.#drained?.();
     }
+  }
+
+  /**
+   * Takes one of `most` places for an import of a large body, from before its body is read to
+   * its answer: the function that gives it back, or undefined when all are taken.
+   */
+  largeImport(most: number): (() => void) | undefined {
+    if (this.#large >= most) return undefined;
+    this.#large++;
+    let given = false;
+    return () => {
+      if (!given) this.#large--;
+      given = true;
+    };
   }
 
   /** Runs imports one at a time, in the order they came. */

@@ -52,6 +52,14 @@ export const OWED_MAX = 1000;
 export const OWED_KEY_MAX = 2200;
 /** The largest bundle `POST /__sandbox/bundles` reads. */
 export const BUNDLE_LIMIT_BYTES = 32 * 1024 * 1024;
+/**
+ * The most imports of a large body (1 MiB or more, or of no stated length) in progress at once,
+ * from reading it to answering: past it, a 429 with Retry-After (each holds its bundle in
+ * memory, a few hundred MB at the largest, while imports go one at a time).
+ */
+export const LARGE_IMPORTS_AT_ONCE = 3;
+/** What the 429 past LARGE_IMPORTS_AT_ONCE asks to wait (about the time of the largest import). */
+export const LARGE_IMPORTS_RETRY_AFTER_SECONDS = 2;
 
 const isoTime = z.iso.datetime({ offset: true });
 const text = (max = 1000) => z.string().max(max);

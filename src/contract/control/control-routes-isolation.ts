@@ -3,6 +3,7 @@
  * of control-routes.ts are: the document, the handlers and the control client take them from here.
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import { header } from '../api/openapi-parts.js';
 import { Bundle, BundleImported } from './bundle.js';
 import {
   ClockAdvance,
@@ -116,6 +117,12 @@ export const isolationRoutes = byOperationId({
       200: ok('Loaded.', BundleImported),
       400: err('Invalid, inconsistent or foreign bundle: the field is named; nothing was loaded.'),
       413: err('Bundle larger than the limit (32 MiB).'),
+      429: {
+        ...err(
+          'Three imports of a large bundle (1 MiB or more) are in progress already: wait Retry-After seconds (2); nothing was read or loaded.',
+        ),
+        headers: { 'X-Request-Id': header('XRequestId'), 'Retry-After': header('RetryAfter') },
+      },
     },
   }),
 });

@@ -21,6 +21,7 @@ export function controlPlaneDocument(origin: string) {
   });
   r.registerComponent('headers', 'XRequestId', headerComponents.XRequestId as never);
   r.registerComponent('headers', 'Allow', headerComponents.Allow as never);
+  r.registerComponent('headers', 'RetryAfter', headerComponents.RetryAfter as never);
   const security = [{ adminToken: [] }];
   const tags = ['Control plane'];
   r.registerComponent('headers', 'WWWAuthenticate', {
