@@ -8,9 +8,11 @@
 // Then, unless --no-round-trip: the partner (as the last size left it) exported and imported
 // back, every ID its own already (the swap deletes and writes every row).
 //
-// Usage: npm run build && node bench/import-large.mjs [--accounts=1000,10000,50000] [--shape=bare] [--db=FILE]
-//   --shape=bare: accounts without pages, layouts or variants (about 0.5 KiB each, so the
+// Usage: npm run build && node bench/import-large.mjs [--accounts=1000,10000,50000] [--shape=bare|fat] [--db=FILE]
+//   --shape=bare: accounts without pages, layouts or variants (about 0.8 KB each, so the
 //   largest bundle accepted holds far more of them)
+//   --shape=fat: accounts whose controls list holds 10,000 long domains (about 1 MB each: the
+//   largest bundle holds about 32)
 import {
   authHeaders,
   getToken,
@@ -27,6 +29,7 @@ const sizes = (process.argv.find((a) => a.startsWith('--accounts='))?.split('=')
   .split(',')
   .map(Number);
 const bare = process.argv.includes('--shape=bare');
+const fat = process.argv.includes('--shape=fat');
 const roundTrip = !process.argv.includes('--no-round-trip');
 
 /** A bundle of the demo partner with `n` copies of its one account, each with its own IDs. */
@@ -53,7 +56,16 @@ function bigBundle(base, n) {
           page_id: suffix(v.page_id, i),
         })),
     last_status_write: bare ? null : one.last_status_write,
-    controls: { ...one.controls, list_id: suffix(one.controls.list_id, i) },
+    controls: {
+      ...one.controls,
+      list_id: suffix(one.controls.list_id, i),
+      domains: fat
+        ? Array.from({ length: 10_000 }, (_, j) => ({
+            domain: `shop-${i}-${j}.a-rather-long-merchant-domain-name-for-the-bench.example.com`,
+            policy: 'Block',
+          }))
+        : one.controls.domains,
+    },
   }));
   return { ...base, accounts, journal: [], idempotency_keys: [] };
 }
@@ -123,7 +135,7 @@ try {
     if (res.status !== 200) throw new Error(`import of ${n}: ${res.status} ${answer.slice(0, 300)}`);
     rows.push({
       accounts: n,
-      shape: bare ? 'bare' : 'demo',
+      shape: fat ? 'fat' : bare ? 'bare' : 'demo',
       store: db ? 'file' : 'memory',
       bundle_mib: +(Buffer.byteLength(text) / 1024 / 1024).toFixed(1),
       import_ms: Math.round(ms),

@@ -394,6 +394,58 @@ describe('a store that refuses a slice of the swap (a full disk)', () => {
   }, 60_000);
 });
 
+describe('a large body of few accounts (long controls lists)', () => {
+  /** The demo partner's bundle with `n` accounts whose lists hold 10,000 domains each (about 0.7 MB). */
+  async function fatBundle(h: Harness, n: number) {
+    const bundle = await bigBundle(h, n);
+    bundle.accounts.forEach((a: { controls: { domains: unknown[] } }, i: number) => {
+      a.controls.domains = Array.from({ length: 10_000 }, (_, j) => ({
+        domain: `shop-${i}-${j}.a-rather-long-merchant-domain-name.example.com`,
+        policy: 'Block',
+      }));
+    });
+    return bundle;
+  }
+
+  it("goes by turns like many accounts (staged, swapped by slices); another partner's calls answer during it", async () => {
+    const h = createHarness();
+    await (await h.client()).account();
+    const bundle = await fatBundle(h, 4);
+    const other = await newTenant(h, 'bystander');
+    let done = false;
+    const importing = importInto(h, bundle).finally(() => (done = true));
+    let staged = false;
+    let swapping = false;
+    while (!done) {
+      await nextTurn();
+      staged ||=
+        h.sandbox.store.db
+          .prepare("SELECT name FROM sqlite_temp_master WHERE type = 'table' AND name LIKE 'import_stage_%'")
+          .all().length > 0;
+      swapping ||= h.sandbox.gate.heldFor(DEMO_PARENT) !== undefined;
+      expect((await other.client.get(MAPPINGS)).status).toBe(200);
+    }
+    const imported = await importing;
+    expect(imported.status, imported.text.slice(0, 300)).toBe(200);
+    expect(imported.body.imported.accounts).toBe(4);
+    // Four accounts, but 2.8 MB: not the one-step import of a small bundle.
+    expect(staged).toBe(true);
+    expect(swapping).toBe(true);
+    expectSameBundle(byId(await exportOf(h, DEMO_PARENT)), byId(bundle));
+  }, 60_000);
+
+  it('a bad domain in the last account is a 400 naming it at its index; the old partner is whole', async () => {
+    const h = createHarness();
+    await (await h.client()).account();
+    const before = await exportOf(h, DEMO_PARENT);
+    const bundle = await fatBundle(h, 3);
+    bundle.accounts[2].controls.domains[9_999] = { domain: 'not a domain', policy: 'Block' };
+    const refused = await importInto(h, bundle);
+    expect(fieldsOf(refused)).toEqual(['accounts[2].controls.domains[9999].domain']);
+    expectSameBundle(await exportOf(h, DEMO_PARENT), before);
+  }, 60_000);
+});
+
 describe('imports of a large body at once', () => {
   it('past three in progress, a 429 with Retry-After and nothing read; a small one still goes; a place comes back', async () => {
     const h = createHarness();

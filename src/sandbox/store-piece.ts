@@ -140,6 +140,8 @@ function toEnd<T>(steps: Generator<void, T>): T {
 
 /** How many accounts the check goes through between two pauses (a large import's turns). */
 const ACCOUNTS_PER_CHECK_SLICE = 500;
+/** The most time a large import's check or staging spends in one turn (accounts with long lists). */
+const MS_PER_TURN = 10;
 
 /**
  * The store's part of a bundle checked against itself and against this sandbox: the problems,
@@ -169,9 +171,17 @@ function* storeProblems(s: Sandbox, b: BundleData): Generator<void, FieldIssue[]
   let pageOwners = listOwners;
   let layoutOwners = listOwners;
   let variantOwners = listOwners;
+  let since = performance.now();
   for (const [i, a] of b.accounts.entries()) {
+    if (i > 0 && performance.now() - since > MS_PER_TURN) {
+      yield;
+      since = performance.now();
+    }
     if (i % ACCOUNTS_PER_CHECK_SLICE === 0) {
-      if (i > 0) yield;
+      if (i > 0) {
+        yield;
+        since = performance.now();
+      }
       const slice = b.accounts.slice(i, i + ACCOUNTS_PER_CHECK_SLICE);
       const owners = (kind: 'account' | 'page' | 'layout' | 'variant', ids: (a: BundleAccount) => string[]) =>
         s.store.accounts.ownersOf(kind, slice.flatMap(ids));
@@ -351,9 +361,14 @@ function stageAccounts(s: Sandbox, { bundle: b, realNow }: Omit<PartnerImport, '
   const staged = () => at >= b.accounts.length && rows.isIn(s.store.db);
   return {
     next() {
-      const slice = b.accounts.slice(at, at + ACCOUNTS_PER_SLICE);
-      rows.add(slice.map((a) => accountRows(a, parent, clock)));
-      at += slice.length;
+      // Up to ACCOUNTS_PER_SLICE accounts, fewer when their rows take long to build (long lists).
+      const since = performance.now();
+      const slice: StagedAccount[] = [];
+      while (at < b.accounts.length && slice.length < ACCOUNTS_PER_SLICE) {
+        slice.push(accountRows(b.accounts[at++]!, parent, clock));
+        if (performance.now() - since > MS_PER_TURN / 2) break;
+      }
+      rows.add(slice);
       return at < b.accounts.length;
     },
     taken() {

@@ -68,32 +68,36 @@ export function importBundle(s: Sandbox, json: unknown) {
 export const ACCOUNTS_PER_TURN = 200;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** A bundle's accounts as JSON texts of ACCOUNTS_PER_TURN each (parsed on another thread: http/json-aside.ts). */
+/**
+ * A bundle's accounts as JSON texts of at most ACCOUNTS_PER_TURN each, and a few hundred KB
+ * (parsed on another thread: http/json-aside.ts).
+ */
 export interface AccountSlices {
   slices: readonly string[];
   count: number;
 }
 
 /**
- * `POST /__sandbox/bundles`: the same, but a large bundle (tens of thousands of accounts) goes
- * by turns, other requests served in between: its accounts are parsed (from `sliced`, when the
- * body was parsed aside) and validated a few hundred at a time, checked against this sandbox by
- * slices, and their rows staged where no reader sees them (StateRegistry.stage); then the
- * partner is swapped in one short transaction.
+ * `POST /__sandbox/bundles`: the same, but a large bundle (tens of thousands of accounts, or
+ * a few with long lists) goes by turns, other requests served in between: its accounts are
+ * parsed (from `sliced`, when the body was parsed aside) and validated a slice a turn, checked
+ * against this sandbox by slices, and their rows staged where no reader sees them
+ * (StateRegistry.stage); then the partner is swapped in, by slices too.
  */
 export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: AccountSlices) {
   checkVersion(json);
   const { accounts, version } = (json ?? {}) as { accounts?: unknown; version?: unknown };
   const count = sliced ? sliced.count : Array.isArray(accounts) ? accounts.length : 0;
-  /** The accounts from `from`, one turn's worth. */
-  const slice = (from: number): unknown[] =>
-    sliced
-      ? (JSON.parse(sliced.slices[from / ACCOUNTS_PER_TURN]!) as unknown[])
-      : (accounts as unknown[]).slice(from, from + ACCOUNTS_PER_TURN);
-  if (version !== BUNDLE_VERSION || count <= ACCOUNTS_PER_TURN) {
-    const whole = sliced
-      ? { ...(json as object), accounts: sliced.slices.flatMap((t) => JSON.parse(t)) }
-      : json;
+  /** The accounts, a turn's worth at a time. */
+  function* parts(): Generator<unknown[]> {
+    if (sliced) for (const text of sliced.slices) yield JSON.parse(text) as unknown[];
+    else
+      for (let from = 0; from < count; from += ACCOUNTS_PER_TURN)
+        yield (accounts as unknown[]).slice(from, from + ACCOUNTS_PER_TURN);
+  }
+  // A body parsed aside (1 MiB or more) goes by turns whatever its count of accounts.
+  if (version !== BUNDLE_VERSION || (!sliced && count <= ACCOUNTS_PER_TURN)) {
+    const whole = sliced ? { ...(json as object), accounts: [...parts()].flat() } : json;
     return load(s, parseBundle(whole));
   }
   if (count > BUNDLE_MAX_ACCOUNTS)
@@ -104,14 +108,15 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
   const rest = parseBundle({ ...(json as object), accounts: [] });
   const element = Bundle.shape.accounts.element;
   const parsed: BundleData['accounts'] = [];
-  for (let from = 0; from < count; from += ACCOUNTS_PER_TURN) {
+  for (const part of parts()) {
     await turn();
-    for (const [i, account] of slice(from).entries()) {
+    for (const account of part) {
       const result = element.safeParse(account);
+      const at = parsed.length;
       if (!result.success)
         throw validationError(
           issuesToFields(
-            result.error.issues.map((issue) => ({ ...issue, path: ['accounts', from + i, ...issue.path] })),
+            result.error.issues.map((issue) => ({ ...issue, path: ['accounts', at, ...issue.path] })),
             '',
             'bundle',
           ),
