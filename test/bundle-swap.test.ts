@@ -434,6 +434,35 @@ describe('a large body of few accounts (long controls lists)', () => {
     expectSameBundle(byId(await exportOf(h, DEMO_PARENT)), byId(bundle));
   }, 60_000);
 
+  it('a large bundle of the earlier version (1: the secret in clear) goes by turns too; its secret works', async () => {
+    const h = createHarness();
+    await (await h.client()).account();
+    const current = await fatBundle(h, 2);
+    const { client_secret_hash: _, ...partner } = current.partner;
+    const secret = 'a-secret-chosen-for-this-test-0123456789';
+    const earlier = { ...current, version: 1, partner: { ...partner, client_secret: secret } };
+    const importing = importInto(h, earlier);
+    let swapping = false;
+    let done = false;
+    void importing.finally(() => (done = true));
+    while (!done) {
+      swapping ||= h.sandbox.gate.heldFor(DEMO_PARENT) !== undefined;
+      await nextTurn();
+    }
+    expect((await importing).status).toBe(200);
+    expect(swapping).toBe(true);
+    const token = await h.request('POST', '/oauth/token', {
+      raw: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: partner.client_id,
+        client_secret: secret,
+      }).toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    expect(token.status).toBe(200);
+    expect((await exportOf(h, DEMO_PARENT)).accounts).toHaveLength(2);
+  }, 60_000);
+
   it('a bad domain in the last account is a 400 naming it at its index; the old partner is whole', async () => {
     const h = createHarness();
     await (await h.client()).account();

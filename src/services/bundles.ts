@@ -86,7 +86,7 @@ export interface AccountSlices {
  */
 export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: AccountSlices) {
   checkVersion(json);
-  const { accounts, version } = (json ?? {}) as { accounts?: unknown; version?: unknown };
+  const { accounts } = (json ?? {}) as { accounts?: unknown };
   const count = sliced ? sliced.count : Array.isArray(accounts) ? accounts.length : 0;
   /** The accounts, a turn's worth at a time. */
   function* parts(): Generator<unknown[]> {
@@ -95,11 +95,9 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
       for (let from = 0; from < count; from += ACCOUNTS_PER_TURN)
         yield (accounts as unknown[]).slice(from, from + ACCOUNTS_PER_TURN);
   }
-  // A body parsed aside (1 MiB or more) goes by turns whatever its count of accounts.
-  if (version !== BUNDLE_VERSION || (!sliced && count <= ACCOUNTS_PER_TURN)) {
-    const whole = sliced ? { ...(json as object), accounts: [...parts()].flat() } : json;
-    return load(s, parseBundle(whole));
-  }
+  // A small body goes in one step; one parsed aside (1 MiB or more) by turns whatever its
+  // count of accounts, and whatever the version it was written in.
+  if (!sliced && count <= ACCOUNTS_PER_TURN) return load(s, parseBundle(json));
   if (count > BUNDLE_MAX_ACCOUNTS)
     throw validationError([
       { field: 'accounts', message: `must have at most ${BUNDLE_MAX_ACCOUNTS} entries` },
