@@ -6,7 +6,8 @@
 // (sampled every 20 ms) against its RSS before.
 //
 // Then, unless --no-round-trip: the partner (as the last size left it) exported and imported
-// back, every ID its own already (the swap deletes and writes every row).
+// back, every ID its own already (the swap deletes and writes every row); that row also gives
+// the longest wait of another partner's call during the export.
 //
 // Usage: npm run build && node bench/import-large.mjs [--accounts=1000,10000,50000] [--shape=bare|fat] [--db=FILE]
 //   --shape=bare: accounts without pages, layouts or variants (about 0.8 KB each, so the
@@ -91,8 +92,23 @@ try {
       label: `${sizes.at(-1)} (round trip)`,
       text: async () => (await fetch(`${sb.url}/__sandbox/partners/pa_demo_platform/bundle`)).text(),
     });
+  let exportWorst;
   for (const { label: n, text: bundleText } of runs) {
+    // The round trip's export is measured as the import is: another partner's longest wait.
+    let exporting = true;
+    let worstDuringExport = 0;
+    const exportBystander = (async () => {
+      while (exporting && typeof n === 'string') {
+        const t0 = performance.now();
+        const res = await fetch(`${sb.url}/v1/partnership/vertical-mappings`, { headers: other.headers });
+        await res.arrayBuffer();
+        worstDuringExport = Math.max(worstDuringExport, performance.now() - t0);
+      }
+    })();
     const text = await bundleText();
+    exporting = false;
+    await exportBystander;
+    if (typeof n === 'string') exportWorst = Math.round(worstDuringExport);
     await sleep(500);
     const rssBefore = rssMiB(sb.pid);
     let peak = rssBefore;
@@ -143,6 +159,7 @@ try {
       worst_health_ms: Math.round(worstHealth),
       rss_before_mib: +rssBefore.toFixed(1),
       rss_peak_mib: +peak.toFixed(1),
+      ...(typeof n === 'string' ? { export_worst_other_call_ms: exportWorst } : {}),
     });
     console.error(JSON.stringify(rows.at(-1)));
   }

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SwapGate } from '../src/core/swap-gate.js';
+import { bundleText, exportBundle, withinImportLimit } from '../src/services/bundle-export.js';
 import { bigBundle, expectSameBundle, exportOf, fieldsOf, importInto } from './bundle-helpers.js';
 import { CONTROLS, createHarness, expectErrorEnvelope, type Harness, MAPPINGS } from './harness.js';
 import { newTenant } from './tenants.js';
@@ -472,6 +473,60 @@ describe('a large body of few accounts (long controls lists)', () => {
     const refused = await importInto(h, bundle);
     expect(fieldsOf(refused)).toEqual(['accounts[2].controls.domains[9999].domain']);
     expectSameBundle(await exportOf(h, DEMO_PARENT), before);
+  }, 60_000);
+});
+
+describe('the export of a large partner', () => {
+  it("goes by turns, the partner's calls held meanwhile; the same bundle as at once; other partners served", async () => {
+    const h = createHarness();
+    await (await h.client()).account();
+    expect((await importInto(h, await bigBundle(h, 3000))).status).toBe(200);
+    const atOnce = exportBundle(h.sandbox, DEMO_PARENT);
+    const other = await newTenant(h, 'bystander');
+    let done = false;
+    const exporting = h
+      .request('GET', `/__sandbox/partners/${DEMO_PARENT}/bundle`)
+      .finally(() => (done = true));
+    let held = false;
+    let served = 0;
+    while (!done) {
+      held ||= h.sandbox.gate.heldFor(DEMO_PARENT) !== undefined;
+      expect((await other.client.get(MAPPINGS)).status).toBe(200);
+      if (!done) served++;
+      await nextTurn();
+    }
+    const exported = await exporting;
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-type')).toBe('application/json');
+    expect(exported.headers.get('content-disposition')).toBe(
+      `attachment; filename="sandbox-bundle-${DEMO_PARENT}.json"`,
+    );
+    expect(held).toBe(true);
+    expect(served).toBeGreaterThanOrEqual(5);
+    expect(h.sandbox.gate.heldFor(DEMO_PARENT)).toBeUndefined();
+    expectSameBundle(exported.body, atOnce);
+    // It imports back.
+    expect((await importInto(h, exported.body)).status).toBe(200);
+  }, 60_000);
+});
+
+describe("the export's text by turns", () => {
+  it('is the text of the bundle at once, its journal cut where the import limit says (escapes, non-ASCII)', async () => {
+    const journal = Array.from({ length: 1200 }, (_, i) => ({ id: i, body: 'é"x\u0000'.repeat(8_000) }));
+    const bundle = {
+      kind: 'partnership-sandbox-bundle',
+      version: 2,
+      exported_at: '2026-11-26T00:00:00.000Z',
+      partner: { name: 'a "name" with \u0000' },
+      accounts: [{ a: 1 }, { a: 'ü' }],
+      journal,
+      chaos: null,
+    } as never;
+    const text = await bundleText(bundle);
+    expect(text).toBe(JSON.stringify(withinImportLimit(bundle)));
+    expect(JSON.parse(text).journal_left_out).toBeGreaterThan(0);
+    const small = { ...(bundle as object), journal: journal.slice(0, 3) } as never;
+    expect(await bundleText(small)).toBe(JSON.stringify(withinImportLimit(small)));
   }, 60_000);
 });
 

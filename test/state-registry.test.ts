@@ -37,17 +37,26 @@ const OPERATIONS = [
 ] as const;
 type Operation = (typeof OPERATIONS)[number];
 
+/**
+ * The forms an operation may take: a piece that exports by slices is reached that way by the
+ * export (services/bundle-export.ts), and that counts as its exportPartner.
+ */
+const FORMS: Partial<Record<Operation, string[]>> = { exportPartner: ['exportPartner', 'exportBySlices'] };
+
 /** Counts each call of each piece's operations (the pieces are the sandbox's own objects). */
 function spyOn(pieces: readonly StatePiece[]) {
   const calls = new Map<string, Set<Operation>>(pieces.map((p) => [p.name, new Set()]));
   for (const piece of pieces) {
-    const target = piece as unknown as Record<Operation, (...args: unknown[]) => unknown>;
+    const target = piece as unknown as Record<string, ((...args: unknown[]) => unknown) | undefined>;
     for (const op of OPERATIONS) {
-      const original = target[op];
-      target[op] = (...args: unknown[]) => {
-        calls.get(piece.name)!.add(op);
-        return original(...args);
-      };
+      for (const form of FORMS[op] ?? [op]) {
+        const original = target[form];
+        if (!original) continue;
+        target[form] = (...args: unknown[]) => {
+          calls.get(piece.name)!.add(op);
+          return original(...args);
+        };
+      }
     }
   }
   return calls;

@@ -13,17 +13,21 @@ import { controlJsonText } from '../http/control-body.js';
 import type { AppEnv } from '../http/env.js';
 import { parseJson } from '../http/json.js';
 import { ASIDE_MIN_CHARS, parseJsonAside } from '../http/json-aside.js';
-import { exportBundle } from '../services/bundle-export.js';
+import { exportBundleText } from '../services/bundle-export.js';
 import { ACCOUNTS_PER_TURN, importBundleInTurns } from '../services/bundles.js';
 
 export function bundleRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
 
-  bind(api, iso.exportBundle, (call, c) => {
+  bind(api, iso.exportBundle, async (call, c) => {
     const parent = call.params.parent_account_id;
-    const bundle = exportBundle(s, parent);
+    const text = await exportBundleText(s, parent);
     const file = `sandbox-bundle-${parent.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
-    return c.json(bundle, 200, { 'Content-Disposition': `attachment; filename="${file}"` });
+    // The text is the bundle's JSON (services/bundle-export.ts), written by turns for a large one.
+    return c.body(text, 200, {
+      'Content-Type': 'application/json',
+      'Content-Disposition': `attachment; filename="${file}"`,
+    }) as never;
   });
 
   bind(api, iso.importBundle, async (_call, c) => {

@@ -96,6 +96,8 @@ export interface StatePiece<Image = unknown> {
   importPartner(load: PartnerImport): void;
   /** The same as `check`, for a large import: it pauses (yields) between slices, other requests served meanwhile. */
   checkBySlices?(bundle: BundleData): Generator<void, FieldIssue[]>;
+  /** The same as `exportPartner`, for a large partner: it pauses (yields) between slices. */
+  exportBySlices?(scope: PartnerScope): Generator<void, BundlePart>;
   /** A piece whose part of a large import is slow to write stages it ahead (its `importPartner` then moves it in). */
   stage?(load: Omit<PartnerImport, 'scope' | 'staged'>): Staging;
 }
@@ -163,6 +165,30 @@ export class StateRegistry {
   exportPartner(parent: string): BundlePart {
     const scope = this.scopeOf(parent);
     return Object.assign({}, ...this.pieces.map((p) => p.exportPartner(scope))) as BundlePart;
+  }
+
+  /**
+   * `exportPartner` for a large partner (its calls and the control plane waiting meanwhile:
+   * core/swap-gate.ts): the pieces that export by slices pause between them, awaiting `pause`.
+   */
+  async exportInTurns(parent: string, pause: () => Promise<void>): Promise<BundlePart> {
+    const scope = this.scopeOf(parent);
+    const parts: BundlePart[] = [];
+    for (const p of this.pieces) {
+      if (!p.exportBySlices) {
+        parts.push(p.exportPartner(scope));
+        continue;
+      }
+      const steps = p.exportBySlices(scope);
+      for (let step = steps.next(); ; step = steps.next()) {
+        if (step.done) {
+          parts.push(step.value);
+          break;
+        }
+        await pause();
+      }
+    }
+    return Object.assign({}, ...parts) as BundlePart;
   }
 
   /** Every piece's problems with the bundle, in the registry's order. */

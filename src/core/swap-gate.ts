@@ -54,7 +54,7 @@ export class SwapGate {
     };
   }
 
-  /** Runs imports one at a time, in the order they came. */
+  /** Runs imports (and exports of a large partner) one at a time, in the order they came. */
   oneImport<T>(run: () => Promise<T>): Promise<T> {
     const result = this.#imports.then(run);
     this.#imports = result.catch(() => {});

@@ -81,10 +81,10 @@ type Answer<R extends RouteConfig> = RouteConfigToTypedResponse<R> | Promise<Rou
 
 /**
  * The control-plane operations that do not wait while a large import swaps a partner in
- * (core/swap-gate.ts): health, which must answer throughout, and imports, which go one at a
- * time on their own.
+ * (core/swap-gate.ts): health, which must answer throughout, and imports and exports, which
+ * take the gate themselves (services/bundles.ts, services/bundle-export.ts).
  */
-const UNGATED: ReadonlySet<string> = new Set(['health', 'importBundle']);
+const UNGATED: ReadonlySet<string> = new Set(['health', 'importBundle', 'exportBundle']);
 
 /** `/a/{b}/c` as Hono writes it: `/a/:b/c`. */
 const routingPath = (path: string) => path.replaceAll(/\/{(.+?)}/g, '/:$1');

@@ -16,6 +16,7 @@ import { canonical } from '../domain/canonical-json.js';
 import { routePattern } from '../domain/route-pattern.js';
 import { SECRET_ALGORITHMS, type SecretAlgorithm } from '../domain/secrets.js';
 import { lastStatusWrite, lastStatusWriteMeta, putLastStatusWrite } from '../services/status.js';
+import type { AccountRow } from '../store/accounts.js';
 import { storedControls } from '../store/controls.js';
 import type { StoreImage } from '../store/index.js';
 import { secretColumns, secretOf } from '../store/partners.js';
@@ -274,9 +275,22 @@ const strip = <T extends object, K extends keyof T>(row: T, ...keys: K[]): Omit<
   return out;
 };
 
-/** The partner's rows as its bundle carries them (the partner exists: the export checked). */
-function exportRows(s: Sandbox, parent: string): BundlePart {
+/**
+ * The partner's rows as its bundle carries them (the partner exists: the export checked),
+ * pausing (a `yield`) every MS_PER_TURN.
+ */
+function* exportRows(s: Sandbox, parent: string): Generator<void, BundlePart> {
   const partner = s.store.partners.byParent(parent)!;
+  const rows = s.store.accounts.allOf(parent);
+  const accounts: BundleAccount[] = [];
+  let since = performance.now();
+  for (const a of rows) {
+    if (performance.now() - since > MS_PER_TURN) {
+      yield;
+      since = performance.now();
+    }
+    accounts.push(exportAccount(s, a));
+  }
   return {
     partner: {
       parent_account_id: partner.parent_account_id,
@@ -286,22 +300,7 @@ function exportRows(s: Sandbox, parent: string): BundlePart {
       created_at: partner.created_at,
     },
     vertical_mappings: s.store.partners.mappings(parent).map((m) => ({ ...m })),
-    accounts: s.store.accounts.allOf(parent).map((a) => {
-      const controls = s.store.controls.get(a.account_id)!;
-      return {
-        ...strip(a, 'parent_account_id'),
-        // The store keeps what the API validated: its surfaces and layout types are the enums'.
-        pages: s.store.accounts.pages(a.account_id).map((p) => strip(p, 'account_id') as BundlePage),
-        layouts: s.store.accounts.layouts(a.account_id).map((l) => strip(l, 'account_id') as BundleLayout),
-        variants: s.store.accounts.variants(a.account_id).map((v) => ({
-          ...strip(v, 'account_id'),
-          enabled: v.enabled === 1,
-          archived: v.archived === 1,
-        })),
-        controls: strip(controls, 'account_id'),
-        last_status_write: lastStatusWrite(s, a.account_id),
-      };
-    }),
+    accounts,
     idempotency_keys: s.store.idempotency.doneOf(parent).map((k) => ({
       key: k.key,
       operation: k.operation,
@@ -311,6 +310,24 @@ function exportRows(s: Sandbox, parent: string): BundlePart {
       body: k.body ?? '',
       expires_at: k.expires_at,
     })),
+  };
+}
+
+/** One account as its partner's bundle carries it. */
+function exportAccount(s: Sandbox, a: AccountRow): BundleAccount {
+  const controls = s.store.controls.get(a.account_id)!;
+  return {
+    ...strip(a, 'parent_account_id'),
+    // The store keeps what the API validated: its surfaces and layout types are the enums'.
+    pages: s.store.accounts.pages(a.account_id).map((p) => strip(p, 'account_id') as BundlePage),
+    layouts: s.store.accounts.layouts(a.account_id).map((l) => strip(l, 'account_id') as BundleLayout),
+    variants: s.store.accounts.variants(a.account_id).map((v) => ({
+      ...strip(v, 'account_id'),
+      enabled: v.enabled === 1,
+      archived: v.archived === 1,
+    })),
+    controls: strip(controls, 'account_id'),
+    last_status_write: lastStatusWrite(s, a.account_id),
   };
 }
 
@@ -526,7 +543,8 @@ export function storePiece(s: Sandbox): StatePiece<StoreImage> {
     image: (name) => s.store.saveImage(name),
     restore: (image) => s.store.restoreImage(image),
     drop: (image) => s.store.dropImage(image),
-    exportPartner: (scope) => exportRows(s, scope.parent),
+    exportPartner: (scope) => toEnd(exportRows(s, scope.parent)),
+    exportBySlices: (scope) => exportRows(s, scope.parent),
     check: (bundle) => toEnd(storeProblems(s, bundle)),
     checkBySlices: (bundle) => storeProblems(s, bundle),
     importPartner: (load) => importRows(s, load),

@@ -27,6 +27,85 @@ export function exportBundle(s: Sandbox, parent: string): BundleData {
   return withinImportLimit(bundle);
 }
 
+/** The most time the export spends turning accounts or journal entries into text in one turn. */
+const MS_PER_TURN = 10;
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * `GET /__sandbox/partners/{parent}/bundle`'s answer as JSON text, exported by turns: its
+ * accounts read and written out a slice at a time, other partners' calls served in between
+ * (a partner of 18,000 accounts held them about a second), while its own calls and the control
+ * plane wait (core/swap-gate.ts, as for an import, and one at a time with imports): the bundle
+ * is the partner at one moment.
+ */
+export async function exportBundleText(s: Sandbox, parent: string): Promise<string> {
+  if (!s.store.partners.byParent(parent)) throw partnerNotFound(parent);
+  return s.gate.oneImport(async () => {
+    const open = await s.gate.close(parent);
+    try {
+      // Gone while it waited (a reset, a restore).
+      if (!s.store.partners.byParent(parent)) throw partnerNotFound(parent);
+      const parts: Record<string, unknown> = {
+        kind: BUNDLE_KIND,
+        version: BUNDLE_VERSION,
+        exported_at: s.clock.iso(),
+        ...(await s.state.exportInTurns(parent, turn)),
+      };
+      return await bundleText(
+        Object.fromEntries(Object.keys(Bundle.shape).map((k) => [k, parts[k]])) as BundleData,
+      );
+    } finally {
+      open();
+    }
+  });
+}
+
+/** Each item's JSON text, pausing for a turn every MS_PER_TURN. */
+async function textsOf(items: readonly unknown[]): Promise<string[]> {
+  const out: string[] = [];
+  let since = performance.now();
+  for (const item of items) {
+    if (performance.now() - since > MS_PER_TURN) {
+      await turn();
+      since = performance.now();
+    }
+    out.push(JSON.stringify(item));
+  }
+  return out;
+}
+
+/**
+ * The bundle as JSON text, its accounts and journal written out by turns; within the import's
+ * limit as withinImportLimit keeps it (the same text JSON.stringify gives the bundle it returns:
+ * test/bundle-swap.test.ts compares the two).
+ */
+export async function bundleText(bundle: BundleData): Promise<string> {
+  const accounts = await textsOf(bundle.accounts);
+  const journal = await textsOf(bundle.journal);
+  // Each list stands in the rest as a string no value can hold (JSON escapes its NULs).
+  const mark = (name: string) => `\u0000${name}-${Math.random().toString(36).slice(2)}\u0000`;
+  const marks = { accounts: mark('accounts'), journal: mark('journal') };
+  const restOf = (left?: number) =>
+    JSON.stringify({
+      ...bundle,
+      accounts: marks.accounts,
+      journal: marks.journal,
+      ...(left === undefined ? {} : { journal_left_out: left }),
+    });
+  const bytes = (texts: readonly string[]) => texts.reduce((n, t) => n + Buffer.byteLength(t) + 1, 0);
+  let room = BUNDLE_LIMIT_BYTES - SLACK_BYTES - Buffer.byteLength(restOf()) - bytes(accounts);
+  let kept = 0;
+  for (const entry of journal) {
+    room -= Buffer.byteLength(entry) + 1;
+    if (room < 0) break;
+    kept++;
+  }
+  const rest = restOf(kept === journal.length ? undefined : journal.length - kept);
+  return rest
+    .replace(JSON.stringify(marks.accounts), () => `[${accounts.join(',')}]`)
+    .replace(JSON.stringify(marks.journal), () => `[${journal.slice(0, kept).join(',')}]`);
+}
+
 /** Room left for the journal's commas, the new field and the answer's own bytes. */
 const SLACK_BYTES = 64 * 1024;
 
@@ -35,7 +114,7 @@ const SLACK_BYTES = 64 * 1024;
  * bodies, escaped, pass 32 MiB) keeps its newest journal entries that fit, and says how many
  * older ones it left out: an export always imports.
  */
-function withinImportLimit(bundle: BundleData): BundleData {
+export function withinImportLimit(bundle: BundleData): BundleData {
   const { journal, ...rest } = bundle;
   let room = BUNDLE_LIMIT_BYTES - SLACK_BYTES - Buffer.byteLength(JSON.stringify(rest));
   let kept = 0;
