@@ -10,6 +10,7 @@
 
 import type { FieldIssue } from '../contract/api/errors.js';
 import type { BundleData } from '../contract/control/bundle.js';
+import { inTurns } from './turns.js';
 
 /** One partner's state, as an operation that forgets, exports or replaces it sees it. */
 export interface PartnerScope {
@@ -174,20 +175,8 @@ export class StateRegistry {
   async exportInTurns(parent: string, pause: () => Promise<void>): Promise<BundlePart> {
     const scope = this.scopeOf(parent);
     const parts: BundlePart[] = [];
-    for (const p of this.pieces) {
-      if (!p.exportBySlices) {
-        parts.push(p.exportPartner(scope));
-        continue;
-      }
-      const steps = p.exportBySlices(scope);
-      for (let step = steps.next(); ; step = steps.next()) {
-        if (step.done) {
-          parts.push(step.value);
-          break;
-        }
-        await pause();
-      }
-    }
+    for (const p of this.pieces)
+      parts.push(p.exportBySlices ? await inTurns(p.exportBySlices(scope), pause) : p.exportPartner(scope));
     return Object.assign({}, ...parts) as BundlePart;
   }
 
@@ -202,20 +191,8 @@ export class StateRegistry {
    */
   async checkInTurns(bundle: BundleData, pause: () => Promise<void>): Promise<FieldIssue[]> {
     const out: FieldIssue[] = [];
-    for (const p of this.pieces) {
-      if (!p.checkBySlices) {
-        out.push(...p.check(bundle));
-        continue;
-      }
-      const steps = p.checkBySlices(bundle);
-      for (let step = steps.next(); ; step = steps.next()) {
-        if (step.done) {
-          out.push(...step.value);
-          break;
-        }
-        await pause();
-      }
-    }
+    for (const p of this.pieces)
+      out.push(...(p.checkBySlices ? await inTurns(p.checkBySlices(bundle), pause) : p.check(bundle)));
     return out;
   }
 

@@ -12,6 +12,7 @@ import { operations } from '../contract/api/operations.js';
 import { BUNDLE_SECRET_ALGORITHMS, type BundleData } from '../contract/control/bundle.js';
 import type { Sandbox } from '../core/state.js';
 import type { BundlePart, PartnerImport, Staging, StatePiece } from '../core/state-registry.js';
+import { atOnce, MS_PER_TURN, stretch } from '../core/turns.js';
 import { canonical } from '../domain/canonical-json.js';
 import { routePattern } from '../domain/route-pattern.js';
 import { SECRET_ALGORITHMS, type SecretAlgorithm } from '../domain/secrets.js';
@@ -131,18 +132,8 @@ function storedAnswerProblems(
     });
   return out;
 }
-/** A generator run through at once: its result. */
-function toEnd<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
-}
-
 /** How many accounts the check goes through between two pauses (a large import's turns). */
 const ACCOUNTS_PER_CHECK_SLICE = 500;
-/** The most time a large import's check or staging spends in one turn (accounts with long lists). */
-const MS_PER_TURN = 10;
 
 /**
  * The store's part of a bundle checked against itself and against this sandbox: the problems,
@@ -172,17 +163,14 @@ function* storeProblems(s: Sandbox, b: BundleData): Generator<void, FieldIssue[]
   let pageOwners = listOwners;
   let layoutOwners = listOwners;
   let variantOwners = listOwners;
-  let since = performance.now();
+  const time = stretch();
   for (const [i, a] of b.accounts.entries()) {
-    if (i > 0 && performance.now() - since > MS_PER_TURN) {
+    const sliceStart = i % ACCOUNTS_PER_CHECK_SLICE === 0;
+    if (i > 0 && (sliceStart || time.due())) {
       yield;
-      since = performance.now();
+      time.restart();
     }
-    if (i % ACCOUNTS_PER_CHECK_SLICE === 0) {
-      if (i > 0) {
-        yield;
-        since = performance.now();
-      }
+    if (sliceStart) {
       const slice = b.accounts.slice(i, i + ACCOUNTS_PER_CHECK_SLICE);
       const owners = (kind: 'account' | 'page' | 'layout' | 'variant', ids: (a: BundleAccount) => string[]) =>
         s.store.accounts.ownersOf(kind, slice.flatMap(ids));
@@ -277,17 +265,17 @@ const strip = <T extends object, K extends keyof T>(row: T, ...keys: K[]): Omit<
 
 /**
  * The partner's rows as its bundle carries them (the partner exists: the export checked),
- * pausing (a `yield`) every MS_PER_TURN.
+ * pausing (a `yield`) every stretch of MS_PER_TURN (core/turns.ts).
  */
 function* exportRows(s: Sandbox, parent: string): Generator<void, BundlePart> {
   const partner = s.store.partners.byParent(parent)!;
   const rows = s.store.accounts.allOf(parent);
   const accounts: BundleAccount[] = [];
-  let since = performance.now();
+  const time = stretch();
   for (const a of rows) {
-    if (performance.now() - since > MS_PER_TURN) {
+    if (time.due()) {
       yield;
-      since = performance.now();
+      time.restart();
     }
     accounts.push(exportAccount(s, a));
   }
@@ -379,12 +367,11 @@ function stageAccounts(s: Sandbox, { bundle: b, realNow }: Omit<PartnerImport, '
   return {
     next() {
       // Up to ACCOUNTS_PER_SLICE accounts, fewer when their rows take long to build (long lists).
-      const since = performance.now();
+      // (Half a stretch: the rows built are then written, in the same turn.)
+      const time = stretch(MS_PER_TURN / 2);
       const slice: StagedAccount[] = [];
-      while (at < b.accounts.length && slice.length < ACCOUNTS_PER_SLICE) {
+      while (at < b.accounts.length && slice.length < ACCOUNTS_PER_SLICE && !time.due())
         slice.push(accountRows(b.accounts[at++]!, parent, clock));
-        if (performance.now() - since > MS_PER_TURN / 2) break;
-      }
       rows.add(slice);
       return at < b.accounts.length;
     },
@@ -543,9 +530,9 @@ export function storePiece(s: Sandbox): StatePiece<StoreImage> {
     image: (name) => s.store.saveImage(name),
     restore: (image) => s.store.restoreImage(image),
     drop: (image) => s.store.dropImage(image),
-    exportPartner: (scope) => toEnd(exportRows(s, scope.parent)),
+    exportPartner: (scope) => atOnce(exportRows(s, scope.parent)),
     exportBySlices: (scope) => exportRows(s, scope.parent),
-    check: (bundle) => toEnd(storeProblems(s, bundle)),
+    check: (bundle) => atOnce(storeProblems(s, bundle)),
     checkBySlices: (bundle) => storeProblems(s, bundle),
     importPartner: (load) => importRows(s, load),
     stage: (load) => stageAccounts(s, load),

@@ -11,6 +11,7 @@ import {
   type BundleData,
 } from '../contract/control/bundle.js';
 import type { Sandbox } from '../core/state.js';
+import { nextTurn, stretch } from '../core/turns.js';
 import { partnerNotFound } from './lookup.js';
 
 /** The bundle of one partner, as `GET /__sandbox/partners/{parent}/bundle` answers it. */
@@ -26,10 +27,6 @@ export function exportBundle(s: Sandbox, parent: string): BundleData {
   const bundle = Object.fromEntries(Object.keys(Bundle.shape).map((k) => [k, parts[k]])) as BundleData;
   return withinImportLimit(bundle);
 }
-
-/** The most time the export spends turning accounts or journal entries into text in one turn. */
-const MS_PER_TURN = 10;
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * `GET /__sandbox/partners/{parent}/bundle`'s answer as JSON text, exported by turns: its
@@ -49,7 +46,7 @@ export async function exportBundleText(s: Sandbox, parent: string): Promise<stri
         kind: BUNDLE_KIND,
         version: BUNDLE_VERSION,
         exported_at: s.clock.iso(),
-        ...(await s.state.exportInTurns(parent, turn)),
+        ...(await s.state.exportInTurns(parent, nextTurn)),
       };
       return await bundleText(
         Object.fromEntries(Object.keys(Bundle.shape).map((k) => [k, parts[k]])) as BundleData,
@@ -60,14 +57,14 @@ export async function exportBundleText(s: Sandbox, parent: string): Promise<stri
   });
 }
 
-/** Each item's JSON text, pausing for a turn every MS_PER_TURN. */
+/** Each item's JSON text, pausing for a turn every stretch (core/turns.ts). */
 async function textsOf(items: readonly unknown[]): Promise<string[]> {
   const out: string[] = [];
-  let since = performance.now();
+  const time = stretch();
   for (const item of items) {
-    if (performance.now() - since > MS_PER_TURN) {
-      await turn();
-      since = performance.now();
+    if (time.due()) {
+      await nextTurn();
+      time.restart();
     }
     out.push(JSON.stringify(item));
   }

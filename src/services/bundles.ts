@@ -19,6 +19,7 @@ import {
   BundleV1,
 } from '../contract/control/bundle.js';
 import type { Sandbox } from '../core/state.js';
+import { nextTurn } from '../core/turns.js';
 import { hashSecretSync } from '../domain/secrets.js';
 
 /**
@@ -66,7 +67,6 @@ export function importBundle(s: Sandbox, json: unknown) {
 
 /** How many accounts are validated between two turns of the event loop. */
 export const ACCOUNTS_PER_TURN = 200;
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * A bundle's accounts as JSON texts of at most ACCOUNTS_PER_TURN each, and a few hundred KB
@@ -107,7 +107,7 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
   const element = Bundle.shape.accounts.element;
   const parsed: BundleData['accounts'] = [];
   for (const part of parts()) {
-    await turn();
+    await nextTurn();
     for (const account of part) {
       const result = element.safeParse(account);
       const at = parsed.length;
@@ -122,7 +122,7 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
       parsed.push(result.data);
     }
   }
-  await turn();
+  await nextTurn();
   const b = { ...rest, accounts: parsed };
   await checkedInTurns(s, b);
   // The rows are written ahead by slices where no reader sees them, then swapped in: by slices
@@ -132,23 +132,23 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
   const parent = b.partner.parent_account_id;
   try {
     for (const piece of staged.values()) {
-      do await turn();
+      do await nextTurn();
       while (piece.next());
     }
-    await turn();
+    await nextTurn();
     const open = await s.gate.close(parent);
     try {
       // Taken since the check (a partner created meanwhile with its client_id): checked again, a
       // 400. Nothing can take anything while the gate is closed, so the checks go by turns.
       for (const piece of staged.values()) {
         for (const taken of piece.taken()) {
-          await turn();
+          await nextTurn();
           if (taken()) await checkedInTurns(s, b);
         }
       }
-      await turn();
+      await nextTurn();
       const replaced = s.state.scopeOf(parent).client !== undefined;
-      await s.state.swapIn(b, realNow, staged, turn);
+      await s.state.swapIn(b, realNow, staged, nextTurn);
       return summary(b, replaced);
     } finally {
       // Its calls held meanwhile start over against the new partner.
@@ -174,7 +174,7 @@ function checked(s: Sandbox, b: BundleData): void {
 
 /** The same for a large bundle, by slices between turns of the event loop. */
 async function checkedInTurns(s: Sandbox, b: BundleData): Promise<void> {
-  const found = await s.state.checkInTurns(b, turn);
+  const found = await s.state.checkInTurns(b, nextTurn);
   if (found.length) throw validationError(found.slice(0, 20));
 }
 
