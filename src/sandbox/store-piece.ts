@@ -358,7 +358,6 @@ function stageAccounts(s: Sandbox, { bundle: b, realNow }: Omit<PartnerImport, '
   const parent = b.partner.parent_account_id;
   const rows = s.store.stage();
   let at = 0;
-  let moving = false;
   /** The swap has begun (its transaction written) and not ended: a file store's marker stands. */
   let underWay = false;
   /** The partner's accounts before the swap (read by its first slice), deleted first. */
@@ -383,16 +382,16 @@ function stageAccounts(s: Sandbox, { bundle: b, realNow }: Omit<PartnerImport, '
       return [client, ...(staged() ? rows.taken(parent) : [])];
     },
     begin() {
-      moving = staged();
-      if (moving && !s.store.memory)
-        s.store.meta.set(SWAP_MARKER, JSON.stringify({ parent, prefix: rows.prefix }));
       // Under way once the import's transaction commits (this runs inside it).
-      underWay = moving;
-      return moving;
+      underWay = staged();
+      if (underWay && !s.store.memory)
+        s.store.meta.set(SWAP_MARKER, JSON.stringify({ parent, prefix: rows.prefix }));
+      return underWay;
     },
     moveNext() {
-      if (!moving) return false;
-      moving = s.store.unchecked(() =>
+      if (!underWay) return false;
+      // A slice the store refuses throws, and the swap stays under way (finish).
+      underWay = s.store.unchecked(() =>
         s.store.tx(() => {
           old ??= s.store.accounts.idsOf(parent);
           if (old.length > 0) {
@@ -405,16 +404,13 @@ function stageAccounts(s: Sandbox, { bundle: b, realNow }: Omit<PartnerImport, '
         }),
       );
       // Cached rows of the old accounts (an ID the bundle keeps is a new row now).
-      if (!moving) {
-        underWay = false;
-        s.store.clearCaches();
-      }
-      return moving;
+      if (!underWay) s.store.clearCaches();
+      return underWay;
     },
     finish() {
       if (!underWay) return;
       finishSwap(s, parent, rows);
-      moving = underWay = false;
+      underWay = false;
     },
     // A swap left under way in a file store keeps its rows, for the next start-up to finish.
     drop: () => {
