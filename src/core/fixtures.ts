@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { LAYOUT_TYPES, SURFACES } from '../contract/api/schemas.js';
 import { pathSegment } from '../contract/control/control.js';
-import { type MappingEntry, mappingProblems } from '../domain/taxonomy.js';
+import { flattenTaxonomy, type MappingEntry, mappingProblems } from '../domain/taxonomy.js';
 import type { InternalBlock } from '../store/controls.js';
 import { StartupError } from './startup-error.js';
 
@@ -104,7 +104,7 @@ export function loadFixtures(dir: string): Fixtures {
   const loaded = partners.map((p, i) => {
     let mapping: MappingEntry[] = [];
     if (p.taxonomy) {
-      mapping = taxonomies.get(p.taxonomy) ?? flatten(readJson(dir, p.taxonomy, TaxonomyFile));
+      mapping = taxonomies.get(p.taxonomy) ?? flattenTaxonomy(readJson(dir, p.taxonomy, TaxonomyFile));
       const problems = mappingProblems(mapping);
       if (problems.length) throw new StartupError(`fixture ${join(dir, p.taxonomy)}: ${problems[0]}`);
       taxonomies.set(p.taxonomy, mapping);
@@ -128,14 +128,4 @@ export function loadFixtures(dir: string): Fixtures {
     preset: { name: preset.name, blocked: preset.blocked_verticals },
     defaultPages: pages.default_pages,
   };
-}
-
-function flatten(taxonomy: z.infer<typeof TaxonomyFile>): MappingEntry[] {
-  return taxonomy.verticals.flatMap((v) =>
-    v.sub_verticals.map((s) => ({
-      partner_vertical_id: v.partner_vertical_id,
-      partner_vertical_name: v.partner_vertical_name,
-      ...s,
-    })),
-  );
 }

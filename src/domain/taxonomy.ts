@@ -19,6 +19,26 @@ export interface MappingEntry {
   vertical_name: string;
 }
 
+/** A taxonomy file (fixtures/taxonomy.json): verticals, each with its sub-verticals. */
+export interface TaxonomyFileData {
+  verticals: {
+    partner_vertical_id: number;
+    partner_vertical_name: string;
+    sub_verticals: Omit<MappingEntry, 'partner_vertical_id' | 'partner_vertical_name'>[];
+  }[];
+}
+
+/** A taxonomy file as mapping rows: one per sub-vertical, with its vertical's ID and name. */
+export function flattenTaxonomy(taxonomy: TaxonomyFileData): MappingEntry[] {
+  return taxonomy.verticals.flatMap((v) =>
+    v.sub_verticals.map((s) => ({
+      partner_vertical_id: v.partner_vertical_id,
+      partner_vertical_name: v.partner_vertical_name,
+      ...s,
+    })),
+  );
+}
+
 export interface TranslatedVertical {
   vertical_id: number;
   policy: 'Block' | 'Allow';

@@ -29,6 +29,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { type ControlClient, ControlPlaneError, createControlClient } from '../client/control.js';
+import { flattenTaxonomy, type TaxonomyFileData } from '../domain/taxonomy.js';
 import { defaultFixturesDir } from '../package-dir.js';
 import { type RunningSandbox, startSandbox } from '../start.js';
 import { APPLIED_HEADER, pathIdentifiers, SCENARIO_HEADER, splitApiPath } from './api.js';
@@ -449,24 +450,8 @@ function recordedTaxonomy(plan: Plan): MappingSeedEntry[] | undefined {
 
 /** The default fixtures' taxonomy (the package's fixtures/taxonomy.json), flattened. */
 function defaultTaxonomy(): MappingSeedEntry[] {
-  const file = JSON.parse(readFileSync(join(defaultFixturesDir, 'taxonomy.json'), 'utf8')) as {
-    verticals: {
-      partner_vertical_id: number;
-      partner_vertical_name: string;
-      sub_verticals: {
-        partner_sub_vertical_id: number;
-        partner_sub_vertical_name: string;
-        vertical_name: string;
-      }[];
-    }[];
-  };
-  return file.verticals.flatMap((v) =>
-    v.sub_verticals.map((s) => ({
-      partner_vertical_id: v.partner_vertical_id,
-      partner_vertical_name: v.partner_vertical_name,
-      ...s,
-    })),
-  );
+  const file = readFileSync(join(defaultFixturesDir, 'taxonomy.json'), 'utf8');
+  return flattenTaxonomy(JSON.parse(file) as TaxonomyFileData);
 }
 
 /** The scenario that makes the sandbox do what the recorded service did on its own here, if any. */
