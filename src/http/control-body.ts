@@ -3,9 +3,9 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import { validationError } from '../contract/api/errors.js';
 import { issuesToFields } from '../contract/api/issues.js';
+import { checkJsonHeaders } from './body.js';
 import type { AppEnv } from './env.js';
-import { requestHeader } from './headers.js';
-import { checkBodyCoding, checkJsonMediaType, parseJson } from './json.js';
+import { parseJson } from './json.js';
 import { readJsonText } from './read-body.js';
 
 /**
@@ -29,9 +29,8 @@ export async function controlJsonText(
 ): Promise<string | undefined> {
   const text = await read;
   if (text.trim() === '') return undefined;
-  // The partnership API's rule (http/json.ts): the whole media type, and UTF-8 only.
-  checkJsonMediaType(requestHeader(c, 'content-type'));
-  checkBodyCoding(requestHeader(c, 'content-encoding'), requestHeader(c, 'transfer-encoding'));
+  // The partnership API's rule: the whole media type, and UTF-8 only.
+  checkJsonHeaders(c);
   return text;
 }
 
