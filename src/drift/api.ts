@@ -1,7 +1,8 @@
 /**
  * The Partnership Accounts API as a recording sees it: which paths are its endpoints (the
  * spec's seven and the token endpoint), and which fields of its answers are identifiers the
- * service issues (mapped by verify, compared by type only) or timestamps (type and order).
+ * service issues (mapped by verify, compared by type only) or timestamps (type and order);
+ * and the headers that belong to one connection, which neither record nor verify passes on.
  */
 
 /** The API's paths, each with the operation it is; `{id}` segments are identifiers. */
@@ -55,3 +56,14 @@ export const COMPARED_HEADERS = ['Retry-After', 'Idempotent-Replayed', 'WWW-Auth
 /** The sandbox's scenario headers, which a recording of a sandbox carries. */
 export const SCENARIO_HEADER = 'X-Sandbox-Scenario';
 export const APPLIED_HEADER = 'X-Sandbox-Scenario-Applied';
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, not the exchange. */
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);

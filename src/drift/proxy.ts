@@ -14,6 +14,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { StartupError } from '../core/startup-error.js';
 import { packageVersion } from '../package-dir.js';
+import { HOP_BY_HOP } from './api.js';
 import { ContractChecker } from './contract-check.js';
 import { entryText, type HarEntry, HarWriter, RESET_ERROR } from './har.js';
 import { Redactor } from './redact.js';
@@ -65,17 +66,6 @@ export interface Recorder {
   /** Stops listening, waits for the exchanges in flight to be written, closes the file. */
   stop(): Promise<void>;
 }
-
-/** Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, not the exchange. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
 
 /** Errors that mean the upstream reset or dropped the connection: the client's is reset too. */
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);

@@ -32,7 +32,7 @@ import { type ControlClient, ControlPlaneError, createControlClient } from '../c
 import { flattenTaxonomy, type TaxonomyFileData } from '../domain/taxonomy.js';
 import { defaultFixturesDir } from '../package-dir.js';
 import { type RunningSandbox, startSandbox } from '../start.js';
-import { APPLIED_HEADER, pathIdentifiers, SCENARIO_HEADER, splitApiPath } from './api.js';
+import { APPLIED_HEADER, HOP_BY_HOP, pathIdentifiers, SCENARIO_HEADER, splitApiPath } from './api.js';
 import { type Answer, compareAnswers, type Difference, TimestampOrder } from './compare.js';
 import { rewriteForm } from './form.js';
 import { type HarHeader, headerValue, type ReadEntry, RecordingError, readHar } from './har.js';
@@ -85,15 +85,9 @@ export interface VerifyResult {
 
 /** Headers a replay never sends as recorded: they belong to the recorded connection or are rebuilt. */
 const NOT_REPLAYED_HEADERS = new Set([
+  ...HOP_BY_HOP,
   'host',
   'content-length',
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
   'accept-encoding',
   'cookie',
   'proxy-authorization',
