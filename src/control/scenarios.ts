@@ -6,6 +6,7 @@ import { controlRoutes as op } from '../contract/control/control-routes.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
+import { type Armed, armedFor } from '../scenarios/armed.js';
 import { BUILT_INS, builtIn, describeValue, parseValue } from '../scenarios/catalogue.js';
 import { scenarioError } from '../scenarios/header.js';
 import type { Effect } from '../scenarios/presets.js';
@@ -42,14 +43,11 @@ function armedLimit(
   owner: string | undefined,
   body: { parent_account_id?: string; account_id?: string },
 ) {
-  const accounts = owner === undefined ? undefined : new Set(s.store.accounts.idsOf(owner));
-  const held = s.armed
-    .list()
-    .filter((a) =>
-      accounts === undefined
-        ? a.parent_account_id === undefined && a.account_id === undefined
-        : a.parent_account_id === owner || (a.account_id !== undefined && accounts.has(a.account_id)),
-    ).length;
+  const counted =
+    owner === undefined
+      ? (a: Armed) => a.parent_account_id === undefined && a.account_id === undefined
+      : armedFor(owner, new Set(s.store.accounts.idsOf(owner)));
+  const held = s.armed.list().filter(counted).length;
   if (held < ARMED_MAX) return;
   const field = body.account_id ? 'account_id' : body.parent_account_id ? 'parent_account_id' : 'scenario';
   const whose = owner === undefined ? 'for every partner' : `for partner ${owner}`;

@@ -13,7 +13,7 @@ import type { Sandbox } from '../core/state.js';
 import type { PartnerScope, StatePiece } from '../core/state-registry.js';
 import { cutText } from '../domain/cut.js';
 import { own } from '../domain/own.js';
-import type { Armed } from '../scenarios/armed.js';
+import { type Armed, armedFor } from '../scenarios/armed.js';
 import { builtIn, parseValue } from '../scenarios/catalogue.js';
 import {
   type ChaosProfile,
@@ -53,8 +53,7 @@ function clocksPiece(s: Sandbox): StatePiece<undefined> {
 
 /** Scenarios armed on the control plane: the partner's are those for its parent or one of its accounts. */
 function armedPiece(s: Sandbox): StatePiece<Armed[]> {
-  const isPartners = (scope: PartnerScope) => (a: Armed) =>
-    a.parent_account_id === scope.parent || ofAccount(scope, a.account_id);
+  const isPartners = (scope: PartnerScope) => armedFor(scope.parent, scope.accounts);
   return {
     name: 'armed',
     holds: s.armed,

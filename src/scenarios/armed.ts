@@ -13,6 +13,12 @@ export interface Armed {
   armed_at: string;
 }
 
+/** Whether an entry is a partner's: armed for its parent or for one of its accounts. */
+export const armedFor =
+  (parent: string, accounts: ReadonlySet<string>) =>
+  (a: Armed): boolean =>
+    a.parent_account_id === parent || (a.account_id !== undefined && accounts.has(a.account_id));
+
 /** Where an entry is armed: one account, one parent, or (neither) every partner. */
 const keyOf = (a: Armed) =>
   a.account_id !== undefined
