@@ -149,7 +149,7 @@ export const BUILT_INS = [
     value: { kind: 'int', min: 0, max: 2_147_483_647, default: 1, unit: 'seed' },
     appliesTo: ALL,
     hooks: ['answer'],
-    // Not a failure: drawn by a profile that names it, never by default (SANDBOX.md §11's list).
+    // Not a failure: drawn by a profile that names it, never by default (docs/chaos.md's default list).
     chaos: { where: everywhere, byDefault: false },
   },
 ] as const satisfies readonly BuiltIn[];
