@@ -173,5 +173,5 @@ function cannotReplay(item: Item, ids: IdMap): string | undefined {
         ? `layout ${layout}`
         : undefined;
   if (!unknown) return undefined;
-  return `${unknown} was not issued during the recording, and the service answered ${entry.status} for it (from before the recording began)`;
+  return `${unknown} was issued in no answer the recording holds, and the service answered ${entry.status} for it (registered before the recording began, or in an answer whose body was not recorded)`;
 }
