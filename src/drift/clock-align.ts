@@ -37,14 +37,14 @@ export class ReplayClock {
     const gap = Math.round((target - elapsed) * 1000) / 1000;
     if (gap < 0.001) return;
     this.#advanced += gap;
-    this.#headroom ??= await this.#readHeadroom();
-    const step = Math.floor(Math.min(gap, MAX_STEP_SECONDS, this.#headroom) * 1000) / 1000;
-    if (step < 0.001) return;
     try {
+      this.#headroom ??= await this.#readHeadroom();
+      const step = Math.floor(Math.min(gap, MAX_STEP_SECONDS, this.#headroom) * 1000) / 1000;
+      if (step < 0.001) return;
       const state = await this.control.partners.clock.advance(this.parent, step);
       this.#headroom = MAX_OFFSET_SECONDS - state.offset_seconds - state.global_offset_seconds;
     } catch (err) {
-      // 400: the clock is as far ahead as it goes (another partner's, or the global, used the rest).
+      // 400: the clock is as far ahead as it goes (the global clock used the rest meanwhile).
       if (!(err instanceof ControlPlaneError) || err.status !== 400) {
         throw new RecordingError(
           `cannot advance the replay's clock at ${this.control.url}: ${describe(err)}`,
