@@ -54,7 +54,11 @@ try {
       if (seeded.status !== 200) throw new Error(`seed mappings: ${seeded.status} ${await seeded.text()}`);
       const json = { ...p.headers, 'Content-Type': 'application/json' };
       const body = { ...JSON.parse(registerBody(`seed-${i}`)), platform_parent_account_id: p.parent };
-      const reg = await fetch(sb.url + REGISTER, { method: 'POST', headers: json, body: JSON.stringify(body) });
+      const reg = await fetch(sb.url + REGISTER, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify(body),
+      });
       const registered = await reg.json();
       const account = registered.data?.account_id;
       if (!account) throw new Error(`register: ${reg.status} ${JSON.stringify(registered)}`);
