@@ -202,6 +202,8 @@ const hot: Record<string, (s: Store) => unknown> = {
 const cold: Record<string, (s: Store) => unknown> = {
   'partner by parent': (s) => s.partners.byParent(PARENT),
   'partners list': (s) => s.partners.all(),
+  // Read once per partner per process, then again only when a write comes near its room.
+  "a partner's stored bytes (a write near its room)": (s) => s.sizes.exact(PARENT),
   'partner insert': (s) =>
     s.partners.insert({
       parent_account_id: 'pa_x',
