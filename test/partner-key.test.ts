@@ -442,3 +442,23 @@ describe('the control client with a partner token', () => {
     expect((await rejection(bad.scenarios.list())).status).toBe(401);
   });
 });
+
+describe("the dashboard's partner sign-in (its shell and script, without a browser)", () => {
+  it('the shell, open without a token, has the sign-in form; the script exchanges credentials at /oauth/token and reads X-Sandbox-Partner', async () => {
+    const h = createHarness({ adminToken: ADMIN });
+    const shell = await h.app.request('/__sandbox/ui');
+    expect(shell.status).toBe(200);
+    const html = await shell.text();
+    for (const id of [
+      'partner-form',
+      'partner-client-id',
+      'partner-client-secret',
+      'partner-submit',
+      'partner-error',
+    ])
+      expect(html, id).toContain(`id="${id}"`);
+    const script = await (await h.app.request('/__sandbox/ui/app.js')).text();
+    expect(script).toContain('/oauth/token');
+    expect(script).toContain('x-sandbox-partner');
+  });
+});
