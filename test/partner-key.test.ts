@@ -289,6 +289,32 @@ describe("a partner's token on the control plane", () => {
   });
 
   it('every other route answers 403 and changes nothing; health stays open', async () => {
+    // The routes a partner's token opens (the hosted contract's list), each declared once.
+    const forPartner = CONTROL_ROUTES.filter((r) => typeof accessOf(r) === 'object').map(
+      (r) => r.operationId,
+    );
+    expect(forPartner.sort()).toEqual(
+      [
+        'resetPartner',
+        'getPartnerClock',
+        'advancePartnerClock',
+        'exportBundle',
+        'seedVerticalMappings',
+        'unseedVerticalMappings',
+        'getAccount',
+        'addVariant',
+        'updateVariant',
+        'listScenarios',
+        'armScenario',
+        'disarmScenarios',
+        'setChaos',
+        'getChaos',
+        'endChaos',
+        'listRequests',
+        'countRequests',
+        'getReport',
+      ].sort(),
+    );
     const adminOnly = CONTROL_ROUTES.filter((r) => accessOf(r) === 'admin').map((r) => r.operationId);
     // The spec's list (SANDBOX.md §13): every route it does not open to a partner.
     expect(adminOnly.sort()).toEqual(
@@ -460,5 +486,22 @@ describe("the dashboard's partner sign-in (its shell and script, without a brows
     const script = await (await h.app.request('/__sandbox/ui/app.js')).text();
     expect(script).toContain('/oauth/token');
     expect(script).toContain('x-sandbox-partner');
+  });
+});
+
+describe('the control document says which routes a partner token opens', () => {
+  it('partnerToken beside adminToken on those routes, adminToken alone on the others, none on health', async () => {
+    const h = createHarness();
+    const doc = (await h.request('GET', '/__sandbox/openapi.json')).body;
+    expect(doc.components.securitySchemes.partnerToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const security = (path: string, method: string) => doc.paths[path][method].security;
+    expect(security('/__sandbox/requests', 'get')).toEqual([{ adminToken: [] }, { partnerToken: [] }]);
+    expect(security('/__sandbox/partners/{parent_account_id}/reset', 'post')).toEqual([
+      { adminToken: [] },
+      { partnerToken: [] },
+    ]);
+    expect(security('/__sandbox/requests', 'delete')).toEqual([{ adminToken: [] }]);
+    expect(security('/__sandbox/health', 'get')).toEqual([]);
+    expect(JSON.stringify(doc)).not.toContain('"access"');
   });
 });
