@@ -401,6 +401,16 @@ describe('the dashboard in headless Chromium', () => {
     expect(token).toMatch(/^Bearer sbx_/);
     await page.locator('#tab-journal').click();
     await page.locator('#view-journal').getByText('shown').waitFor();
+    // its clock moved past the token's life: the next token comes from its credentials, no dialog
+    const moved = await fetch(`${base}/__sandbox/partners/${DEMO.parent}/clock/advance`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer ui-admin-token-partner', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ seconds: 7200 }),
+    });
+    expect(moved.status).toBe(200);
+    await expect.poll(() => sent.at(-1) !== token, { timeout: 5000 }).toBe(true);
+    expect(sent.at(-1)).toMatch(/^Bearer sbx_/);
+    expect(await dialog.isVisible()).toBe(false);
     expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
   });
 
