@@ -357,6 +357,7 @@ describe("a partner's token on the control plane", () => {
       const body = bodies[route.operationId];
       const res = await as(route.method.toUpperCase(), path, body);
       expectErrorEnvelope(res, 403, 'forbidden');
+      expect(res.headers.get('x-sandbox-partner')).toBe(DEMO.parent);
       // A query it would refuse is refused as forbidden too: a partner learns nothing of the route.
       expectErrorEnvelope(await as(route.method.toUpperCase(), `${path}?x=1`, body), 403, 'forbidden');
     }
