@@ -401,6 +401,7 @@ describe('the dashboard in headless Chromium', () => {
     expect(token).toMatch(/^Bearer sbx_/);
     await page.locator('#tab-journal').click();
     await page.locator('#view-journal').getByText('shown').waitFor();
+    expect(await page.locator('#journal-clear').isVisible()).toBe(false);
     // its clock moved past the token's life: the next token comes from its credentials, no dialog
     const moved = await fetch(`${base}/__sandbox/partners/${DEMO.parent}/clock/advance`, {
       method: 'POST',
