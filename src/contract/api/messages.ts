@@ -191,3 +191,7 @@ export const storeNotWritableMessage = (path: string, failure: { code: string; c
   `The sandbox's store (SANDBOX_DB=${path === '' ? ':memory:' : path}) cannot take writes: ${failure.cause} (${failure.code}). Nothing was written; retry once the store can take writes again (free space, or make it writable).`;
 export const UNSAVED_REPLAY_WARNING =
   'the store (SANDBOX_DB) could not record this answer under its Idempotency-Key (it cannot take writes): a retry with the key replays it from memory until the store takes writes again or the sandbox restarts';
+
+/** A call past its partner's fair share (SANDBOX_RATE_LIMIT, docs/hosting.md). */
+export const rateLimitedMessage = (perSecond: number, burst: number, seconds: number) =>
+  `Too many requests: this partner may send ${perSecond} calls per second (bursts of ${burst}); retry after ${seconds} s. Nothing was applied.`;
