@@ -20,7 +20,7 @@ import { json } from '../http/envelope.js';
 import { injectFaults } from '../http/faults.js';
 import { requestHeader } from '../http/headers.js';
 import { bodyCodingProblem, isJsonMediaType, jsonMediaTypeProblem } from '../http/json.js';
-import { limitCall } from '../http/rate-limit.js';
+import { overLimit } from '../http/rate-limit.js';
 import { readBody } from '../http/read-body.js';
 import { parseScenarioHeader, SCENARIO_HEADER } from '../scenarios/header.js';
 import { FaultPlan } from '../scenarios/plan.js';
@@ -185,7 +185,10 @@ const tokenEndpoint: StepsDeclaration<{ principal: Principal }, TokenAttempt> = 
       throw new OAuthError('invalid_request', MALFORMED_BASIC, 400);
     }
     // Its partner's fair share (docs/hosting.md), by client_id, before the secret is checked.
-    if (s.rateLimit) limitCall(s.rateLimit, partnerOfClient(s, request.client_id));
+    if (s.rateLimit) {
+      const limited = overLimit(s.rateLimit, partnerOfClient(s, request.client_id));
+      if (limited) throw limited;
+    }
     let principal = await authenticateClient(s, request);
     c.set('principal', principal);
     // Faults apply once the client is known: the header's, those armed for its parent, and
