@@ -10,12 +10,16 @@
 // Usage: npm run build && node bench/hosted-fair.mjs [--seconds=10] [--limit=25]
 import {
   arg,
+  authHeaders,
   benchSeconds,
+  CONTROLS,
   cannon,
   cpuCounters,
   cpuMs,
+  getToken,
   MAPPINGS,
   partnerWithToken,
+  registerAccount,
   sandboxDist,
   startSandbox,
   startServer,
@@ -68,7 +72,10 @@ async function main() {
     const quiet = [];
     for (let i = 0; i < QUIET; i++) quiet.push(await partnerWithToken(limited.url, `pa_quiet_${i}`));
     const noisy = await partnerWithToken(limited.url, 'pa_noisy');
-    const servedPartner = await partnerWithToken(free.url, 'pa_served');
+    // The served GET: a controls GET of the demo partner's account (a partnership read).
+    const demoToken = await getToken(free.url);
+    const account = await registerAccount(free.url, demoToken, 'hosted-fair');
+    const served = { method: 'GET', path: CONTROLS(account), headers: authHeaders(demoToken) };
 
     // Warm-up of both servers.
     await cannon(limited.url, {
@@ -77,7 +84,7 @@ async function main() {
       overallRate: 100,
       duration: 2,
     });
-    await cannon(free.url, { requests: [get(servedPartner.headers)], connections: NOISY_C, duration: 2 });
+    await cannon(free.url, { requests: [served], connections: NOISY_C, duration: 2 });
 
     const alone = await quietRun(limited.url, quiet);
     const [beside, loud] = await Promise.all([
@@ -90,7 +97,7 @@ async function main() {
       cannon(limited.url, { requests: [get(noisy.headers)], connections: NOISY_C, duration: seconds }),
     );
     const servedCost = await cpuPerRequest(free, () =>
-      cannon(free.url, { requests: [get(servedPartner.headers)], connections: NOISY_C, duration: seconds }),
+      cannon(free.url, { requests: [served], connections: NOISY_C, duration: seconds }),
     );
     // The floor: a Hono server answering constant JSON costs this much per request here.
     const floor = await startServer('bench/baselines/constant-json.mjs', { readyPath: '/health' });

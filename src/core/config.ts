@@ -80,7 +80,7 @@ export const RateLimitSchema = z.string().superRefine((text, ctx) => {
   }
 });
 
-/** SANDBOX_CELL and startSandbox({cell}): a DNS label, as the contract words it (SANDBOX.md section 13). */
+/** SANDBOX_CELL and startSandbox({cell}): a DNS label of a-z, 0-9 and - (docs/hosting.md). */
 export const CellSchema = z
   .string()
   .regex(/^[a-z0-9-]{1,63}$/, { error: 'must be a DNS label: 1 to 63 of a-z, 0-9 and -' });
