@@ -122,6 +122,21 @@ describe('a partner past its fair share (SANDBOX_RATE_LIMIT)', () => {
     expectOk(await partner.get(MAPPINGS));
   });
 
+  it("a limited call draws nothing from its partner's chaos sequence (reproducible runs stay so)", async () => {
+    const h = createHarness({ rateLimit: '0.1,burst=2' });
+    const partner = await h.client(); // 1 of 2
+    const set = await h.request('PUT', '/__sandbox/chaos', {
+      body: { rate: 0.5, seed: 7, parent_account_id: DEMO.parent },
+    });
+    expect(set.status).toBe(200);
+    await partner.get(MAPPINGS); // 2 of 2: the partner's call 1 (failed by chaos or not)
+    const limited = await partner.get(MAPPINGS);
+    expectLimited(limited, 10);
+    expect(limited.headers.get('x-sandbox-chaos')).toBeNull();
+    const chaos = await h.request('GET', '/__sandbox/chaos');
+    expect(chaos.body.profiles[0]).toMatchObject({ parent_account_id: DEMO.parent, calls_seen: 1 });
+  });
+
   it('the control plane is not limited', async () => {
     const h = createHarness({ rateLimit: '1,burst=1' });
     for (let i = 0; i < 20; i++) {
