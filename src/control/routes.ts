@@ -46,7 +46,14 @@ export function controlApi(sandbox: Sandbox) {
 
   // 200 even while the store refuses writes: a restart frees no disk space, and reads still work.
   bind(api, op.health, (_call, c) =>
-    c.json({ status: 'ok' as const, store: s.storeHealth.view(() => probeWrite(s.store)) }, 200),
+    c.json(
+      {
+        status: 'ok' as const,
+        ...(s.config.cell === undefined ? {} : { cell: s.config.cell }),
+        store: s.storeHealth.view(() => probeWrite(s.store)),
+      },
+      200,
+    ),
   );
 
   bind(api, op.reset, (_call, c) => {
@@ -58,7 +65,8 @@ export function controlApi(sandbox: Sandbox) {
     const { parent_account_id: parent, format = 'json' } = query;
     partnerOr404(s, parent);
     // The partner's own ring: the report reads entries filed under its parent only.
-    const report = buildReport(parent, s.journal.list({ parent_account_id: parent }), s.clock.iso(parent));
+    const entries = s.journal.list({ parent_account_id: parent });
+    const report = buildReport(parent, entries, s.clock.iso(parent), s.config.cell);
     if (format === 'junit')
       return c.body(reportToJUnit(report), 200, { 'Content-Type': 'application/xml; charset=utf-8' });
     return c.json(report, 200);
