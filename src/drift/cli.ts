@@ -33,7 +33,8 @@ export const VERIFY_USAGE = `Usage: partnership-sandbox verify FILE [--url URL] 
   --report F.json  the report as JSON
   --junit F.xml    the report as JUnit XML (a test case per entry)
   --messages       compare the envelope's message too
-Exit 0: nothing differs; 1: something does; 2: FILE is no HAR recording of the API. See docs/drift.md.`;
+Exit 0: nothing differs; 1: something does; 2: FILE is no HAR recording of the API, or no
+sandbox answers at --url (GET /__sandbox/health). See docs/drift.md.`;
 
 /** Runs `record` or `verify`; resolves with the exit code (record: once stopped by a signal). */
 export async function runDriftCommand(
