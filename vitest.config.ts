@@ -14,6 +14,8 @@ export const RELEASE_TESTS = [
   'test/mcp-bin.test.ts',
   'test/crash.test.ts',
   'test/examples-lang.test.ts',
+  // the additive-changes drill against a strict and a tolerant Go client (Go from Debian)
+  'test/examples-additive.test.ts',
   'test/runtime-image.test.ts',
   'test/isolation-example.test.ts',
   'test/native-teardown.test.ts',

@@ -47,6 +47,9 @@ const FORBIDDEN: Record<
   // package's own entry (start.ts), drives it with the control client, may read the contract and
   // the pure rules, and imports nothing of http/ (nor api, control, sandbox, services, store, core, ui).
   drift: { layers: [], only: ['drift', 'contract', 'domain', 'client'], topFiles: ['start.ts'] },
+  // Pacts (docs/contracts.md), a room of its own: built from calls (the journal's, or a HAR
+  // recording's, read by drift's reader) with the contract's names of the provider states.
+  pact: { layers: [], only: ['pact', 'contract', 'domain', 'drift'] },
   // The MCP server (a room of its own) talks to a running sandbox over HTTP: it reads the
   // declarations (contract) and the manual's pages, never the app.
   mcp: { layers: [], only: ['mcp', 'contract'] },

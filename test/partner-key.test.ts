@@ -330,6 +330,9 @@ describe("a partner's token on the control plane", () => {
         'restoreSnapshot',
         'deleteSnapshot',
         'importBundle',
+        // Pact's provider states and export (docs/contracts.md): the admin's
+        'pactStates',
+        'exportPact',
       ].sort(),
     );
     const saved = await h.request('POST', '/__sandbox/snapshots', { headers: admin, body: { name: 'kept' } });

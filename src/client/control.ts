@@ -22,9 +22,10 @@ import type { ReportAnswer } from '../contract/control/control-journal.js';
 import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control/control-operations.js';
 import type { controlRoutes } from '../contract/control/control-routes.js';
 import type { isolationRoutes } from '../contract/control/control-routes-isolation.js';
+import type { pactRoutes } from '../contract/control/control-routes-pact.js';
 
 /** The declarations (contract/control/control-routes*.ts), as types only: nothing of them is loaded. */
-type Routes = typeof controlRoutes & typeof isolationRoutes;
+type Routes = typeof controlRoutes & typeof isolationRoutes & typeof pactRoutes;
 type JsonSchema<T> = T extends { content: { 'application/json': { schema: infer S extends z.ZodType } } }
   ? S
   : never;

@@ -24,6 +24,7 @@ import { chaosRoutes } from './chaos.js';
 import { clockRoutes, clockView } from './clock.js';
 import { sameSiteOnly } from './cross-site.js';
 import { noDotSegments } from './dot-segments.js';
+import { pactApi } from './pact.js';
 import { partnerRoutes } from './partners.js';
 import { requestRoutes } from './requests.js';
 import { scenarioRoutes } from './scenarios.js';
@@ -81,5 +82,6 @@ export function controlApi(sandbox: Sandbox) {
   api.route('/', uiApi(s));
   api.route('/', scenarioRoutes(s));
   api.route('/', chaosRoutes(s));
+  api.route('/', pactApi(s));
   return api;
 }

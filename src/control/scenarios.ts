@@ -1,7 +1,9 @@
 /** The scenario catalogue and arming on the control plane (docs/fault-injection.md, docs/control-plane.md). */
 import { Hono } from 'hono';
+import type { z } from 'zod';
 import { validationError } from '../contract/api/errors.js';
 import { ARMED_MAX } from '../contract/control/bundle.js';
+import type { ArmRequest } from '../contract/control/control.js';
 import { controlRoutes as op } from '../contract/control/control-routes.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
@@ -63,45 +65,47 @@ function armedLimit(
   ]);
 }
 
+/** Arms a scenario or preset as `PUT /__sandbox/scenarios` says (a Pact state `a scenario` too). */
+export function armScenario(s: Sandbox, request: z.output<typeof ArmRequest>): Armed {
+  const { scenario, value, parent_account_id, account_id, times } = request;
+  const body = {
+    scenario,
+    value: value ?? undefined,
+    parent_account_id: parent_account_id ?? undefined,
+    account_id: account_id ?? undefined,
+    times: times ?? undefined,
+  };
+  let effects: Effect[];
+  const preset = s.presets.get(body.scenario);
+  if (preset) {
+    if (body.value !== undefined)
+      throw validationError([{ field: 'value', message: `preset "${preset.name}" takes no value` }]);
+    effects = preset.effects;
+  } else {
+    const def = builtIn(body.scenario);
+    if (!def) throw scenarioError(`unknown scenario "${body.scenario}"`, s.presets);
+    const { value, error } = parseValue(def, body.value);
+    if (error) throw validationError([{ field: 'value', message: error }]);
+    effects = [value === undefined ? { name: def.name } : { name: def.name, value }];
+  }
+  if (body.parent_account_id) partnerOr404(s, body.parent_account_id);
+  const account = body.account_id ? accountOr404(s, body.account_id) : undefined;
+  armedLimit(s, body.parent_account_id ?? account?.parent_account_id, body);
+  return s.armed.arm({
+    scenario: body.scenario,
+    effects,
+    ...(body.parent_account_id ? { parent_account_id: body.parent_account_id } : {}),
+    ...(body.account_id ? { account_id: body.account_id } : {}),
+    ...(body.times ? { remaining: body.times } : {}),
+    armed_at: s.clock.iso(body.parent_account_id ?? account?.parent_account_id),
+  });
+}
+
 export function scenarioRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
   bind(api, op.listScenarios, ({ partner }, c) => c.json(catalogue(s, partner), 200));
 
-  bind(api, op.armScenario, async (input, c) => {
-    const { scenario, value, parent_account_id, account_id, times } = await input.body();
-    const body = {
-      scenario,
-      value: value ?? undefined,
-      parent_account_id: parent_account_id ?? undefined,
-      account_id: account_id ?? undefined,
-      times: times ?? undefined,
-    };
-    let effects: Effect[];
-    const preset = s.presets.get(body.scenario);
-    if (preset) {
-      if (body.value !== undefined)
-        throw validationError([{ field: 'value', message: `preset "${preset.name}" takes no value` }]);
-      effects = preset.effects;
-    } else {
-      const def = builtIn(body.scenario);
-      if (!def) throw scenarioError(`unknown scenario "${body.scenario}"`, s.presets);
-      const { value, error } = parseValue(def, body.value);
-      if (error) throw validationError([{ field: 'value', message: error }]);
-      effects = [value === undefined ? { name: def.name } : { name: def.name, value }];
-    }
-    if (body.parent_account_id) partnerOr404(s, body.parent_account_id);
-    const account = body.account_id ? accountOr404(s, body.account_id) : undefined;
-    armedLimit(s, body.parent_account_id ?? account?.parent_account_id, body);
-    const armed = s.armed.arm({
-      scenario: body.scenario,
-      effects,
-      ...(body.parent_account_id ? { parent_account_id: body.parent_account_id } : {}),
-      ...(body.account_id ? { account_id: body.account_id } : {}),
-      ...(body.times ? { remaining: body.times } : {}),
-      armed_at: s.clock.iso(body.parent_account_id ?? account?.parent_account_id),
-    });
-    return c.json({ armed }, 200);
-  });
+  bind(api, op.armScenario, async (input, c) => c.json({ armed: armScenario(s, await input.body()) }, 200));
 
   // A partner's token disarms its own armed scenarios only.
   bind(api, op.disarmScenarios, ({ partner }, c) => {

@@ -8,6 +8,7 @@ import { DRY_RUN_KEY_WARNING } from '../contract/api/messages.js';
 import { xmlText } from '../domain/xml.js';
 import { PROPAGATION_MIN_RETRY_SECONDS, SILENT_RETRY_PREFIX } from './diagnostics.js';
 import type { JournalEntry } from './journal.js';
+import { ADDITIVE, additiveResilience } from './report-additive.js';
 
 export type Outcome = 'passed' | 'failed' | 'not_exercised';
 
@@ -44,7 +45,10 @@ export interface Report {
   requests_analyzed: number;
   summary: Record<Outcome, number>;
   checks: Check[];
-  /** One entry per scenario chaos injected into this partner's calls (none without chaos). */
+  /**
+   * One entry per scenario chaos injected into this partner's calls (none without chaos), and
+   * one for additive-changes when calls got it (by header, armed or chaos: report-additive.ts).
+   */
   resilience: Resilience[];
 }
 
@@ -318,7 +322,8 @@ function retryAfterOf(e: Parsed): number {
 function resilience(log: Parsed[]): Resilience[] {
   const by = new Map<string, Resilience>();
   log.forEach((e, i) => {
-    if (!e.chaos) return;
+    // additive-changes is no failure to recover from: its part (report-additive.ts) asks whether the call was repeated
+    if (!e.chaos || e.chaos.scenario === ADDITIVE) return;
     const r: Resilience = by.get(e.chaos.scenario) ?? {
       scenario: e.chaos.scenario,
       injected: 0,
@@ -356,6 +361,8 @@ function resilience(log: Parsed[]): Resilience[] {
     if (r.recovered + r.recovered_by_http_client < r.injected) r.outcome = 'failed';
     else r.outcome = r.recovered_by_http_client ? 'recovered_by_http_client' : 'passed';
   }
+  const additive = additiveResilience(log);
+  if (additive) by.set(ADDITIVE, additive);
   return [...by.values()].sort((a, b) => a.scenario.localeCompare(b.scenario));
 }
 
@@ -405,10 +412,12 @@ export function reportToJUnit(r: Report): string {
     .join('\n');
   const resilient = r.resilience
     .map((c) => {
-      const open = `    <testcase classname="partnership-sandbox.${xml(r.parent_account_id)}.resilience" name="${xml(`Recovered from chaos: ${c.scenario} (${c.recovered} of ${c.injected})`)}">`;
+      const title = c.scenario === ADDITIVE ? 'Took a compatible release' : 'Recovered from chaos';
+      const open = `    <testcase classname="partnership-sandbox.${xml(r.parent_account_id)}.resilience" name="${xml(`${title}: ${c.scenario} (${c.recovered} of ${c.injected})`)}">`;
       const evidence = xml(c.evidence.join('\n'));
       if (c.outcome === 'failed') {
-        const first = c.evidence.find((e) => !e.includes(': recovered')) ?? 'failed';
+        const first =
+          c.evidence.find((e) => !e.includes(': recovered') && !e.includes(': taken as is')) ?? 'failed';
         return `${open}\n      <failure message="${xml(first)}">${evidence}</failure>\n    </testcase>`;
       }
       // The drill never reached the caller's code: not a pass, and not the caller's failure either.

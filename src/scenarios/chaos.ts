@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { OWED_KEY_MAX, OWED_MAX } from '../contract/control/bundle.js';
 import { own, setOwn } from '../domain/own.js';
-import { BUILT_INS, builtIn, type ChaosCall } from './catalogue.js';
+import { BUILT_INS, builtIn, type ChaosCall, type ChaosRule } from './catalogue.js';
 import type { Effect, Preset } from './presets.js';
 
 export const CHAOS_HEADER = 'X-Sandbox-Chaos';
@@ -27,8 +27,13 @@ export function owedKey(operation: string): string {
   return `${operation.slice(0, OWED_KEY_MAX - 80)} ... sha256:${digest}`;
 }
 
-/** What a profile draws from when it names no scenarios (docs/chaos.md): every transient built-in. */
-export const DEFAULT_CHAOS_SCENARIOS: readonly string[] = BUILT_INS.filter((b) => b.chaos).map((b) => b.name);
+/**
+ * What a profile draws from when it names no scenarios (docs/chaos.md): every transient built-in
+ * but those drawn only when named (additive-changes).
+ */
+export const DEFAULT_CHAOS_SCENARIOS: readonly string[] = BUILT_INS.filter(
+  (b) => b.chaos && (b.chaos as ChaosRule).byDefault !== false,
+).map((b) => b.name);
 
 export type { ChaosCall } from './catalogue.js';
 
