@@ -11,6 +11,7 @@
  */
 import { rewriteForm } from './form.js';
 import type { HarHeader } from './har.js';
+import { redactJsonText } from './redact-json.js';
 
 export const SECRET_FIELDS: ReadonlySet<string> = new Set([
   'client_secret',
@@ -64,18 +65,17 @@ export class Redactor {
 
   /** A body as text: JSON or a form redacted field by field; anything else as it is. */
   body(text: string, mimeType: string): string {
-    // Most bodies hold no secret field at all: only those are parsed (a tenth of an answer's cost).
+    // Most bodies hold no secret field at all: only those are scanned.
     if (!text || !SECRET_NAME.test(text)) return text;
     const mime = mimeType.toLowerCase();
-    if (mime.includes('json') || /^\s*[{[]/.test(text)) {
-      let doc: unknown;
-      try {
-        doc = JSON.parse(text);
-      } catch {
-        return mime.includes('form') ? this.form(text) : text;
-      }
-      const { value, changed } = this.json(doc);
-      return changed ? JSON.stringify(value) : text;
+    if (mime.includes('json') || /^\uFEFF?\s*[{[]/.test(text)) {
+      const redacted = redactJsonText(
+        text,
+        (key) => SECRET_FIELDS.has(key),
+        (value) => this.placeholder(value),
+      );
+      if (redacted !== undefined) return redacted;
+      return mime.includes('form') ? this.form(text) : text;
     }
     if (mime.includes('x-www-form-urlencoded')) return this.form(text);
     return text;
@@ -96,42 +96,6 @@ export class Redactor {
     return redacted === query
       ? url
       : `${url.slice(0, q + 1)}${redacted}${hash === -1 ? '' : url.slice(hash)}`;
-  }
-
-  json(value: unknown): { value: unknown; changed: boolean } {
-    if (Array.isArray(value)) {
-      let changed = false;
-      const out = value.map((v) => {
-        const r = this.json(v);
-        changed ||= r.changed;
-        return r.value;
-      });
-      return { value: changed ? out : value, changed };
-    }
-    if (typeof value === 'object' && value !== null) {
-      let changed = false;
-      const out: Record<string, unknown> = {};
-      for (const [key, v] of Object.entries(value)) {
-        let kept = v;
-        if (SECRET_FIELDS.has(key) && typeof v === 'string') {
-          kept = this.placeholder(v);
-          changed = true;
-        } else {
-          const r = this.json(v);
-          changed ||= r.changed;
-          kept = r.value;
-        }
-        // defined, not assigned: a key named __proto__ stays a key
-        Object.defineProperty(out, key, {
-          value: kept,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
-      return { value: changed ? out : value, changed };
-    }
-    return { value, changed: false };
   }
 }
 
