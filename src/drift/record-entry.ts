@@ -5,7 +5,8 @@
  * exchange went (URL, request headers and body, answer headers and body), which is the order
  * placeholders are numbered in.
  */
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { isUtf8 } from 'node:buffer';
+import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib';
 import type { Captured } from './capture.js';
 import type { ContractChecker } from './contract-check.js';
 import { entryText, type HarEntry } from './har.js';
@@ -66,9 +67,18 @@ export function recordEntry(
   }
   const mimeType = contentType ?? '';
   const decoded = decode(answer, encoding);
-  const textual = decoded !== undefined && isTextual(mimeType, decoded);
-  const text = textual ? decoded.toString('utf8') : undefined;
+  // What cannot be decoded and scanned is not written as content: its size and type are.
+  const text = decoded !== undefined && isUtf8(decoded) ? decoded.toString('utf8') : undefined;
   const { method, path, status } = x;
+  if (text === undefined && answer.length) {
+    report(
+      `record: ${method} ${path} ${status}: ${
+        decoded === undefined
+          ? `an answer in a content coding record cannot decode (${encoding})`
+          : 'a binary answer'
+      }; recorded without its body`,
+    );
+  }
   let contract: string[];
   try {
     contract = ctx.checker.check({ method, path, status, headers: byName, body: text ?? '' });
@@ -82,12 +92,7 @@ export function recordEntry(
     () =>
       text !== undefined
         ? { size: decoded!.length, mimeType, text: ctx.redactor.body(text, mimeType) }
-        : {
-            size: decoded?.length ?? answer.length,
-            mimeType,
-            text: answer.toString('base64'),
-            encoding: 'base64',
-          },
+        : { size: decoded?.length ?? answer.length, mimeType },
     contract,
   );
   return { text: entry, contract, status, method, path };
@@ -104,9 +109,11 @@ function entryOf(
   const url = redactor.url(x.target.href);
   const requestHeaders = recordedHeaders(x.requestHeaders, redactor, host);
   const body = x.requestBody;
-  const postData = body.length
-    ? { mimeType: x.requestMime, text: redactor.body(body.toString('utf8'), x.requestMime) }
-    : undefined;
+  // A body that is no UTF-8 text cannot be scanned: its size is written, not its bytes.
+  const postData =
+    body.length && isUtf8(body)
+      ? { mimeType: x.requestMime, text: redactor.body(body.toString('utf8'), x.requestMime) }
+      : undefined;
   const responseHeaders = recordedHeaders(resHeaders, redactor);
   const { startedAt, end, firstByteAt } = x;
   return entryText({
@@ -151,29 +158,38 @@ function recordedHeaders(raw: readonly string[], redactor: Redactor, host?: stri
   return out;
 }
 
+/**
+ * The answer's body decoded from its content codings (RFC 9110 §8.4: listed in the order they
+ * were applied, so undone from the last), or undefined when one is unknown or does not decode.
+ */
 function decode(raw: Buffer, encoding: string | undefined): Buffer | undefined {
+  if (!encoding) return raw;
+  let body = raw;
   try {
-    switch ((encoding ?? '').trim().toLowerCase()) {
-      case '':
-      case 'identity':
-        return raw;
-      case 'gzip':
-      case 'x-gzip':
-        return gunzipSync(raw);
-      case 'deflate':
-        return inflateSync(raw);
-      case 'br':
-        return brotliDecompressSync(raw);
-      default:
-        return undefined;
+    for (const coding of encoding.split(',').reverse()) {
+      body = decodeOne(body, coding.trim().toLowerCase());
     }
   } catch {
     return undefined;
   }
+  return body;
 }
 
-function isTextual(mimeType: string, body: Buffer): boolean {
-  if (/json|text|xml|x-www-form-urlencoded|javascript/i.test(mimeType)) return true;
-  if (body.length === 0) return true;
-  return !mimeType && !body.includes(0);
+function decodeOne(body: Buffer, coding: string): Buffer {
+  switch (coding) {
+    case '':
+    case 'identity':
+      return body;
+    case 'gzip':
+    case 'x-gzip':
+      return gunzipSync(body);
+    case 'deflate':
+      return inflateSync(body);
+    case 'br':
+      return brotliDecompressSync(body);
+    case 'zstd':
+      return zstdDecompressSync(body);
+    default:
+      throw new Error(`unknown content coding ${coding}`);
+  }
 }

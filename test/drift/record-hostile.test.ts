@@ -4,15 +4,28 @@
  * path its own way:
  *
  * - a body nested 10,000 deep (a request's, an answer's) holding a secret or a `\u` escape is
- *   passed on and recorded without the secret, and the recorder goes on (no stack trace, no exit).
+ *   passed on and recorded without the secret, and the recorder goes on (no stack trace, no exit);
+ * - no secret reaches the file in any shape a client or an upstream may send it: a form key
+ *   percent-encoded, a secret whose value is an array or an object, a form sent as text/plain,
+ *   the headers the journal redacts (X-Api-Key, X-Access-Token), an answer compressed with
+ *   zstd or twice with gzip, sent as application/octet-stream, with a byte-order mark, in a
+ *   coding record cannot decode, or binary (what cannot be decoded and scanned is not written as
+ *   content, only its size and type).
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync, zstdCompressSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, startRecord } from './record-bin.js';
 
@@ -34,6 +47,51 @@ const ANSWERS: Record<string, (req: IncomingMessage, body: Buffer, res: ServerRe
     res
       .writeHead(200, { 'Content-Type': 'application/json' })
       .end(nested('{"access_token":"deep-token-1","note":"\\u0041"}'));
+  },
+  '/answer': (req, _body, res) => {
+    const shape = ANSWER_SHAPES[new URL(req.url ?? '/', 'http://x').searchParams.get('shape') ?? ''];
+    if (!shape) return void res.writeHead(404).end();
+    res.writeHead(200, shape.headers).end(shape.body);
+  },
+};
+
+/** Answers that carry a token, each in a shape a redactor may miss. */
+const ANSWER_SHAPES: Record<string, { headers: IncomingHttpHeaders; body: Buffer }> = {
+  zstd: {
+    headers: { 'content-type': 'application/json', 'content-encoding': 'zstd' },
+    body: zstdCompressSync(Buffer.from('{"access_token":"tok-zstd-1"}')),
+  },
+  gzipTwice: {
+    headers: { 'content-type': 'application/json', 'content-encoding': 'gzip, gzip' },
+    body: gzipSync(gzipSync(Buffer.from('{"access_token":"tok-gzip2-1"}'))),
+  },
+  octetStream: {
+    headers: { 'content-type': 'application/octet-stream' },
+    body: Buffer.from('{"access_token":"tok-octet-1"}'),
+  },
+  bom: {
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from('\uFEFF{"access_token":"tok-bom-1","token_type":"bearer"}'),
+  },
+  plainForm: {
+    headers: { 'content-type': 'text/plain' },
+    body: Buffer.from('access_token=tok-plainform-1&token_type=bearer'),
+  },
+  objectValue: {
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from('{"access_token":{"value":"tok-object-1"},"refresh_token":["tok-array-1"]}'),
+  },
+  unknownCoding: {
+    headers: { 'content-type': 'application/json', 'content-encoding': 'x-custom' },
+    body: Buffer.from('{"access_token":"tok-coding-1"}'),
+  },
+  binary: {
+    headers: { 'content-type': 'application/octet-stream' },
+    body: Buffer.concat([Buffer.from([0xff, 0xfe, 0x00]), Buffer.from('access_token=tok-binary-1')]),
+  },
+  invalidJson: {
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from('{"access_token": "tok-invalid-1", "refresh_token": ["tok-invalid-2"], oops'),
   },
 };
 
@@ -92,5 +150,79 @@ describe('a body nested 10,000 deep', () => {
     expect(entriesOf(out).map((e) => e.response.status)).toEqual([200, 200, 200, 200]);
     expect(text).not.toContain('deep-secret-1');
     expect(text).not.toContain('deep-token-1');
+  });
+});
+
+describe('no secret reaches the file, whatever its shape', () => {
+  /** The secrets sent: each must be absent from the file, in clear and in any base64 text. */
+  const REQUESTS: { body?: string; type?: string; headers?: Record<string, string>; secret: string }[] = [
+    {
+      body: 'grant_type=client_credentials&client%5Fsecret=sec-pct-1',
+      type: 'application/x-www-form-urlencoded',
+      secret: 'sec-pct-1',
+    },
+    {
+      body: `${[...'client_secret'].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join('')}=sec-allpct-1`,
+      type: 'application/x-www-form-urlencoded',
+      secret: 'sec-allpct-1',
+    },
+    { body: '{"client_secret":["sec-array-1"]}', type: 'application/json', secret: 'sec-array-1' },
+    {
+      body: 'grant_type=client_credentials&client_secret=sec-plain-1',
+      type: 'text/plain',
+      secret: 'sec-plain-1',
+    },
+    {
+      headers: { 'X-Api-Key': 'sec-apikey-1', 'X-Access-Token': 'sec-accesstoken-1' },
+      secret: 'sec-apikey-1',
+    },
+  ];
+  const SECRETS = [
+    ...REQUESTS.map((r) => r.secret),
+    'sec-accesstoken-1',
+    ...['zstd', 'gzip2', 'octet', 'bom', 'plainform', 'object', 'array', 'coding', 'binary'].map(
+      (t) => `tok-${t}-1`,
+    ),
+    'tok-invalid-1',
+    'tok-invalid-2',
+  ];
+
+  it('every shape: the client gets what the upstream sent, the file holds none of the secrets', async () => {
+    expect(SECRETS).toHaveLength(17);
+    const out = join(dir, 'shapes.har');
+    const rec = await startRecord(['--upstream', hostileUrl, '--out', out], procs);
+    for (const r of REQUESTS) {
+      const res = await fetch(`${rec.url}/echo`, {
+        method: r.body === undefined ? 'GET' : 'POST',
+        headers: { ...(r.type ? { 'Content-Type': r.type } : {}), ...r.headers },
+        ...(r.body === undefined ? {} : { body: r.body }),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe(r.body ?? '');
+    }
+    for (const [shape, { body }] of Object.entries(ANSWER_SHAPES)) {
+      const res = await fetch(`${rec.url}/answer?shape=${shape}`, {
+        headers: { 'Accept-Encoding': 'identity' },
+      });
+      expect(res.status, shape).toBe(200);
+      if (!/zstd|gzip/.test(shape))
+        expect(Buffer.from(await res.arrayBuffer()).equals(body), shape).toBe(true);
+      else await res.arrayBuffer();
+    }
+    rec.proc.kill('SIGTERM');
+    expect(await rec.exited).toBe(0);
+    const text = readFileSync(out, 'utf8');
+    const entries = JSON.parse(text).log.entries as {
+      response: { content: { text?: string; encoding?: string } };
+    }[];
+    expect(entries).toHaveLength(REQUESTS.length + Object.keys(ANSWER_SHAPES).length);
+    const decoded = entries
+      .map((e) => e.response.content)
+      .filter((c) => c.encoding === 'base64' && c.text)
+      .map((c) => Buffer.from(c.text!, 'base64').toString('latin1'));
+    for (const secret of SECRETS) {
+      expect(text, secret).not.toContain(secret);
+      for (const d of decoded) expect(d, secret).not.toContain(secret);
+    }
   });
 });
