@@ -30,7 +30,7 @@ export interface HarEntry {
     httpVersion: string;
     cookies: unknown[];
     headers: HarHeader[];
-    content: { size: number; mimeType: string; text?: string; encoding?: string };
+    content: { size: number; mimeType: string; text?: string; encoding?: string; comment?: string };
     redirectURL: string;
     headersSize: number;
     bodySize: number;
@@ -143,7 +143,7 @@ export function entryText(e: EntryParts): string {
     `{"startedDateTime":"${isoDate(e.startedMs)}","time":${e.time},"request":{"method":${q(e.method)},"url":${q(e.url)},"httpVersion":${q(e.httpVersion)},"cookies":[],"headers":${headersText(e.requestHeaders)},"queryString":${e.queryString.length ? q(e.queryString) : '[]'},` +
     (e.postData ? `"postData":{"mimeType":${q(e.postData.mimeType)},"text":${q(e.postData.text)}},` : '') +
     `"headersSize":-1,"bodySize":${e.requestBodySize}},"response":{"status":${e.status},"statusText":${q(e.statusText)},"httpVersion":"HTTP/1.1","cookies":[],"headers":${headersText(e.responseHeaders)},` +
-    `"content":{"size":${content.size},"mimeType":${q(content.mimeType)}${content.text === undefined ? '' : `,"text":${q(content.text)}`}${content.encoding === undefined ? '' : `,"encoding":${q(content.encoding)}`}},` +
+    `"content":{"size":${content.size},"mimeType":${q(content.mimeType)}${content.text === undefined ? '' : `,"text":${q(content.text)}`}${content.encoding === undefined ? '' : `,"encoding":${q(content.encoding)}`}${content.comment === undefined ? '' : `,"comment":${q(content.comment)}`}},` +
     `"redirectURL":"","headersSize":-1,"bodySize":${content.size}${e.error === undefined ? '' : `,"_error":${q(e.error)}`}},` +
     `"cache":{},"timings":{"send":${e.timings.send},"wait":${e.timings.wait},"receive":${e.timings.receive}},"_contract":${e.contract.length ? q(e.contract) : '[]'}}`
   );

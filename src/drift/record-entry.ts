@@ -44,12 +44,6 @@ export function recordEntry(
       path: x.path,
     };
   }
-  if (x.answerBytes > maxBody) {
-    report(
-      `record: ${x.method} ${x.path} ${x.status}: an answer body over ${maxBody} bytes; passed on, not recorded`,
-    );
-    return undefined;
-  }
   const answer = x.answer.length === 1 ? x.answer[0]! : Buffer.concat(x.answer);
   // The answer's headers by lower-case name (the last of a repeated one), for the check.
   const byName: Record<string, string> = {};
@@ -66,22 +60,12 @@ export function recordEntry(
       encoding = encoding === undefined ? value : `${encoding}, ${value}`;
   }
   const mimeType = contentType ?? '';
-  const decoded = decode(answer, encoding);
-  // What cannot be decoded and scanned is not written as content: its size and type are.
-  const text = decoded !== undefined && isUtf8(decoded) ? decoded.toString('utf8') : undefined;
   const { method, path, status } = x;
-  if (text === undefined && answer.length) {
-    report(
-      `record: ${method} ${path} ${status}: ${
-        decoded === undefined
-          ? `an answer in a content coding record cannot decode (${encoding})`
-          : 'a binary answer'
-      }; recorded without its body`,
-    );
-  }
+  const { text, content } = answerContent(x, answer, encoding, mimeType, maxBody, report);
   let contract: string[];
   try {
-    contract = ctx.checker.check({ method, path, status, headers: byName, body: text ?? '' });
+    const body = text ?? (content.size === 0 ? '' : undefined);
+    contract = ctx.checker.check({ method, path, status, headers: byName, body });
   } catch (err) {
     contract = [`not checked: ${(err as Error).message}`];
   }
@@ -89,13 +73,45 @@ export function recordEntry(
     x,
     ctx,
     resRaw,
-    () =>
-      text !== undefined
-        ? { size: decoded!.length, mimeType, text: ctx.redactor.body(text, mimeType) }
-        : { size: decoded?.length ?? answer.length, mimeType },
+    () => (text === undefined ? content : { ...content, text: ctx.redactor.body(text, mimeType) }),
     contract,
   );
   return { text: entry, contract, status, method, path };
+}
+
+/**
+ * The answer's content as the file has it: its text (to be redacted) when it decodes to UTF-8
+ * within the bound; else its size and type only, with why in `comment` and a line on stderr.
+ */
+function answerContent(
+  x: Captured,
+  answer: Buffer,
+  encoding: string | undefined,
+  mimeType: string,
+  maxBody: number,
+  report: (line: string) => void,
+): { text: string | undefined; content: HarEntry['response']['content'] } {
+  // The bound counts the bytes decoded, and decoding stops at it: a few KB of gzip can be GBs.
+  const rawOver = x.answerBytes > maxBody;
+  const decoded = rawOver ? TOO_LARGE : decode(answer, encoding, maxBody);
+  // What cannot be decoded and scanned is not written as content: its size and type are.
+  if (Buffer.isBuffer(decoded) && isUtf8(decoded)) {
+    return { text: decoded.toString('utf8'), content: { size: decoded.length, mimeType } };
+  }
+  const size = decoded === TOO_LARGE ? -1 : (decoded?.length ?? answer.length);
+  const why =
+    decoded === TOO_LARGE
+      ? `the body ${rawOver ? 'is' : 'decodes to'} over ${maxBody} bytes`
+      : decoded === undefined
+        ? `a content coding record cannot decode (${encoding})`
+        : 'a binary body, not UTF-8 text';
+  const what = `${x.method} ${x.path} ${x.status}`;
+  report(
+    decoded === TOO_LARGE
+      ? `record: ${what}: an answer body ${rawOver ? '' : 'that decodes to '}over ${maxBody} bytes; passed on, recorded without its body`
+      : `record: ${what}: ${why}; recorded without its body`,
+  );
+  return { text: undefined, content: { size, mimeType, comment: `not recorded: ${why}` } };
 }
 
 /** The entry's text; `content` is called after the request's parts are redacted (numbering order). */
@@ -162,33 +178,41 @@ function recordedHeaders(raw: readonly string[], redactor: Redactor, host?: stri
  * The answer's body decoded from its content codings (RFC 9110 §8.4: listed in the order they
  * were applied, so undone from the last), or undefined when one is unknown or does not decode.
  */
-function decode(raw: Buffer, encoding: string | undefined): Buffer | undefined {
+function decode(
+  raw: Buffer,
+  encoding: string | undefined,
+  max: number,
+): Buffer | undefined | typeof TOO_LARGE {
   if (!encoding) return raw;
   let body = raw;
   try {
     for (const coding of encoding.split(',').reverse()) {
-      body = decodeOne(body, coding.trim().toLowerCase());
+      body = decodeOne(body, coding.trim().toLowerCase(), { maxOutputLength: max });
     }
-  } catch {
-    return undefined;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? TOO_LARGE : undefined;
   }
   return body;
 }
 
-function decodeOne(body: Buffer, coding: string): Buffer {
+/** An answer whose body is (or decodes to) more than the bound. */
+const TOO_LARGE = Symbol('too large');
+
+/** One coding undone; zlib stops and throws ERR_BUFFER_TOO_LARGE once the output passes the bound. */
+function decodeOne(body: Buffer, coding: string, limit: { maxOutputLength: number }): Buffer {
   switch (coding) {
     case '':
     case 'identity':
       return body;
     case 'gzip':
     case 'x-gzip':
-      return gunzipSync(body);
+      return gunzipSync(body, limit);
     case 'deflate':
-      return inflateSync(body);
+      return inflateSync(body, limit);
     case 'br':
-      return brotliDecompressSync(body);
+      return brotliDecompressSync(body, limit);
     case 'zstd':
-      return zstdDecompressSync(body);
+      return zstdDecompressSync(body, limit);
     default:
       throw new Error(`unknown content coding ${coding}`);
   }

@@ -10,7 +10,9 @@
  *   the headers the journal redacts (X-Api-Key, X-Access-Token), an answer compressed with
  *   zstd or twice with gzip, sent as application/octet-stream, with a byte-order mark, in a
  *   coding record cannot decode, or binary (what cannot be decoded and scanned is not written as
- *   content, only its size and type).
+ *   content, only its size and type);
+ * - the bound on what one entry holds counts decoded bytes: an answer of a few KB that decodes
+ *   past it is passed on whole and recorded without its body (decoding stops at the bound).
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -27,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync, zstdCompressSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startRecorder } from '../../src/index.js';
 import { ensureBuilt, startRecord } from './record-bin.js';
 
 let dir: string;
@@ -88,6 +91,15 @@ const ANSWER_SHAPES: Record<string, { headers: IncomingHttpHeaders; body: Buffer
   binary: {
     headers: { 'content-type': 'application/octet-stream' },
     body: Buffer.concat([Buffer.from([0xff, 0xfe, 0x00]), Buffer.from('access_token=tok-binary-1')]),
+  },
+  /** 16 MiB of text in 16 KB. */
+  bomb: {
+    headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' },
+    body: gzipSync(Buffer.alloc(16 * 1024 * 1024, 'a')),
+  },
+  bombTwice: {
+    headers: { 'content-type': 'application/json', 'content-encoding': 'gzip, gzip' },
+    body: gzipSync(gzipSync(Buffer.alloc(16 * 1024 * 1024, 'b'))),
   },
   invalidJson: {
     headers: { 'content-type': 'application/json' },
@@ -200,7 +212,7 @@ describe('no secret reaches the file, whatever its shape', () => {
       expect(res.status).toBe(200);
       expect(await res.text()).toBe(r.body ?? '');
     }
-    for (const [shape, { body }] of Object.entries(ANSWER_SHAPES)) {
+    for (const [shape, { body }] of Object.entries(ANSWER_SHAPES).filter(([s]) => !s.startsWith('bomb'))) {
       const res = await fetch(`${rec.url}/answer?shape=${shape}`, {
         headers: { 'Accept-Encoding': 'identity' },
       });
@@ -215,7 +227,7 @@ describe('no secret reaches the file, whatever its shape', () => {
     const entries = JSON.parse(text).log.entries as {
       response: { content: { text?: string; encoding?: string } };
     }[];
-    expect(entries).toHaveLength(REQUESTS.length + Object.keys(ANSWER_SHAPES).length);
+    expect(entries).toHaveLength(REQUESTS.length + Object.keys(ANSWER_SHAPES).length - 2);
     const decoded = entries
       .map((e) => e.response.content)
       .filter((c) => c.encoding === 'base64' && c.text)
@@ -224,5 +236,55 @@ describe('no secret reaches the file, whatever its shape', () => {
       expect(text, secret).not.toContain(secret);
       for (const d of decoded) expect(d, secret).not.toContain(secret);
     }
+  });
+});
+
+describe('the bound on one entry counts decoded bytes', () => {
+  it('answers of a few KB that decode past it: passed on whole, recorded without their body, and a line each', async () => {
+    const out = join(dir, 'bomb.har');
+    const lines: string[] = [];
+    const recorder = await startRecorder({
+      upstream: hostileUrl,
+      port: 0,
+      out,
+      maxBodyBytes: 1024 * 1024,
+      onContractBreak: (l) => lines.push(l),
+    });
+    try {
+      for (const shape of ['bomb', 'bombTwice', 'bomb']) {
+        const res = await fetch(`${recorder.url}/answer?shape=${shape}`, {
+          headers: { 'Accept-Encoding': 'gzip' },
+        });
+        expect(res.status).toBe(200);
+        // fetch undoes one gzip: the client has every byte the upstream sent
+        const body = Buffer.from(await res.arrayBuffer());
+        if (shape === 'bomb') expect(body.length).toBe(16 * 1024 * 1024);
+      }
+      const ok = await fetch(`${recorder.url}/answer?shape=octetStream`);
+      expect(ok.status).toBe(200);
+    } finally {
+      await recorder.stop();
+    }
+    const text = readFileSync(out, 'utf8');
+    expect(text.length).toBeLessThan(64 * 1024);
+    const entries = JSON.parse(text).log.entries as {
+      response: { content: { size: number; text?: string; comment?: string } };
+    }[];
+    expect(entries.map((e) => e.response.content.text)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      '{"access_token":"[redacted:1]"}',
+    ]);
+    expect(entries[0]!.response.content).toEqual({
+      size: -1,
+      mimeType: 'text/plain',
+      comment: 'not recorded: the body decodes to over 1048576 bytes',
+    });
+    expect(lines).toEqual([
+      'record: GET /answer?shape=bomb 200: an answer body that decodes to over 1048576 bytes; passed on, recorded without its body',
+      'record: GET /answer?shape=bombTwice 200: an answer body that decodes to over 1048576 bytes; passed on, recorded without its body',
+      'record: GET /answer?shape=bomb 200: an answer body that decodes to over 1048576 bytes; passed on, recorded without its body',
+    ]);
   });
 });
