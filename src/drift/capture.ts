@@ -4,7 +4,8 @@
  * which belong to one connection); the upstream's answer comes back unchanged (status, headers,
  * body, streamed as it arrives); a reset upstream connection is a reset of the client's. What
  * went each way is handed on as a Captured exchange, for the entry (record-entry.ts) and the
- * file (record-writer.ts).
+ * file (record-writer.ts); the answer's last chunk is held until its entry is written, so a
+ * kill never loses an exchange a client has whole.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -48,14 +49,19 @@ export interface CaptureContext {
   report: (line: string) => void;
   /** An exchange begins: stop() waits until the function it returns has been called. */
   begin: () => () => void;
-  /** The exchange has ended: its entry is to be written, then `done` called. */
-  complete: (captured: Captured, done: () => void) => void;
+  /**
+   * The exchange has ended: its entry is to be written, then `finish` called (which sends the
+   * answer's last bytes: a client never has a whole answer whose entry is not in the file),
+   * then `done`.
+   */
+  complete: (captured: Captured, finish: () => void, done: () => void) => void;
 }
 
 /** Errors that mean the upstream reset or dropped the connection: the client's is reset too. */
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET']);
 
 const EMPTY = Buffer.alloc(0);
+const noop = () => {};
 
 /** The request listener of record's server: each request passed through and captured. */
 export function captureExchanges(ctx: CaptureContext) {
@@ -152,16 +158,18 @@ export function captureExchanges(ctx: CaptureContext) {
             answerBytes: 0,
             error: RESET_ERROR,
           },
+          noop,
           done,
         );
       };
       const chunks: Buffer[] = [];
-      /** The exchange once the answer has ended: its entry is queued. */
+      /** The answer's last chunk so far: it goes out once the next one comes, or the entry is written. */
+      let held: Buffer | undefined;
+      /** The exchange once the answer has ended: its entry is queued, the last chunk sent after it. */
       const ended = () => {
-        res.end();
         exchange.end = Date.now();
         exchange.answer = chunks;
-        ctx.complete(exchange, done);
+        ctx.complete(exchange, () => res.end(held), done);
       };
       const failed = (err: NodeJS.ErrnoException) => {
         if (clientGone) return;
@@ -203,7 +211,8 @@ export function captureExchanges(ctx: CaptureContext) {
             exchange.answerBytes += chunk.length;
             if (exchange.answerBytes <= maxBody) chunks.push(chunk);
             else chunks.length = 0;
-            res.write(chunk);
+            if (held) res.write(held);
+            held = chunk;
             return true;
           },
           onComplete: ended,

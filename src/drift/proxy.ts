@@ -107,7 +107,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
           if (--open === 0) onIdle?.();
         };
       },
-      complete: (captured, done) => log.complete(captured, done),
+      complete: (captured, finish, done) => log.complete(captured, finish, done),
     }),
   );
 

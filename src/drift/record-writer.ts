@@ -1,7 +1,9 @@
 /**
  * `record`'s last step (docs/drift.md): the entries appended to the HAR file. The exchanges
- * that complete in one turn of the event loop are written at its end, with one write, in the
- * order they completed; a line on stderr names each answer that breaks the partner document.
+ * whose answers end in one turn of the event loop are written at its end, with one write, in
+ * the order they ended, and only then are their answers' last bytes sent: a kill (even -9)
+ * loses no exchange a client has whole. A line on stderr names each answer that breaks the
+ * partner document.
  * When the file cannot be written (a full disk, a file gone), the exchanges still pass through,
  * the file keeps what it had, and one line says from which entry on nothing is recorded.
  */
@@ -11,7 +13,7 @@ import type { Recorded } from './record-entry.js';
 
 export class EntryLog {
   /** The exchanges completed and not yet written, in the order they completed. */
-  #completed: { captured: Captured; done: () => void }[] = [];
+  #completed: { captured: Captured; finish: () => void; done: () => void }[] = [];
   #failed = false;
 
   constructor(
@@ -21,9 +23,9 @@ export class EntryLog {
     private readonly report: (line: string) => void,
   ) {}
 
-  /** Queues an exchange's entry; `done` is called once it is written (or not recorded). */
-  complete(captured: Captured, done: () => void): void {
-    if (this.#completed.push({ captured, done }) === 1) setImmediate(() => this.flush());
+  /** Queues an exchange's entry; once it is written (or not recorded), `finish` then `done` are called. */
+  complete(captured: Captured, finish: () => void, done: () => void): void {
+    if (this.#completed.push({ captured, finish, done }) === 1) setImmediate(() => this.flush());
   }
 
   flush(): void {
@@ -35,6 +37,7 @@ export class EntryLog {
       if (r) recorded.push(r);
     }
     this.#write(recorded);
+    for (const { finish } of batch) finish();
     for (const { done } of batch) done();
   }
 

@@ -12,7 +12,9 @@
  *   coding record cannot decode, or binary (what cannot be decoded and scanned is not written as
  *   content, only its size and type);
  * - the bound on what one entry holds counts decoded bytes: an answer of a few KB that decodes
- *   past it is passed on whole and recorded without its body (decoding stops at the bound).
+ *   past it is passed on whole and recorded without its body (decoding stops at the bound);
+ * - kill -9 under the load of 50 concurrent clients: every exchange a client received whole is
+ *   in the file, and the file is whole HAR.
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -50,6 +52,13 @@ const ANSWERS: Record<string, (req: IncomingMessage, body: Buffer, res: ServerRe
     res
       .writeHead(200, { 'Content-Type': 'application/json' })
       .end(nested('{"access_token":"deep-token-1","note":"\\u0041"}'));
+  },
+  /** An answer whose entry takes a while to build: a token to redact and 16,000 array items to scan. */
+  '/slow-entry': (req, _body, res) => {
+    const id = new URL(req.url ?? '/', 'http://x').searchParams.get('id');
+    res
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end(`{"id":"${id}","access_token":"t","pad":[${'0,'.repeat(16_000)}0]}`);
   },
   '/answer': (req, _body, res) => {
     const shape = ANSWER_SHAPES[new URL(req.url ?? '/', 'http://x').searchParams.get('shape') ?? ''];
@@ -286,5 +295,37 @@ describe('the bound on one entry counts decoded bytes', () => {
       'record: GET /answer?shape=bombTwice 200: an answer body that decodes to over 1048576 bytes; passed on, recorded without its body',
       'record: GET /answer?shape=bomb 200: an answer body that decodes to over 1048576 bytes; passed on, recorded without its body',
     ]);
+  });
+});
+
+describe('kill -9 under load', () => {
+  it('50 concurrent clients: every exchange a client received whole is in the file, which is whole HAR', async () => {
+    const out = join(dir, 'killed.har');
+    const rec = await startRecord(['--upstream', hostileUrl, '--out', out], procs);
+    const received: string[] = [];
+    let n = 0;
+    let killed = false;
+    const client = async () => {
+      while (!killed) {
+        const id = `c${n++}`;
+        try {
+          const res = await fetch(`${rec.url}/slow-entry?id=${id}`);
+          if ((await res.text()).startsWith(`{"id":"${id}"`)) received.push(id);
+        } catch {
+          return; // the recorder is gone
+        }
+      }
+    };
+    const clients = Array.from({ length: 50 }, client);
+    while (received.length < 100) await new Promise((r) => setTimeout(r, 5));
+    rec.proc.kill('SIGKILL');
+    killed = true;
+    await rec.exited;
+    await Promise.all(clients);
+    expect(JSON.parse(readFileSync(out, 'utf8')).log.version).toBe('1.2');
+    const entries = entriesOf(out);
+    const recorded = new Set(entries.map((e) => new URL(e.request.url).searchParams.get('id')));
+    expect(received.filter((id) => !recorded.has(id))).toEqual([]);
+    expect(received.length).toBeGreaterThanOrEqual(100);
   });
 });
