@@ -46,6 +46,8 @@ export interface CaptureContext {
   pool: Pool;
   /** The largest body kept, in bytes (RecorderOptions.maxBodyBytes). */
   maxBody: number;
+  /** The largest status line and headers taken from the upstream (the pool's maxHeaderSize). */
+  maxAnswerHeaderBytes: number;
   report: (line: string) => void;
   /** An exchange begins: stop() waits until the function it returns has been called. */
   begin: () => () => void;
@@ -177,13 +179,16 @@ export function captureExchanges(ctx: CaptureContext) {
           if (!res.writableEnded) resetClient();
           return;
         }
-        // No answer at all (refused, unknown host, a certificate not trusted): not the
-        // service's answer, so not recorded; the client gets a 502 that says why.
-        const why = `record: ${req.method} ${target.href}: upstream unreachable (${err.code ?? err.message})${
-          /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(err.code ?? '')
-            ? '; trust its CA with NODE_EXTRA_CA_CERTS'
-            : ''
-        }`;
+        // No answer at all (refused, unknown host, a certificate not trusted), or headers past
+        // what record takes: not the service's answer, so not recorded; a 502 that says why.
+        const why =
+          err.code === 'UND_ERR_HEADERS_OVERFLOW'
+            ? `record: ${req.method} ${target.href}: the upstream's answer headers exceed ${ctx.maxAnswerHeaderBytes} bytes; answered 502, not recorded`
+            : `record: ${req.method} ${target.href}: upstream unreachable (${err.code ?? err.message})${
+                /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(err.code ?? '')
+                  ? '; trust its CA with NODE_EXTRA_CA_CERTS'
+                  : ''
+              }`;
         report(why);
         res.writeHead(502, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`${why}\n`);
         done();
@@ -204,7 +209,7 @@ export function captureExchanges(ctx: CaptureContext) {
             const resRaw = new Array<string>(rawHeaders.length);
             for (let i = 0; i < rawHeaders.length; i++) resRaw[i] = rawHeaders[i]!.toString('latin1');
             exchange.responseHeaders = resRaw;
-            res.writeHead(statusCode, statusMessage, withoutHopByHop(resRaw));
+            res.writeHead(statusCode, sendableReason(statusMessage), withoutHopByHop(resRaw));
             return true;
           },
           onData(chunk) {
@@ -269,6 +274,14 @@ function originForm(raw: string): string | undefined {
     // not a URL: below
   }
   return undefined;
+}
+
+/** Bytes Node refuses in a reason phrase (it throws ERR_INVALID_CHAR): controls but tab, and DEL. */
+const UNSENDABLE = /[^\t\x20-\x7e\x80-\xff]/g;
+
+/** The upstream's reason phrase as the client can be sent it: without the bytes Node refuses. */
+function sendableReason(reason: string): string {
+  return reason.replace(UNSENDABLE, '');
 }
 
 function withoutHopByHop(raw: readonly string[]): string[] {

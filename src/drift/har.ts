@@ -3,7 +3,7 @@
  * shape `record` writes, the writer that keeps the file valid HAR after every entry, and the
  * reader `verify` uses, which refuses a file that is no HAR with one line saying why.
  */
-import { closeSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
 
 export interface HarHeader {
   name: string;
@@ -69,7 +69,9 @@ export class HarWriter {
     readonly path: string,
     creator: { name: string; version: string },
   ) {
-    this.#fd = openSync(path, 'w');
+    // Never blocks: a FIFO without a reader fails to open (ENXIO) instead of waiting for one.
+    const { O_WRONLY, O_CREAT, O_TRUNC, O_NONBLOCK } = constants;
+    this.#fd = openSync(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0o666);
     const head = `{"log":{"version":"1.2","creator":${JSON.stringify(creator)},"pages":[],"entries":[`;
     writeSync(this.#fd, head + TAIL);
     this.#end = fstatSync(this.#fd).size - Buffer.byteLength(TAIL);

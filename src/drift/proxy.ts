@@ -5,6 +5,7 @@
  * proxy: the upstream's connection pool, the server, and its stop.
  */
 import { once } from 'node:events';
+import { statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { StartupError } from '../core/startup-error.js';
@@ -12,6 +13,7 @@ import { packageVersion } from '../package-dir.js';
 import { captureExchanges } from './capture.js';
 import { ContractChecker } from './contract-check.js';
 import { HarWriter } from './har.js';
+import { dropInterim100 } from './interim.js';
 import { recordEntry } from './record-entry.js';
 import { EntryLog } from './record-writer.js';
 import { Redactor } from './redact.js';
@@ -41,6 +43,9 @@ export interface RecorderOptions {
 /** Request line and headers passed on: four times Node's default (what the sandbox accepts). */
 const MAX_HEADER_BYTES = 64 * 1024;
 
+/** An answer's status line and headers taken from the upstream (undici's own default is 16 KiB). */
+export const MAX_ANSWER_HEADER_BYTES = 1024 * 1024;
+
 /** 64 MiB: four times the largest body limit the sandbox can be set to (16 MiB). */
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -60,6 +65,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
   const upstream = parseUpstream(options.upstream);
   const out = options.out ?? 'recording.har';
   const checker = await ContractChecker.create(options.document);
+  refuseSpecialFile(out);
   let writer: HarWriter;
   try {
     writer = new HarWriter(out, { name: 'partnership-sandbox record', version: packageVersion() });
@@ -76,14 +82,21 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
   // 5 s), so a reused connection is never one the upstream has closed meanwhile; an exchange in
   // flight is never cut (no headers or body timeout). HTTPS uses Node's CA store and
   // NODE_EXTRA_CA_CERTS, as node:https does.
-  const { Pool } = await import('./openapi-validator.js');
+  const { buildConnector, Pool } = await import('./openapi-validator.js');
+  const connector = buildConnector({});
   const pool = new Pool(upstream.origin, {
+    // Each connection's reads drop interim 100 answers, which undici refuses (interim.ts).
+    connect: (opts, callback) =>
+      connector(opts, (err, socket) =>
+        err ? callback(err, null) : callback(null, dropInterim100(socket as Socket)),
+      ),
     connections: 256,
     pipelining: 1,
     keepAliveTimeout: 1000,
     keepAliveMaxTimeout: 1000,
     headersTimeout: 0,
     bodyTimeout: 0,
+    maxHeaderSize: MAX_ANSWER_HEADER_BYTES,
   });
   // Exchanges not yet settled (passing through, or answered and not yet written); stop() waits for 0.
   let open = 0;
@@ -100,6 +113,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       upstream,
       pool,
       maxBody,
+      maxAnswerHeaderBytes: MAX_ANSWER_HEADER_BYTES,
       report,
       begin: () => {
         open++;
@@ -111,6 +125,9 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     }),
   );
 
+  // The bound on request headers is their bytes alone: Node's other one, 2,000 names and values
+  // (1,000 headers), would answer an 11 KB request with the 431 that says 64 KiB.
+  server.maxHeadersCount = 0;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || err.code === 'ECONNRESET') {
       socket.destroy();
@@ -172,3 +189,15 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
 }
 
 export { targetOf, type Upstream } from './upstream.js';
+
+/**
+ * `--out` naming a FIFO or a socket: refused before it is opened (opening a FIFO for writing
+ * waits for a reader, before record listens and where no signal reaches it; the file is
+ * rewritten in place after each entry, which a pipe cannot be). HarWriter opens without
+ * blocking, so one made meanwhile fails to open rather than hangs.
+ */
+function refuseSpecialFile(out: string): void {
+  const stat = statSync(out, { throwIfNoEntry: false });
+  const kind = stat?.isFIFO() ? 'a FIFO' : stat?.isSocket() ? 'a socket' : undefined;
+  if (kind) throw new StartupError(`--out ${out}: not a regular file (${kind}); record writes a HAR file`);
+}
