@@ -34,8 +34,9 @@ export interface RecorderOptions {
   document?: object;
   /**
    * The largest request or answer body recorded, in bytes; default 64 MiB. A larger request is
-   * answered 413 by record itself (not sent, not recorded); a larger answer is passed on whole
-   * but not recorded. Bounds what record holds in memory and what one HAR entry can be.
+   * answered 413 by record itself (not sent, not recorded); a larger answer (counted decoded) is
+   * passed on whole and recorded without its body. Bounds what record holds in memory and what
+   * one HAR entry can be.
    */
   maxBodyBytes?: number;
 }
