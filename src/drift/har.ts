@@ -3,7 +3,7 @@
  * shape `record` writes, the writer that keeps the file valid HAR after every entry, and the
  * reader `verify` uses, which refuses a file that is no HAR with one line saying why.
  */
-import { closeSync, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
 
 export interface HarHeader {
   name: string;
@@ -30,7 +30,7 @@ export interface HarEntry {
     httpVersion: string;
     cookies: unknown[];
     headers: HarHeader[];
-    content: { size: number; mimeType: string; text?: string; encoding?: string };
+    content: { size: number; mimeType: string; text?: string; encoding?: string; comment?: string };
     redirectURL: string;
     headersSize: number;
     bodySize: number;
@@ -69,7 +69,9 @@ export class HarWriter {
     readonly path: string,
     creator: { name: string; version: string },
   ) {
-    this.#fd = openSync(path, 'w');
+    // Never blocks: a FIFO without a reader fails to open (ENXIO) instead of waiting for one.
+    const { O_WRONLY, O_CREAT, O_TRUNC, O_NONBLOCK } = constants;
+    this.#fd = openSync(path, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0o666);
     const head = `{"log":{"version":"1.2","creator":${JSON.stringify(creator)},"pages":[],"entries":[`;
     writeSync(this.#fd, head + TAIL);
     this.#end = fstatSync(this.#fd).size - Buffer.byteLength(TAIL);
@@ -143,7 +145,7 @@ export function entryText(e: EntryParts): string {
     `{"startedDateTime":"${isoDate(e.startedMs)}","time":${e.time},"request":{"method":${q(e.method)},"url":${q(e.url)},"httpVersion":${q(e.httpVersion)},"cookies":[],"headers":${headersText(e.requestHeaders)},"queryString":${e.queryString.length ? q(e.queryString) : '[]'},` +
     (e.postData ? `"postData":{"mimeType":${q(e.postData.mimeType)},"text":${q(e.postData.text)}},` : '') +
     `"headersSize":-1,"bodySize":${e.requestBodySize}},"response":{"status":${e.status},"statusText":${q(e.statusText)},"httpVersion":"HTTP/1.1","cookies":[],"headers":${headersText(e.responseHeaders)},` +
-    `"content":{"size":${content.size},"mimeType":${q(content.mimeType)}${content.text === undefined ? '' : `,"text":${q(content.text)}`}${content.encoding === undefined ? '' : `,"encoding":${q(content.encoding)}`}},` +
+    `"content":{"size":${content.size},"mimeType":${q(content.mimeType)}${content.text === undefined ? '' : `,"text":${q(content.text)}`}${content.encoding === undefined ? '' : `,"encoding":${q(content.encoding)}`}${content.comment === undefined ? '' : `,"comment":${q(content.comment)}`}},` +
     `"redirectURL":"","headersSize":-1,"bodySize":${content.size}${e.error === undefined ? '' : `,"_error":${q(e.error)}`}},` +
     `"cache":{},"timings":{"send":${e.timings.send},"wait":${e.timings.wait},"receive":${e.timings.receive}},"_contract":${e.contract.length ? q(e.contract) : '[]'}}`
   );

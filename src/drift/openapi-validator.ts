@@ -9,7 +9,7 @@
 import addFormats from 'ajv-formats';
 
 export { OpenAPIBackend } from 'openapi-backend';
-export { Pool } from 'undici';
+export { buildConnector, Pool } from 'undici';
 
 // ajv-formats is CommonJS: its plugin is the module and its `default` alike.
 export const addAjvFormats: (ajv: never) => unknown = addFormats.default;

@@ -4,34 +4,37 @@
  * placeholder in every entry (the token answer and each call that sends it) and verify can map
  * it to the token the sandbox issues.
  *
- * What is redacted: the Authorization and Proxy-Authorization headers (the credential after
- * `Bearer ` or `Basic `; for Basic the whole `id:secret` pair is one value), Cookie and
- * Set-Cookie, and the fields `client_secret`, `access_token`, `refresh_token` (and
- * `id_token`, `password`) wherever they appear: form or JSON bodies at any depth, query strings.
+ * What is secret is the journal's rule (domain/secret-names.ts isSecretKey), applied to header
+ * names, query parameters and body fields alike: `client_secret`, `access_token`,
+ * `refresh_token`, any password, api key, authorization, cookie or `…token`, however spelt. A
+ * header keeps a known authentication scheme in front (`Bearer [redacted:3]`; for Basic the whole
+ * `id:secret` pair is one value). Bodies: JSON by one pass over the text at any depth
+ * (redact-json.ts), whatever the secret value's type; forms with their keys percent-decoded,
+ * whatever the media type says; anything else, and JSON that does not parse, by textual rules
+ * (redact-text.ts).
  */
-import { rewriteForm } from './form.js';
+import { AUTH_SCHEME, isSecretKey } from '../domain/secret-names.js';
 import type { HarHeader } from './har.js';
-
-export const SECRET_FIELDS: ReadonlySet<string> = new Set([
-  'client_secret',
-  'access_token',
-  'refresh_token',
-  'id_token',
-  'password',
-]);
-
-const SECRET_HEADERS: ReadonlySet<string> = new Set(['authorization', 'proxy-authorization']);
-const COOKIE_HEADERS: ReadonlySet<string> = new Set(['cookie', 'set-cookie']);
-
-/** Any secret field's name, as a body may spell it (JSON, or a form, percent-encoded or not). */
-// (a JSON key may hide behind \u escapes: such a body is parsed too)
-const SECRET_NAME = new RegExp(`${[...SECRET_FIELDS].join('|')}|\\\\u`);
+import { redactJsonText } from './redact-json.js';
+import { looksLikeForm, redactFormText, redactLooseText } from './redact-text.js';
 
 /** A `[redacted:<n>]` placeholder (what verify recognises). */
 export const PLACEHOLDER = /^\[redacted:\d+\]$/;
 
+/** Whether a field, parameter or header name holds a secret (isSecretKey), remembered per name. */
+const secretNames = new Map<string, boolean>();
+export function isSecretName(name: string): boolean {
+  let secret = secretNames.get(name);
+  if (secret === undefined) {
+    secret = isSecretKey(name);
+    if (secretNames.size < 10_000) secretNames.set(name, secret);
+  }
+  return secret;
+}
+
 export class Redactor {
   readonly #numbers = new Map<string, number>();
+  readonly #replace = (value: string) => this.placeholder(value);
 
   /** The placeholder of a value: the same value, the same n. */
   placeholder(value: string): string {
@@ -49,11 +52,9 @@ export class Redactor {
   }
 
   header(name: string, value: string): string {
-    const lower = name.toLowerCase();
-    if (COOKIE_HEADERS.has(lower)) return this.placeholder(value);
-    if (!SECRET_HEADERS.has(lower)) return value;
-    const m = /^(\s*)([A-Za-z][\w.+-]*)(\s+)(.*)$/.exec(value);
-    if (!m) return this.placeholder(value);
+    if (!isSecretName(name)) return value;
+    const m = /^(\s*)([A-Za-z][\w.+-]*)(\s+)(\S.*)$/.exec(value);
+    if (!m || !AUTH_SCHEME.test(m[2]!)) return this.placeholder(value);
     const [, lead, scheme, gap, credential] = m;
     if (scheme!.toLowerCase() === 'basic') {
       // The pair is one value; a Basic pair whose secret is also sent in a form gets its own n.
@@ -62,28 +63,25 @@ export class Redactor {
     return `${lead}${scheme}${gap}${this.placeholder(credential!)}`;
   }
 
-  /** A body as text: JSON or a form redacted field by field; anything else as it is. */
+  /**
+   * A body as text, its secrets replaced: JSON (by its content, whatever the media type), a form
+   * (by its media type or its look), else textual rules.
+   */
   body(text: string, mimeType: string): string {
-    // Most bodies hold no secret field at all: only those are parsed (a tenth of an answer's cost).
-    if (!text || !SECRET_NAME.test(text)) return text;
+    if (!text) return text;
     const mime = mimeType.toLowerCase();
-    if (mime.includes('json') || /^\s*[{[]/.test(text)) {
-      let doc: unknown;
-      try {
-        doc = JSON.parse(text);
-      } catch {
-        return mime.includes('form') ? this.form(text) : text;
-      }
-      const { value, changed } = this.json(doc);
-      return changed ? JSON.stringify(value) : text;
+    if (mime.includes('json') || /^\uFEFF?\s*[{[]/.test(text)) {
+      const redacted = redactJsonText(text, isSecretName, this.#replace);
+      if (redacted !== undefined) return redacted;
+    } else if (mime.includes('x-www-form-urlencoded') || looksLikeForm(text)) {
+      return this.form(text);
     }
-    if (mime.includes('x-www-form-urlencoded')) return this.form(text);
-    return text;
+    return redactLooseText(text, isSecretName, this.#replace);
   }
 
   /** A query string or form body with its secret fields replaced. */
   form(text: string): string {
-    return rewriteForm(text, (key, value) => (SECRET_FIELDS.has(key) ? this.placeholder(value) : undefined));
+    return redactFormText(text, isSecretName, this.#replace);
   }
 
   /** A URL with its query's secret fields replaced. */
@@ -96,42 +94,6 @@ export class Redactor {
     return redacted === query
       ? url
       : `${url.slice(0, q + 1)}${redacted}${hash === -1 ? '' : url.slice(hash)}`;
-  }
-
-  json(value: unknown): { value: unknown; changed: boolean } {
-    if (Array.isArray(value)) {
-      let changed = false;
-      const out = value.map((v) => {
-        const r = this.json(v);
-        changed ||= r.changed;
-        return r.value;
-      });
-      return { value: changed ? out : value, changed };
-    }
-    if (typeof value === 'object' && value !== null) {
-      let changed = false;
-      const out: Record<string, unknown> = {};
-      for (const [key, v] of Object.entries(value)) {
-        let kept = v;
-        if (SECRET_FIELDS.has(key) && typeof v === 'string') {
-          kept = this.placeholder(v);
-          changed = true;
-        } else {
-          const r = this.json(v);
-          changed ||= r.changed;
-          kept = r.value;
-        }
-        // defined, not assigned: a key named __proto__ stays a key
-        Object.defineProperty(out, key, {
-          value: kept,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
-      return { value: changed ? out : value, changed };
-    }
-    return { value, changed: false };
   }
 }
 

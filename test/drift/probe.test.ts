@@ -9,7 +9,7 @@
  * - A client that hangs up before the upstream answered closes the upstream's request too, and
  *   record stops at once instead of waiting for an answer that never comes.
  * - A body over the recorded limit: a request is answered 413 by record (not sent, not recorded);
- *   an answer is passed on whole but not recorded; later exchanges are recorded as ever.
+ *   an answer is passed on whole and recorded without its body; later exchanges are recorded as ever.
  * - A request-target in absolute form or starting with `//` goes to the upstream, never to the
  *   host it names.
  * - Request headers over Node's 16 KiB reach the upstream, whose answer the client gets (not a
@@ -286,7 +286,7 @@ describe('verify: bad files and a sandbox that does not answer, in one line', ()
 });
 
 describe('record: a body over the limit it records', () => {
-  it('a request body: 413 from record, not sent, not recorded; an answer body: passed on, not recorded', async () => {
+  it('a request body: 413 from record, not sent, not recorded; an answer body: passed on, recorded without its body', async () => {
     const { recorder, out, lines } = await recordTo('large', { maxBodyBytes: 2048 });
     const c = new Client(recorder.url);
     let large: Response;
@@ -313,12 +313,15 @@ describe('record: a body over the limit it records', () => {
     expect(mappings.body.data.vertical_mappings.length).toBeGreaterThan(10);
     expect(lines).toEqual([
       `record: PUT ${STATUS('acct_x')}: a request body over 2048 bytes; answered 413, not sent, not recorded`,
-      `record: GET /v1/partnership/vertical-mappings?parent_account_id=${DEMO.parent} 200: an answer body over 2048 bytes; passed on, not recorded`,
+      `record: GET /v1/partnership/vertical-mappings?parent_account_id=${DEMO.parent} 200: an answer body over 2048 bytes; passed on, recorded without its body`,
     ]);
     const urls = JSON.parse(readFileSync(out, 'utf8')).log.entries.map(
       (e: { request: { url: string } }) => new URL(e.request.url).pathname,
     );
-    expect(urls).toEqual(['/oauth/token', STATUS('acct_not_there')]);
+    expect(urls).toEqual(['/oauth/token', '/v1/partnership/vertical-mappings', STATUS('acct_not_there')]);
+    const { content } = JSON.parse(readFileSync(out, 'utf8')).log.entries[1].response;
+    expect(content.text).toBeUndefined();
+    expect(content.comment).toBe('not recorded: the body is over 2048 bytes');
   });
 });
 
