@@ -12,6 +12,8 @@ export const RELEASE_TESTS = [
   'test/package.test.ts',
   'test/cli.test.ts',
   'test/mcp-bin.test.ts',
+  // the built bin and package on this machine's Node 20 (Debian 12's): refused with one line
+  'test/old-node.test.ts',
   'test/crash.test.ts',
   'test/examples-lang.test.ts',
   'test/runtime-image.test.ts',
