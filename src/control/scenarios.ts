@@ -80,7 +80,7 @@ export function scenarioRoutes(s: Sandbox) {
       effects = preset.effects;
     } else {
       const def = builtIn(body.scenario);
-      if (!def) throw scenarioError(`unknown scenario "${body.scenario}"`, s.presets);
+      if (!def) throw scenarioError(`unknown scenario "${body.scenario}"`, s.presets, 'scenario');
       const { value, error } = parseValue(def, body.value);
       if (error) throw validationError([{ field: 'value', message: error }]);
       effects = [value === undefined ? { name: def.name } : { name: def.name, value }];

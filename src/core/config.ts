@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { argsProblem } from '../cli-args.js';
 import { JOURNAL_BODY_MAX_BYTES } from '../contract/control/bundle.js';
 import { defaultFixturesDir } from '../package-dir.js';
 import { builtIn } from '../scenarios/catalogue.js';
@@ -172,7 +173,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       strict: true,
     }));
   } catch (e) {
-    throw new StartupError(`${(e as Error).message}\n${USAGE}`);
+    throw new StartupError(argsProblem(e));
   }
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
