@@ -41,7 +41,7 @@ export default defineConfig({
     exclude: ['test/**/*.browser.test.ts', 'test/image/**', 'node_modules/**', ...RELEASE_TESTS],
     pool: 'forks',
     // The files of a worker share its module cache: zod, hono and the app are loaded once per
-    // worker, not once per file (about 50 s for the suite on 2 cores, 95 s isolated). Safe
+    // worker, not once per file (the suite takes about 2 minutes on 2 cores; isolated, almost twice that). Safe
     // because every test builds its own sandbox and none mocks a module, stubs a global or
     // sets an env var: test/suite-hygiene.test.ts keeps it so.
     isolate: false,
