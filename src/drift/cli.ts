@@ -95,6 +95,8 @@ async function record(argv: readonly string[]): Promise<number> {
   const recorder = await startRecorder({
     upstream: values.upstream,
     port,
+    // Its stderr lines ("record: …") in the command line's one form: `partnership-sandbox record: …`.
+    onContractBreak: (line) => process.stderr.write(`partnership-sandbox ${line}\n`),
     ...(typeof values.host === 'string' ? { host: values.host } : {}),
     ...(typeof values.out === 'string' ? { out: values.out } : {}),
   });
