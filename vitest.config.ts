@@ -30,6 +30,8 @@ export const RELEASE_TESTS = [
   // linters partners run (Spectral, Redocly, swagger-parser)
   'test/interop/**/*.test.ts',
   'test/openapi-lint.test.ts',
+  // cells behind the real HAProxy (Debian's haproxy): three sandbox processes and the balancer
+  'test/hosted/**/*.test.ts',
 ];
 
 // `npm test`: the suites that check behaviour. Left out: the release tests above, the

@@ -12,7 +12,11 @@ import { scenarioError } from '../scenarios/header.js';
 import type { Effect } from '../scenarios/presets.js';
 import { accountOr404, partnerOr404 } from '../services/lookup.js';
 
-export function catalogue(s: Sandbox) {
+/** Whether an armed entry is a partner's own (its parent's or one of its accounts'). */
+const ownedBy = (s: Sandbox, partner: string) => armedFor(partner, new Set(s.store.accounts.idsOf(partner)));
+
+/** The catalogue; for a partner's token (`partner`), only its own armed scenarios are listed. */
+export function catalogue(s: Sandbox, partner?: string) {
   return {
     built_ins: BUILT_INS.map((b) => ({
       name: b.name,
@@ -26,7 +30,7 @@ export function catalogue(s: Sandbox) {
       effects: p.effects,
       source: p.source,
     })),
-    armed: [...s.armed.list()],
+    armed: partner === undefined ? [...s.armed.list()] : s.armed.list().filter(ownedBy(s, partner)),
   };
 }
 
@@ -46,7 +50,7 @@ function armedLimit(
   const counted =
     owner === undefined
       ? (a: Armed) => a.parent_account_id === undefined && a.account_id === undefined
-      : armedFor(owner, new Set(s.store.accounts.idsOf(owner)));
+      : ownedBy(s, owner);
   const held = s.armed.list().filter(counted).length;
   if (held < ARMED_MAX) return;
   const field = body.account_id ? 'account_id' : body.parent_account_id ? 'parent_account_id' : 'scenario';
@@ -61,7 +65,7 @@ function armedLimit(
 
 export function scenarioRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
-  bind(api, op.listScenarios, (_call, c) => c.json(catalogue(s), 200));
+  bind(api, op.listScenarios, ({ partner }, c) => c.json(catalogue(s, partner), 200));
 
   bind(api, op.armScenario, async (input, c) => {
     const { scenario, value, parent_account_id, account_id, times } = await input.body();
@@ -99,8 +103,10 @@ export function scenarioRoutes(s: Sandbox) {
     return c.json({ armed }, 200);
   });
 
-  bind(api, op.disarmScenarios, (_call, c) => {
-    s.armed.clear();
+  // A partner's token disarms its own armed scenarios only.
+  bind(api, op.disarmScenarios, ({ partner }, c) => {
+    if (partner === undefined) s.armed.clear();
+    else s.armed.removeWhere(ownedBy(s, partner));
     return c.json({ armed: [] }, 200);
   });
   return api;

@@ -38,6 +38,8 @@ export interface Resilience {
 
 export interface Report {
   parent_account_id: string;
+  /** The cell that answered (SANDBOX_CELL, docs/hosting.md); absent when none is set. */
+  cell?: string;
   generated_at: string;
   requests_analyzed: number;
   summary: Record<Outcome, number>;
@@ -357,7 +359,7 @@ function resilience(log: Parsed[]): Resilience[] {
   return [...by.values()].sort((a, b) => a.scenario.localeCompare(b.scenario));
 }
 
-export function buildReport(parent: string, entries: JournalEntry[], now: string): Report {
+export function buildReport(parent: string, entries: JournalEntry[], now: string, cell?: string): Report {
   const mine = entries.filter((e) => e.parent_account_id === parent);
   const log = parse(mine.filter((e) => e.path.startsWith('/v1/')));
   const checks = [
@@ -372,6 +374,7 @@ export function buildReport(parent: string, entries: JournalEntry[], now: string
   for (const c of checks) summary[c.outcome]++;
   return {
     parent_account_id: parent,
+    ...(cell === undefined ? {} : { cell }),
     generated_at: now,
     requests_analyzed: log.length,
     summary,
@@ -381,6 +384,12 @@ export function buildReport(parent: string, entries: JournalEntry[], now: string
 }
 
 const xml = xmlText;
+
+/** The cell as a JUnit property of the suite (none when no cell is set). */
+const cellProperty = (cell: string | undefined) =>
+  cell === undefined
+    ? ''
+    : `\n    <properties>\n      <property name="cell" value="${xml(cell)}"/>\n    </properties>`;
 
 export function reportToJUnit(r: Report): string {
   const cases = r.checks
@@ -418,7 +427,7 @@ export function reportToJUnit(r: Report): string {
   const tests = r.checks.length + r.resilience.length;
   return `<?xml version="1.0" encoding="UTF-8"?>
 <testsuites name="partnership-sandbox integration report" tests="${tests}" failures="${r.summary.failed + failed}" skipped="${r.summary.not_exercised + unseen}">
-  <testsuite name="${xml(r.parent_account_id)}" tests="${r.checks.length}" failures="${r.summary.failed}" skipped="${r.summary.not_exercised}" timestamp="${xml(r.generated_at)}">
+  <testsuite name="${xml(r.parent_account_id)}" tests="${r.checks.length}" failures="${r.summary.failed}" skipped="${r.summary.not_exercised}" timestamp="${xml(r.generated_at)}">${cellProperty(r.cell)}
 ${cases}
   </testsuite>${suite}
 </testsuites>

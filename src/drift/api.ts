@@ -31,7 +31,19 @@ export function splitApiPath(pathname: string): { prefix: string; path: string }
 export function pathIdentifiers(path: string): { account?: string; layout?: string } {
   const m = /^\/v1\/partnership\/accounts\/([^/]+)(?:\/layouts\/([^/]+))?/.exec(path);
   if (!m) return {};
-  return { account: decodeURIComponent(m[1]!), ...(m[2] ? { layout: decodeURIComponent(m[2]) } : {}) };
+  return { account: safeDecode(m[1]!), ...(m[2] ? { layout: safeDecode(m[2]) } : {}) };
+}
+
+/**
+ * A path segment decoded, or as it is when it holds an escape that is no UTF-8 (`%ff`): the
+ * sandbox and the service answer such a path (a 404), so a recording may hold one.
+ */
+export function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /**

@@ -35,9 +35,9 @@ export const VERIFY_USAGE = `Usage: partnership-sandbox verify FILE [--url URL] 
   --junit F.xml    the report as JUnit XML (a test case per entry)
   --messages       compare the envelope's message too
 Exit 0: nothing differs; 1: something does; 2: FILE is no HAR recording of the API, the replay
-cannot be set up on the sandbox (its partner, taxonomy or token refused, or --url unreachable),
-or a --report or --junit file cannot be written: one line says which. The manual:
-/docs/guides/drift on a running sandbox.`;
+cannot be set up on the sandbox (no sandbox answers at --url, GET /__sandbox/health; or its
+partner, taxonomy or token is refused), or a --report or --junit file cannot be written: one
+line says which. The manual: /docs/guides/drift on a running sandbox.`;
 
 /** Runs `record` or `verify`; resolves with the exit code (record: once stopped by a signal). */
 export async function runDriftCommand(

@@ -22,7 +22,8 @@ export interface Answer {
   reset: boolean;
   status: number;
   headers: readonly HarHeader[];
-  body: string;
+  /** undefined: the recording has no body for it (a browser's HAR of a body the page never read). */
+  body: string | undefined;
 }
 
 export interface CompareOptions {
@@ -93,10 +94,14 @@ export function compareAnswers(
     const s = headerValue(sandbox.headers, name);
     if (r !== s) out.push({ path: `headers.${name}`, recorded: render(r), sandbox: render(s) });
   }
+  // A body the recording does not have is not an empty one: status and headers only.
+  if (recorded.body === undefined || sandbox.body === undefined) return out;
   const r = parseJson(recorded.body);
   const s = parseJson(sandbox.body);
   if (r.json && s.json) {
-    walk(r.value, s.value, 'body', undefined, o, out, where);
+    const walk: Walk = { o, out, where, messages: [] };
+    compareValues(r.value, s.value, 'body', undefined, walk);
+    compareMessages(walk);
   } else if (r.json !== s.json) {
     out.push({
       path: 'body',
@@ -126,15 +131,22 @@ const IDENT = /^[A-Za-z_$][\w$]*$/;
 const child = (path: string, key: string) =>
   IDENT.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 
-function walk(
-  r: unknown,
-  s: unknown,
-  path: string,
-  key: string | undefined,
-  o: CompareOptions,
-  out: Difference[],
-  where: string,
-): void {
+/** One comparison of two bodies: where differences go, and the messages left for last. */
+interface Walk {
+  o: CompareOptions;
+  out: Difference[];
+  where: string;
+  /** `message` pairs, compared once the whole body has taught the mapping its identifiers. */
+  messages: { at: number; path: string; recorded: string; sandbox: string }[];
+}
+
+/**
+ * Compares two JSON values. It recurses only where both sides hold a container at the same
+ * path, so its depth is the shallower side's: the sandbox's answers are a few levels deep,
+ * whatever a recording holds. Arrays and objects are walked by a loop, however long.
+ */
+function compareValues(r: unknown, s: unknown, path: string, key: string | undefined, w: Walk): void {
+  const { o, out } = w;
   if (r === undefined && s === undefined) return;
   if (path === 'body.message' && !o.messages) return;
   if (r === undefined || s === undefined || kind(r) !== kind(s)) {
@@ -142,30 +154,12 @@ function walk(
     return;
   }
   if (typeof r === 'string' && typeof s === 'string') {
-    if (isIdentifierField(key)) {
-      const conflict = o.ids.learn(r, s);
-      if (conflict) out.push({ path, ...conflict });
-      return;
-    }
-    if (isTimestamp(r) || isTimestamp(s)) {
-      if (!isTimestamp(r) || !isTimestamp(s)) {
-        out.push({ path, recorded: render(r), sandbox: render(s) });
-        return;
-      }
-      const reversed = o.timestamps.check(r, s, `${where}${path}`);
-      if (reversed) out.push({ ...reversed, path });
-      return;
-    }
-    if (path === 'body.message') {
-      if (o.ids.toRecorded(s) !== r) out.push({ path, recorded: render(r), sandbox: render(s) });
-      return;
-    }
-    if (r !== s) out.push({ path, recorded: render(r), sandbox: render(s) });
+    compareStrings(r, s, path, key, w);
     return;
   }
   if (Array.isArray(r) && Array.isArray(s)) {
     const common = Math.min(r.length, s.length);
-    for (let i = 0; i < common; i++) walk(r[i], s[i], `${path}[${i}]`, key, o, out, where);
+    for (let i = 0; i < common; i++) compareValues(r[i], s[i], `${path}[${i}]`, key, w);
     if (r.length !== s.length)
       out.push({ path, recorded: `${r.length} entries`, sandbox: `${s.length} entries` });
     return;
@@ -175,17 +169,43 @@ function walk(
     const so = s as Record<string, unknown>;
     const keys = [...Object.keys(ro), ...Object.keys(so).filter((k) => !Object.hasOwn(ro, k))];
     for (const k of keys) {
-      walk(
-        Object.hasOwn(ro, k) ? ro[k] : undefined,
-        Object.hasOwn(so, k) ? so[k] : undefined,
-        child(path, k),
-        k,
-        o,
-        out,
-        where,
-      );
+      const rv = Object.hasOwn(ro, k) ? ro[k] : undefined;
+      compareValues(rv, Object.hasOwn(so, k) ? so[k] : undefined, child(path, k), k, w);
     }
     return;
   }
   if (r !== s) out.push({ path, recorded: render(r), sandbox: render(s) });
+}
+
+function compareStrings(r: string, s: string, path: string, key: string | undefined, w: Walk): void {
+  const { o, out } = w;
+  if (isIdentifierField(key)) {
+    const conflict = o.ids.learn(r, s);
+    if (conflict) out.push({ path, ...conflict });
+    return;
+  }
+  if (isTimestamp(r) || isTimestamp(s)) {
+    if (!isTimestamp(r) || !isTimestamp(s)) {
+      out.push({ path, recorded: render(r), sandbox: render(s) });
+      return;
+    }
+    const reversed = o.timestamps.check(r, s, `${w.where}${path}`);
+    if (reversed) out.push({ ...reversed, path });
+    return;
+  }
+  if (path === 'body.message') {
+    // The envelope's `message` comes before its `request_id`: compared once the body is walked.
+    w.messages.push({ at: out.length, path, recorded: r, sandbox: s });
+    return;
+  }
+  if (r !== s) out.push({ path, recorded: render(r), sandbox: render(s) });
+}
+
+/** The messages, with the sandbox's identifiers put back to the recorded ones, each at its place. */
+function compareMessages(w: Walk): void {
+  for (let i = w.messages.length - 1; i >= 0; i--) {
+    const m = w.messages[i]!;
+    if (w.o.ids.toRecorded(m.sandbox) === m.recorded) continue;
+    w.out.splice(m.at, 0, { path: m.path, recorded: render(m.recorded), sandbox: render(m.sandbox) });
+  }
 }

@@ -176,10 +176,13 @@ export interface ReadEntry {
   url: URL;
   requestHeaders: HarHeader[];
   requestBody: string | undefined;
+  /** The HTTP status; 0 or below (DevTools' 0, Playwright's -1): no answer was recorded. */
   status: number;
+  /** Why there is no answer: `_error` (DevTools, record) or `_failureText` (Playwright). */
   error: string | undefined;
   responseHeaders: HarHeader[];
-  responseBody: string;
+  /** The answer's body; undefined when the tool did not record it (see recordedBody). */
+  responseBody: string | undefined;
 }
 
 const what = (value: unknown) => (Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value);
@@ -243,9 +246,7 @@ function readEntry(raw: unknown, index: number, name: string): ReadEntry {
   const requestHeaders = headersOf(req.headers, `${where}.request.headers`);
   const responseHeaders = headersOf(res.headers, `${where}.response.headers`);
   const postData = req.postData as { text?: unknown } | undefined;
-  const content = res.content as { text?: unknown; encoding?: unknown } | undefined;
-  let responseBody = typeof content?.text === 'string' ? content.text : '';
-  if (content?.encoding === 'base64') responseBody = Buffer.from(responseBody, 'base64').toString('utf8');
+  const failure = typeof res._error === 'string' ? res._error : res._failureText;
   return {
     index,
     startedMs: started,
@@ -254,10 +255,24 @@ function readEntry(raw: unknown, index: number, name: string): ReadEntry {
     requestHeaders,
     requestBody: typeof postData?.text === 'string' ? postData.text : undefined,
     status: res.status,
-    error: typeof res._error === 'string' ? res._error : undefined,
+    error: typeof failure === 'string' ? failure : undefined,
     responseHeaders,
-    responseBody,
+    responseBody: recordedBody(res.content),
   };
+}
+
+/**
+ * The answer's body as recorded, or undefined when the tool did not record it: Chromium (through
+ * Playwright's recordHar) writes `content.size: -1` for a body the page never read, and a tool
+ * that leaves bodies out writes a size above 0 and no `text`. Neither is an empty body.
+ */
+function recordedBody(raw: unknown): string | undefined {
+  const content = raw as { size?: unknown; text?: unknown; encoding?: unknown } | undefined;
+  if (typeof content?.size === 'number' && content.size < 0) return undefined;
+  if (typeof content?.text !== 'string') {
+    return typeof content?.size === 'number' && content.size > 0 ? undefined : '';
+  }
+  return content.encoding === 'base64' ? Buffer.from(content.text, 'base64').toString('utf8') : content.text;
 }
 
 function headersOf(raw: unknown, where: string): HarHeader[] {

@@ -2,12 +2,6 @@
 export type { Difference } from './compare.js';
 export { RecordingError } from './har.js';
 export { type Recorder, type RecorderOptions, startRecorder } from './proxy.js';
-export {
-  type EntryResult,
-  type Outcome,
-  type VerifyOptions,
-  type VerifyResult,
-  type VerifyTotals,
-  verifyRecording,
-} from './replay.js';
+export { verifyRecording } from './replay.js';
 export { closingLine, reportJson, reportJUnit, reportLines } from './report.js';
+export type { EntryResult, Outcome, VerifyOptions, VerifyResult, VerifyTotals } from './verify-result.js';

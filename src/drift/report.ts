@@ -7,7 +7,7 @@
  */
 import { basename } from 'node:path';
 import { xmlText } from '../domain/xml.js';
-import type { EntryResult, VerifyResult } from './replay.js';
+import type { EntryResult, VerifyResult } from './verify-result.js';
 
 const title = (e: EntryResult) => `entries[${e.index}] ${e.method} ${e.path}`;
 

@@ -3,7 +3,8 @@
  * endpoint → authenticate (401, token-expired; the partner known, its chaos profile draws
  * the call's failure, taken by the hooks below like any scenario) → parent header (422/403) → account (404)
  * → propagation (401/403) → JSON body (415/400) → idempotency (400/409/422, replay)
- * → injected faults → the route's zod validation (400) → handler → idempotency settled.
+ * → injected faults → the route's zod validation (400) → a write's room (403) → handler
+ * → idempotency settled, the partner's stored bytes counted.
  *
  * The stages are plain functions run in turn by one middleware per route (not one Hono
  * middleware each): a stage throws an ApiError to answer with an error, or returns a
@@ -20,6 +21,7 @@ import type { AppEnv } from './env.js';
 import { injectFaults } from './faults.js';
 import { claimKey, settleKey } from './idempotency.js';
 import { parentHeader } from './parent.js';
+import { room, roomUsed } from './room.js';
 import { validateRequest } from './validation.js';
 
 /** The stages a route runs follow from its declared needs (contract/api/operation.ts). */
@@ -42,6 +44,8 @@ function stages(endpoint: Endpoint, route: RouteConfig, o: PipelineOptions): Sta
   if (o.write) list.push(jsonBody);
   if (o.idempotent) list.push(claimKey);
   list.push(injectFaults, validateRequest(route.request));
+  // Last: a write the partner has no room for (403) is refused once it is known to be valid.
+  if (o.write) list.push(room);
   return list;
 }
 
@@ -105,6 +109,7 @@ export function pipeline(
       answer = c.res;
     } finally {
       if (o.idempotent) settleKey(c, answer);
+      if (o.write) roomUsed(c, answer);
     }
   };
 }

@@ -13,6 +13,7 @@ import { type Db, inMemory, openDb } from './db.js';
 import { idempotencyStore } from './idempotency.js';
 import type { MigrationHooks } from './migrations.js';
 import { partnerStore } from './partners.js';
+import { sizeStore } from './sizes.js';
 import { openStaged, type StagedRows, stagedLeft, stageRows } from './staging.js';
 
 /** Every table, children before parents (the order rows are deleted in). */
@@ -47,6 +48,7 @@ function parts(db: Db) {
     accounts: accountStore(db),
     controls: controlsStore(db),
     idempotency: idempotencyStore(db),
+    sizes: sizeStore(db),
     meta: {
       get: (key: string) => getMeta.get(key)?.value,
       set: (key: string, value: string) => void setMeta.run(key, value),
@@ -121,6 +123,7 @@ export function createStore(path: string, hooks: MigrationHooks) {
       store.partners.clearCaches();
       store.controls.clearCache();
       store.accounts.clearCache();
+      store.sizes.clearCache();
     },
     /**
      * The whole database as an image: `serialize()` of an in-memory store; a file store

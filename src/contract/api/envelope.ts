@@ -124,6 +124,11 @@ const details: Record<ErrorCode, z.ZodType | undefined> = {
   internal_error: undefined,
   bad_gateway: undefined,
   service_unavailable: undefined,
+  partner_storage_full: z.object({
+    parent_account_id: z.string().openapi({ example: 'pa_demo_platform' }),
+    used_bytes: int("What the partner's accounts, controls lists and stored answers take now.", 27262976),
+    limit_bytes: int('The most one partner may hold (what its bundle can carry).', 27262976),
+  }),
   store_not_writable: z.object({
     setting: z.literal('SANDBOX_DB').openapi({ description: 'The setting that names the store.' }),
     sqlite_code: z.string().openapi({
@@ -153,6 +158,8 @@ const meaning: Record<ErrorCode, string> = {
   forbidden:
     "A parent_account_id query of another parent than the token's; on the control plane, a cross-site browser request.",
   parent_account_mismatch: "X-Platform-Parent-Account-Id differs from the token's parent account.",
+  partner_storage_full:
+    'Sandbox only: the partner holds as many accounts, controls lists and stored answers as one partner may (what its bundle can carry, so that its export always imports). Nothing was written: reset the partner (POST /__sandbox/partners/{parent_account_id}/reset) or use another one.',
   not_found: 'No such route (or, on the control plane, no such partner or variant).',
   account_not_found:
     "No such account for this parent account (another parent's account is answered the same).",
@@ -188,7 +195,11 @@ const errorName = (code: ErrorCode) => (code.endsWith('_error') ? pascal(code) :
 const envelopeName = (code: ErrorCode) => `${pascal(code)}Envelope`;
 
 /** Codes only the sandbox answers (a scenario header, its own store): not in the partner document. */
-export const SANDBOX_ONLY_CODES: readonly ErrorCode[] = ['unknown_scenario', 'store_not_writable'];
+export const SANDBOX_ONLY_CODES: readonly ErrorCode[] = [
+  'unknown_scenario',
+  'store_not_writable',
+  'partner_storage_full',
+];
 /** The component schemas of those codes (their error object and envelope). */
 export const SANDBOX_ONLY_SCHEMAS = SANDBOX_ONLY_CODES.flatMap((code) => [
   errorName(code),

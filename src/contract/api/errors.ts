@@ -20,6 +20,8 @@ export const errorStatus = {
   auth_propagation_pending: 401,
   forbidden: 403,
   parent_account_mismatch: 403,
+  /** A write that would take the partner past what its bundle may hold (http/room.ts). */
+  partner_storage_full: 403,
   not_found: 404,
   account_not_found: 404,
   layout_not_found: 404,

@@ -18,7 +18,7 @@ import { headerComponents, SANDBOX_HEADER_COMPONENTS, SANDBOX_PARAMETER } from '
 import { tokenRoute } from './oauth.js';
 import { toOpenApi30 } from './openapi-30.js';
 import type { OpenApiDocument } from './openapi-parts.js';
-import { STORE_NOT_WRITABLE_NOTE } from './operation.js';
+import { STORAGE_FULL_NOTE, STORE_NOT_WRITABLE_NOTE } from './operation.js';
 
 export const VERSION = '1.0.0';
 
@@ -128,8 +128,10 @@ export function withoutSandboxItems(doc: OpenApiDocument): OpenApiDocument {
         for (const [name, h] of Object.entries(response.headers ?? {}) as [string, OpenApiDocument][]) {
           if (sandboxRefs.has(h.$ref)) delete response.headers[name];
         }
-        // The error codes only the sandbox answers (unknown_scenario, store_not_writable).
-        response.description = String(response.description).replace(STORE_NOT_WRITABLE_NOTE, '');
+        // The error codes only the sandbox answers (unknown_scenario, store_not_writable, partner_storage_full).
+        response.description = String(response.description)
+          .replace(STORE_NOT_WRITABLE_NOTE, '')
+          .replace(STORAGE_FULL_NOTE, '');
         for (const media of Object.values(response.content ?? {}) as OpenApiDocument[]) {
           const members = media.schema?.anyOf as OpenApiDocument[] | undefined;
           if (!members) continue;

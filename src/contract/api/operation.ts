@@ -61,6 +61,10 @@ export interface Needs {
 export const STORE_NOT_WRITABLE_NOTE =
   " store_not_writable (sandbox only): the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written and the Idempotency-Key stays free.";
 
+/** The sandbox-only sentence of a write's 403 (the partner document leaves it out). */
+export const STORAGE_FULL_NOTE =
+  ' partner_storage_full (sandbox only): the partner holds as much as one partner may (docs/guarantees-and-limits.md); nothing was written.';
+
 /** The 400 of an operation, in words: what its needs let it answer. */
 function badRequestDescription(o: Needs): string {
   if (!o.write) return 'Validation error naming the query or path parameter.';
@@ -80,6 +84,7 @@ function errors(o: Needs) {
   const unauthorized: ErrorCode[] = ['unauthorized', 'token_expired'];
   const forbidden: ErrorCode[] = ['parent_account_mismatch'];
   if (o.parentQuery) forbidden.push('forbidden');
+  if (o.write) forbidden.push('partner_storage_full');
   if (o.propagation) {
     unauthorized.push('auth_propagation_pending');
     forbidden.push('auth_propagation_pending');
@@ -96,7 +101,7 @@ function errors(o: Needs) {
       'WWW-Authenticate': header('WWWAuthenticate'),
     }),
     403: failure(
-      `X-Platform-Parent-Account-Id (or the parent_account_id query) names another parent than the token's.${propagationNote}`,
+      `X-Platform-Parent-Account-Id (or the parent_account_id query) names another parent than the token's.${o.write ? STORAGE_FULL_NOTE : ''}${propagationNote}`,
       forbidden,
     ),
     ...(notFound

@@ -1,0 +1,50 @@
+/**
+ * A partner's room (docs/guarantees-and-limits.md): what a partner holds is bounded so that its
+ * bundle always imports (docs/parallel-tests.md: "nothing a client sends makes a partner's bundle
+ * larger than the import accepts"). The last stage of every write: a write that could take the
+ * partner past PARTNER_ROOM_BYTES is a 403 partner_storage_full, nothing written (its
+ * Idempotency-Key freed as for any error); a write that went through grows the partner's count
+ * by an estimate of what it stored (store/sizes.ts).
+ */
+import type { Context } from 'hono';
+import { ApiError } from '../contract/api/errors.js';
+import { partnerStorageFullMessage } from '../contract/api/messages.js';
+import { BUNDLE_LIMIT_BYTES } from '../contract/control/bundle.js';
+import { type AppEnv, known } from './env.js';
+
+/**
+ * The most one partner's accounts, controls lists and stored answers may take of its bundle:
+ * the import's limit less room for the rest of the bundle (credentials, a mapping of up to
+ * 10,000 rows, armed scenarios, chaos; the journal is cut to what is left).
+ */
+export const PARTNER_ROOM_BYTES = BUNDLE_LIMIT_BYTES - 6 * 1024 * 1024;
+
+/** What one write may store besides its body and its answer: new pages, layouts and variants, rows' overhead. */
+const WRITE_BYTES = 16 * 1024;
+
+/**
+ * An upper bound of what a write stores: its body (the list or the account it writes), its
+ * answer (kept under its Idempotency-Key, and echoing what it wrote), and WRITE_BYTES.
+ */
+const estimate = (body: string | null, answer = 2 * (body?.length ?? 0)) =>
+  2 * ((body?.length ?? 0) + answer) + WRITE_BYTES;
+
+export function room(c: Context<AppEnv>): void {
+  const sizes = c.get('sandbox').store.sizes;
+  const parent = known(c, 'principal').parent_account_id;
+  const need = estimate(c.get('rawBody'));
+  if (sizes.of(parent) + need <= PARTNER_ROOM_BYTES) return;
+  // The estimate grew past the room: what the store holds decides.
+  const used = sizes.exact(parent);
+  if (used + need <= PARTNER_ROOM_BYTES) return;
+  throw new ApiError('partner_storage_full', partnerStorageFullMessage(parent, used, PARTNER_ROOM_BYTES), {
+    details: { parent_account_id: parent, used_bytes: used, limit_bytes: PARTNER_ROOM_BYTES },
+  });
+}
+
+/** After a write: one that succeeded grows its partner's count by what it may have stored. */
+export function roomUsed(c: Context<AppEnv>, answer: Response | undefined): void {
+  const parent = c.get('principal')?.parent_account_id;
+  if (parent === undefined || !answer || answer.status < 200 || answer.status >= 300) return;
+  c.get('sandbox').store.sizes.grow(parent, estimate(c.get('rawBody'), c.get('responseText')?.length ?? 0));
+}

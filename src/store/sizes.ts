@@ -1,0 +1,71 @@
+/**
+ * How many bytes of a bundle each partner's stored rows take (docs/guarantees-and-limits.md):
+ * its accounts with their pages, layouts, variants and controls lists, and its stored
+ * idempotency answers, the parts of its export that grow with what it sends. A write that would
+ * take a partner past its room is refused before it runs (http/room.ts), so every export is a
+ * bundle the import takes back (docs/parallel-tests.md).
+ *
+ * The count is an upper bound of those parts' JSON in the bundle: each column's bytes as text
+ * plus ROW_BYTES a row for its field names and punctuation. It is read from the store once
+ * for a partner (one indexed query), then grown by an estimate after each write, and read
+ * exactly again only when the estimate comes near the room. Every bulk change (a reset, a
+ * partner reset, an import, a restore) drops it with the store's other caches.
+ */
+import type { Db } from './db.js';
+
+/** A row's field names, quotes, colons, commas and braces, in the export's JSON: more than any row has. */
+export const ROW_BYTES = 200;
+
+/** The tables whose rows are a partner's accounts, and how a row of each is found by the partner's accounts. */
+const BY_ACCOUNT = ['pages', 'layouts', 'variants', 'controls_lists'] as const;
+
+/**
+ * `sum(ROW_BYTES + the bytes of each column as text)` over the rows a query selects (columns
+ * read from the schema). A column the bundle carries as a JSON string (a stored answer) counts
+ * its quotes and backslashes twice: the escapes the string adds.
+ */
+function rowBytes(db: Db, table: string, asString: readonly string[] = []): string {
+  const columns = (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
+  const bytes = (c: string) => `coalesce(length(CAST(${c} AS BLOB)), 4)`;
+  const escapes = (c: string) =>
+    `coalesce(length(${c}) - length(replace(replace(${c}, '"', ''), '\\', '')), 0)`;
+  const each = columns.map((c) => (asString.includes(c) ? `${bytes(c)} + ${escapes(c)}` : bytes(c)));
+  return `coalesce(sum(${ROW_BYTES} + ${each.join(' + ')}), 0)`;
+}
+
+export function sizeStore(db: Db) {
+  const parts = [
+    `SELECT ${rowBytes(db, 'accounts')} FROM accounts WHERE parent_account_id = @parent`,
+    ...BY_ACCOUNT.map(
+      (t) =>
+        `SELECT ${rowBytes(db, t)} FROM ${t} WHERE account_id IN (SELECT account_id FROM accounts WHERE parent_account_id = @parent)`,
+    ),
+    `SELECT ${rowBytes(db, 'idempotency_keys', ['body'])} FROM idempotency_keys WHERE parent_account_id = @parent`,
+  ];
+  const exact = db
+    .prepare<{ parent: string }, number>(`SELECT ${parts.map((p) => `(${p})`).join(' + ')}`)
+    .pluck();
+  /** Each partner's count as last read or grown (absent: read it from the store). */
+  const known = new Map<string, number>();
+  return {
+    /** The partner's bytes: as known, or read from the store. */
+    of(parent: string): number {
+      const bytes = known.get(parent);
+      return bytes === undefined ? this.exact(parent) : bytes;
+    },
+    /** The partner's bytes read from the store now (what `grow` estimated is replaced). */
+    exact(parent: string): number {
+      const bytes = exact.get({ parent }) ?? 0;
+      known.set(parent, bytes);
+      return bytes;
+    },
+    /** A write of the partner went through: its estimate of what it added. */
+    grow(parent: string, bytes: number): void {
+      const was = known.get(parent);
+      if (was !== undefined) known.set(parent, was + bytes);
+    },
+    clearCache(): void {
+      known.clear();
+    },
+  };
+}
