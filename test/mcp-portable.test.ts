@@ -140,6 +140,27 @@ describe('mcp: the token goes to --url only', () => {
     }
   });
 
+  it('--token with a hosted sandbox: the tools act for that partner alone (its clock), a global route is 403', async () => {
+    const hosted = await startSandbox({ adminToken: 'hosted-admin-token' });
+    try {
+      const agent = await mcpClient(['--url', hosted.url, '--token', await demoToken(hosted.url)]);
+      try {
+        const own = (await agent.callTool({
+          name: 'getPartnerClock',
+          arguments: { parent_account_id: DEMO.parent },
+        })) as ToolResult;
+        expect(own.isError, own.content[0]?.text).toBeFalsy();
+        const global = (await agent.callTool({ name: 'listPartners', arguments: {} })) as ToolResult;
+        expect(global.isError).toBe(true);
+        expect(global.content[0]!.text).toContain('GET /__sandbox/partners -> 403');
+      } finally {
+        await agent.close();
+      }
+    } finally {
+      await hosted.stop();
+    }
+  }, 60_000);
+
   it('a redirect is a tool error naming it, never followed', async () => {
     const elsewhere = await standIn(() => ({ status: 200 }));
     const fake = await standIn((path) => ({
