@@ -40,7 +40,7 @@ import {
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, transformSync } from 'esbuild';
 import { tsImport } from 'tsx/esm/api';
 
 /** Resolves zod's locales index (imported only for the `z.locales` namespace) to English alone. */
@@ -164,16 +164,30 @@ await Promise.all([
     minifyWhitespace: true,
   }),
 ]);
-// The bin (dist/main.js) turns on Node's compile cache, then loads the command line's bundle:
+// The bin (dist/main.js) first checks the Node.js version (src/runtime.ts, its code copied in:
+// on Node 20 better-sqlite3 kills the process with no message, so this must run before
+// cli.js is loaded), then turns on Node's compile cache and loads the command line's bundle:
 // V8's code for it is then kept between runs (in the OS temp folder), so a start compiles
 // less (about 20 ms of CPU here). A cache that cannot be written is ignored by Node. The
 // library (dist/index.js) leaves that process-wide setting to the process that loads it.
+const runtimeCheck = transformSync(readFileSync(new URL('../src/runtime.ts', import.meta.url), 'utf8'), {
+  loader: 'ts',
+  format: 'esm',
+  target: 'es2017',
+}).code.replace(/^export \{[^}]*\};\n/m, '');
 writeFileSync(
   new URL('../dist/main.js', import.meta.url),
   `#!/usr/bin/env node
-// The bin: the compile cache first (module.enableCompileCache, Node 22.1+), then the command line.
+// The bin: the Node.js version checked (src/runtime.ts), the compile cache (module.enableCompileCache,
+// Node 22.1+), then the command line.
 import module from 'node:module';
 
+${runtimeCheck}
+const unsupported = unsupportedRuntime(process.versions.node);
+if (unsupported) {
+  console.error(\`partnership-sandbox: \${unsupported}\`);
+  process.exit(2);
+}
 module.enableCompileCache?.();
 await import('./cli.js');
 `,

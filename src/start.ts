@@ -17,6 +17,7 @@ import {
   wholeNumberMessage,
 } from './core/config.js';
 import { StartupError } from './core/startup-error.js';
+import { unsupportedRuntime } from './runtime.js';
 import { jsonLogger } from './sandbox/create.js';
 import { startServer } from './server.js';
 
@@ -133,6 +134,9 @@ const Options = z.strictObject({
 });
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  // Before the store is opened: on Node 20 better-sqlite3 kills the process without a word.
+  const unsupported = unsupportedRuntime(process.versions.node);
+  if (unsupported) throw new StartupError(`startSandbox: ${unsupported}`);
   const parsed = Options.safeParse(options ?? {});
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {

@@ -570,3 +570,68 @@ describe('the built bundles', () => {
     },
   );
 });
+
+describe('one form for errors: `partnership-sandbox[ <command>]: <one line>`, quotes balanced', () => {
+  it.each([
+    [[], '--prot', 'partnership-sandbox: unknown option --prot (see --help)'],
+    [
+      ['mcp', '--url', 'http://127.0.0.1:9'],
+      '--prot',
+      'partnership-sandbox mcp: unknown option --prot (see --help)',
+    ],
+    [
+      ['record', '--upstream', 'http://127.0.0.1:9'],
+      '--prot',
+      'partnership-sandbox record: unknown option --prot (see --help)',
+    ],
+    [['verify', 'x.har'], '--prot', 'partnership-sandbox verify: unknown option --prot (see --help)'],
+  ])('%j with an unknown option', (command, option, line) => {
+    const r = runMain([...command, option, '1']);
+    expect(r.stderr).toBe(`${line}\n`);
+    expect(r.stdout).toBe('');
+    expect(r.status).toBe(2);
+  });
+});
+
+describe('record: the closing line counts its exchanges in words that agree', () => {
+  it('one exchange: "1 exchange", not "1 exchanges"', async () => {
+    const upstream = await createUpstream();
+    const out = join(tempDir(), 'one.har');
+    const child = spawn(
+      process.execPath,
+      [MAIN, 'record', '--upstream', upstream.url, '--port', '0', '--out', out],
+      {
+        env: baseEnv,
+      },
+    );
+    procs.push(child);
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    const url = await new Promise<string>((done) =>
+      child.stdout.setEncoding('utf8').on('data', (c: string) => {
+        const m = /http:\/\/[\d.:]+/.exec(c);
+        if (m) done(m[0]);
+      }),
+    );
+    expect((await fetch(`${url}/__sandbox/health`)).status).toBe(200);
+    const exited = new Promise<number | null>((done) => child.on('exit', done));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain(`partnership-sandbox record: 1 exchange in ${out}\n`);
+    await upstream.close();
+  }, 60_000);
+});
+
+/** A plain HTTP upstream answering 200 {"status":"ok"} to anything. */
+async function createUpstream(): Promise<{ url: string; close: () => Promise<void> }> {
+  const { createServer: createHttpServer } = await import('node:http');
+  const server = createHttpServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}'),
+  );
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((done) => server.close(() => done())),
+  };
+}

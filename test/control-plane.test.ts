@@ -607,6 +607,9 @@ describe('control plane: scenarios', () => {
     });
     const err = expectErrorEnvelope(res, 400, 'unknown_scenario');
     expect(err.message).toContain('meteor-strike');
+    // the body's field is named, not the header this caller never sent
+    expect(err.message).toMatch(/^scenario: unknown scenario "meteor-strike"\. Known scenarios: /);
+    expect(err.message).not.toContain('X-Sandbox-Scenario');
     expect(err.error.details.known_scenarios).toEqual(BUILT_IN_NAMES);
     expect((await h.request('GET', '/__sandbox/scenarios')).body.armed).toEqual([]);
   });

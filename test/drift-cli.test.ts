@@ -184,7 +184,7 @@ describe('record, then verify, as the built bin', () => {
       rec.proc.kill('SIGTERM');
       expect(await rec.exited).toBe(0);
       expect(rec.stderr()).toContain(
-        'record: entries[1] GET /v1/partnership/accounts/acct_not_there/status 404: body /error/code must be equal to one of the allowed values',
+        'partnership-sandbox record: entries[1] GET /v1/partnership/accounts/acct_not_there/status 404: body /error/code must be equal to one of the allowed values',
       );
       const v = runVerify([out]);
       expect(v.stdout).toBe(

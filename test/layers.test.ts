@@ -87,6 +87,8 @@ const LEAVES = [
   'core/startup-error.ts',
   'contract/control/control-operations.ts',
   'package-dir.ts',
+  // the command lines' wording of node:util parseArgs errors (mcp, record, verify and the bin)
+  'cli-args.ts',
   // the manual's pages: Markdown files rendered (or, bundled, constants); nothing of the app
   'api/build-guides.ts',
 ];

@@ -91,23 +91,89 @@ describe('node dist/main.js mcp', () => {
     expect(answers.find((a) => a.id === 2).result.structuredContent).toHaveProperty('now');
   });
 
-  it('--help prints the usage; a missing or bad --url exits 2 with the reason on stderr', () => {
+  it('--help prints the usage; a missing or bad flag exits 2 with one line on stderr, nothing on stdout', () => {
     const help = run(['--help']);
     expect(help.status).toBe(0);
-    expect(help.stdout).toContain('Usage: partnership-sandbox mcp --url URL [--admin-token T]');
+    expect(help.stdout).toContain('Usage: partnership-sandbox mcp --url URL [--admin-token T | --token T]');
     for (const [args, reason] of [
-      [[], 'mcp: --url is required'],
-      [['--url', 'not a url'], 'mcp: --url "not a url" is not a URL'],
-      [['--url', 'ftp://x'], 'mcp: --url must be an http or https URL, not ftp:'],
-      [['--url', 'http://x', '--port', '1'], "Unknown option '--port'"],
+      [[], '--url URL is required (see --help)'],
+      [['--url', 'not a url'], '--url "not a url" is not a URL (e.g. http://127.0.0.1:4010)'],
+      [['--url', 'ftp://x'], '--url must be an http or https URL, not ftp:'],
+      [['--url', 'http://x', '--port', '1'], 'unknown option --port (see --help)'],
+      [['--url'], '--url needs a value (see --help)'],
+      // every tool's path goes after the origin: a path, query or fragment would send it elsewhere
+      ...['/api', '/?a=1', '/#top', '/__sandbox'].map(
+        (rest) =>
+          [
+            ['--url', `http://127.0.0.1:4010${rest}`],
+            `--url "http://127.0.0.1:4010${rest}" has a path, query or fragment: give the sandbox's base URL, http://127.0.0.1:4010 (the first line it prints)`,
+          ] as const,
+      ),
+      [
+        ['--url', 'http://127.0.0.1:4010', '--admin-token', 'a', '--token', 'b'],
+        '--admin-token and --token exclude each other: the admin token opens every partner, a partner token one',
+      ],
+      [['--url', 'http://127.0.0.1:4010', '--token', ''], '--token is empty'],
     ] as const) {
       const r = run([...args]);
       expect(r.status, args.join(' ')).toBe(2);
-      expect(r.stderr).toContain(reason);
+      expect(r.stderr, args.join(' ')).toBe(`partnership-sandbox mcp: ${reason}\n`);
       expect(r.stdout).toBe('');
-      expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
     }
-  });
+  }, 180_000);
+
+  it('credentials in --url: refused, and never echoed', () => {
+    for (const url of ['http://agent:s3cret-pass@127.0.0.1:4010', 'http://agent:s3cret-pass@bad host/']) {
+      const r = run(['--url', url]);
+      expect(r.status, url).toBe(2);
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^partnership-sandbox mcp: --url /);
+      expect(r.stderr).not.toContain('s3cret-pass');
+    }
+  }, 60_000);
+
+  it('malformed JSON-RPC gets its error answer (-32700, -32600), a message over 10 MiB too; then it serves on', async () => {
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } },
+    };
+    const lines = [
+      '{"jsonrpc": "2.0", "id": 5, "method": "tools/list"', // cut short: no JSON
+      JSON.stringify({ jsonrpc: '2.0', id: 7, params: {} }), // JSON, but no JSON-RPC message
+      JSON.stringify([{ jsonrpc: '2.0', id: 8, method: 'tools/list' }]), // a batch (MCP has none)
+      `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"pad":"${'x'.repeat(10 * 1024 * 1024)}"}}`,
+      JSON.stringify(initialize),
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'getClock', arguments: {} },
+      }),
+    ];
+    const r = await runWithInput(['--url', sandbox.url], `${lines.join('\n')}\n`);
+    expect(r.status).toBe(0);
+    const answers = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const errors = answers.filter((a) => a.error).map((a) => [a.id, a.error.code]);
+    expect(errors).toEqual([
+      [null, -32700],
+      [7, -32600],
+      [null, -32600],
+      [null, -32600],
+    ]);
+    expect(answers.find((a) => a.error?.code === -32700).error.message).toMatch(/^Parse error: /);
+    expect(answers.filter((a) => a.error).at(-1).error.message).toContain(
+      'more than 10485760 bytes (10 MiB)',
+    );
+    // and it went on serving
+    expect(answers.find((a) => a.id === 1).result.serverInfo.name).toBe('partnership-sandbox');
+    expect(answers.find((a) => a.id === 2).result.structuredContent).toHaveProperty('now');
+  }, 60_000);
 
   it('the sandbox’s bundle leaves the MCP SDK out: only `mcp` loads dist/mcp.js', () => {
     expect(readFileSync(MAIN, 'utf8')).not.toContain('notifications/initialized');

@@ -297,11 +297,12 @@ describe('mcp: a failure is a tool error that names its cause', () => {
 
   it('a sandbox with SANDBOX_ADMIN_TOKEN: 401 without the token, answered with --admin-token or SANDBOX_ADMIN_TOKEN', async () => {
     const guarded = await startSandbox({ adminToken: 'mcp-test-admin-token' });
-    const without = await mcpClient(['--url', guarded.url]);
-    const withToken = await mcpClient(['--url', guarded.url, '--admin-token', 'mcp-test-admin-token']);
-    const fromEnv = await mcpClient(['--url', guarded.url], undefined, {
-      SANDBOX_ADMIN_TOKEN: 'mcp-test-admin-token',
-    });
+    // three processes, started together (each takes seconds on a loaded machine)
+    const [without, withToken, fromEnv] = await Promise.all([
+      mcpClient(['--url', guarded.url]),
+      mcpClient(['--url', guarded.url, '--admin-token', 'mcp-test-admin-token']),
+      mcpClient(['--url', guarded.url], undefined, { SANDBOX_ADMIN_TOKEN: 'mcp-test-admin-token' }),
+    ]);
     try {
       const refused = await call(without, 'getClock');
       expect(refused.isError).toBe(true);
@@ -314,7 +315,7 @@ describe('mcp: a failure is a tool error that names its cause', () => {
       await fromEnv.close();
       await guarded.stop();
     }
-  });
+  }, 60_000);
 });
 
 describe('mcp: the manual’s pages are its resources', () => {

@@ -87,8 +87,10 @@ describe('configuration', () => {
     expect(() => loadConfig(argv, env)).toThrow(message);
   });
 
-  it('an unknown flag stops start-up with the usage', () => {
-    expect(() => loadConfig(['--prot', '1'], {})).toThrow(/Unknown option '--prot'[\s\S]*Usage/);
+  it('an unknown flag stops start-up with one line naming it (quotes balanced, no usage dump)', () => {
+    expect(() => loadConfig(['--prot', '1'], {})).toThrow(/^unknown option --prot \(see --help\)$/);
+    expect(() => loadConfig(['--port'], {})).toThrow(/^--port needs a value \(see --help\)$/);
+    expect(() => loadConfig(['stray'], {})).toThrow(/^unexpected argument "stray" \(see --help\)$/);
   });
 });
 

@@ -110,6 +110,19 @@ describe('the release workflow', () => {
     expect(step('image', 'docker/metadata-action')!.with!.images).toBe('ghcr.io/${{ github.repository }}');
     const build = step('image', 'docker/build-push-action')!.with!;
     expect(build).toMatchObject({ push: true, sbom: true, platforms: 'linux/amd64,linux/arm64' });
+    // the tags pushed: the version, MAJOR.MINOR, MAJOR (the one the partner snippet names) and latest
+    const tags = String(step('image', 'docker/metadata-action')!.with!.tags)
+      .trim()
+      .split('\n')
+      .map((t) => t.trim());
+    expect(tags).toEqual([
+      'type=semver,pattern={{version}}',
+      'type=semver,pattern={{major}}.{{minor}}',
+      'type=semver,pattern={{major}}',
+      'type=raw,value=latest',
+    ]);
+    const major = JSON.parse(read('package.json')).version.split('.')[0];
+    expect(read(SNIPPET)).toContain(`ghcr.io/<owner>/partnership-sandbox:${major}\n`);
     expect(step('image', 'docker/setup-qemu-action')).toBeDefined();
   });
 });

@@ -83,7 +83,7 @@ export function armScenario(s: Sandbox, request: z.output<typeof ArmRequest>): A
     effects = preset.effects;
   } else {
     const def = builtIn(body.scenario);
-    if (!def) throw scenarioError(`unknown scenario "${body.scenario}"`, s.presets);
+    if (!def) throw scenarioError(`unknown scenario "${body.scenario}"`, s.presets, 'scenario');
     const { value, error } = parseValue(def, body.value);
     if (error) throw validationError([{ field: 'value', message: error }]);
     effects = [value === undefined ? { name: def.name } : { name: def.name, value }];

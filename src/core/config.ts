@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { argsProblem } from '../cli-args.js';
 import { JOURNAL_BODY_MAX_BYTES } from '../contract/control/bundle.js';
 import { defaultFixturesDir } from '../package-dir.js';
 import { builtIn } from '../scenarios/catalogue.js';
@@ -141,27 +142,37 @@ export const sources: Record<keyof Config, { env: string; flag?: string }> = {
   cell: { env: 'SANDBOX_CELL', flag: '--cell' },
 };
 
+/**
+ * Where the help's /docs/guides/<page> are: the manual is served by the sandbox itself (the
+ * package ships no Markdown), so the help names its pages there.
+ */
+export const MANUAL_NOTE =
+  'The manual: /docs/guides/<page> on a running sandbox (http://127.0.0.1:4010/docs/guides/ by default).';
+
 export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PATH|:memory:] [--fixtures DIR] [--scenarios DIR] [--seed FILE] [--chaos SPEC]
                           [--rate-limit SPEC] [--cell NAME]
-       partnership-sandbox --help | --version  (record --help, verify --help: their flags)
-       partnership-sandbox mcp --url URL [--admin-token T]   (an MCP server for coding agents: docs/coding-agents.md)
-       partnership-sandbox record --upstream URL [--port P] [--out FILE]   (a recording proxy: docs/drift.md)
-       partnership-sandbox verify FILE [--url URL] [--report F.json] [--junit F.xml] [--messages]
-                        (replay a recording against the sandbox and compare: docs/drift.md)
+       partnership-sandbox --help | --version   (mcp --help, record --help, verify --help: their flags)
+       partnership-sandbox mcp --url URL [--admin-token T | --token T]
+                        (an MCP server for coding agents: /docs/guides/coding-agents)
+       partnership-sandbox record --upstream URL [--port P] [--host H] [--out FILE]
+                        (a recording proxy: /docs/guides/drift)
+       partnership-sandbox verify FILE [--url URL] [--admin-token T] [--report F.json] [--junit F.xml] [--messages]
+                        (replay a recording against the sandbox and compare: /docs/guides/drift)
   --port N         port to listen on (env PORT; default 4010; 0 takes a free one)
   --host H         address to listen on (env HOST; default 127.0.0.1)
   --db PATH        SQLite store (env SANDBOX_DB; default :memory:; a path makes it durable)
   --fixtures DIR   partners, taxonomy, preset and pages (env SANDBOX_FIXTURES; default: the package's fixtures/)
   --scenarios DIR  extra scenario presets (env SANDBOX_SCENARIOS)
-  --seed FILE      a bundle to load at start-up (env SANDBOX_SEED; see docs/parallel-tests.md)
+  --seed FILE      a bundle to load at start-up (env SANDBOX_SEED; see /docs/guides/parallel-tests)
   --chaos SPEC     fail a share of every partner's calls: rate=0.1,seed=42[,scenarios=server-error+rate-limited]
-                   (env SANDBOX_CHAOS; see docs/chaos.md)
-  --rate-limit SPEC  each partner's calls per second: 25 or 25,burst=50 (env SANDBOX_RATE_LIMIT; docs/hosting.md)
-  --cell NAME      this sandbox's cell, shown by health and the report (env SANDBOX_CELL; docs/hosting.md)
+                   (env SANDBOX_CHAOS; see /docs/guides/chaos)
+  --rate-limit SPEC  each partner's calls per second: 25 or 25,burst=50 (env SANDBOX_RATE_LIMIT; /docs/guides/hosting)
+  --cell NAME      this sandbox's cell, shown by health and the report (env SANDBOX_CELL; /docs/guides/hosting)
 The first line on stdout carries the URL served. SIGINT and SIGTERM drain and exit 0.
 Environment: ${Object.values(sources)
   .map((s) => s.env)
-  .join(', ')} (see docs/configuration.md).`;
+  .join(', ')} (see /docs/guides/configuration).
+${MANUAL_NOTE}`;
 
 /**
  * What the command line asks for: help, the version, or a sandbox with this configuration
@@ -198,7 +209,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       strict: true,
     }));
   } catch (e) {
-    throw new StartupError(`${(e as Error).message}\n${USAGE}`);
+    throw new StartupError(argsProblem(e));
   }
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };

@@ -10,6 +10,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
+import { argsProblem } from '../cli-args.js';
 import { StartupError } from '../core/startup-error.js';
 import { RecordingError } from './har.js';
 import { startRecorder } from './proxy.js';
@@ -23,7 +24,7 @@ export const RECORD_USAGE = `Usage: partnership-sandbox record --upstream URL [-
   --out FILE       the HAR 1.2 file written, valid after each exchange (default recording.har)
 Point your client (the token endpoint included) at the URL on the first stdout line. Secrets
 become [redacted:<n>]; each answer that breaks the partner OpenAPI document is a stderr line.
-SIGINT and SIGTERM stop it and exit 0. See docs/drift.md.`;
+SIGINT and SIGTERM stop it and exit 0. The manual: /docs/guides/drift on a running sandbox.`;
 
 export const VERIFY_USAGE = `Usage: partnership-sandbox verify FILE [--url URL] [--admin-token T] [--report F.json] [--junit F.xml] [--messages]
   FILE             a HAR recording (record's, or a browser's or mitmproxy's export)
@@ -33,8 +34,10 @@ export const VERIFY_USAGE = `Usage: partnership-sandbox verify FILE [--url URL] 
   --report F.json  the report as JSON
   --junit F.xml    the report as JUnit XML (a test case per entry)
   --messages       compare the envelope's message too
-Exit 0: nothing differs; 1: something does; 2: FILE is no HAR recording of the API, or no
-sandbox answers at --url (GET /__sandbox/health). See docs/drift.md.`;
+Exit 0: nothing differs; 1: something does; 2: FILE is no HAR recording of the API, the replay
+cannot be set up on the sandbox (no sandbox answers at --url, GET /__sandbox/health; or its
+partner, taxonomy or token is refused), or a --report or --junit file cannot be written: one
+line says which. The manual: /docs/guides/drift on a running sandbox.`;
 
 /** Runs `record` or `verify`; resolves with the exit code (record: once stopped by a signal). */
 export async function runDriftCommand(
@@ -57,7 +60,7 @@ function parse(argv: readonly string[], options: ParseArgsOptionsConfig, usage: 
   try {
     return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new StartupError(`${(err as Error).message} (see --help)\n${usage}`);
+    throw new StartupError(`${argsProblem(err)}\n${usage}`);
   }
 }
 
@@ -92,13 +95,16 @@ async function record(argv: readonly string[]): Promise<number> {
   const recorder = await startRecorder({
     upstream: values.upstream,
     port,
+    // Its stderr lines ("record: …") in the command line's one form: `partnership-sandbox record: …`.
+    onContractBreak: (line) => process.stderr.write(`partnership-sandbox ${line}\n`),
     ...(typeof values.host === 'string' ? { host: values.host } : {}),
     ...(typeof values.out === 'string' ? { out: values.out } : {}),
   });
   process.stdout.write(`Recording proxy on ${recorder.url} -> ${values.upstream}, writing ${recorder.out}\n`);
   await signalled;
   await recorder.stop();
-  process.stderr.write(`partnership-sandbox record: ${recorder.entries} exchanges in ${recorder.out}\n`);
+  const exchanges = `${recorder.entries} exchange${recorder.entries === 1 ? '' : 's'}`;
+  process.stderr.write(`partnership-sandbox record: ${exchanges} in ${recorder.out}\n`);
   return 0;
 }
 

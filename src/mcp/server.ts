@@ -21,6 +21,8 @@ export interface McpOptions {
   url: string;
   /** SANDBOX_ADMIN_TOKEN of that sandbox, when it has one. */
   adminToken?: string;
+  /** Or a partner's access token (from /oauth/token): the control plane then acts for that partner alone. */
+  token?: string;
   /** Its version, shown to the client. */
   version: string;
   /** How long one call to the sandbox may take; default 30 s. */
@@ -144,7 +146,8 @@ async function callTool(
   const url = `${base}${target}${query.size ? `?${query}` : ''}`;
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  if (options.adminToken) headers.Authorization = `Bearer ${options.adminToken}`;
+  const bearer = options.token ?? options.adminToken;
+  if (bearer) headers.Authorization = `Bearer ${bearer}`;
   let res: Response;
   try {
     res = await fetch(url, {
@@ -152,6 +155,8 @@ async function callTool(
       headers,
       body,
       signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+      // The token goes to --url only: a redirect elsewhere is reported, never followed.
+      redirect: 'manual',
     });
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
@@ -161,6 +166,10 @@ async function callTool(
   }
   const text = await res.text();
   const line = `${method.toUpperCase()} ${target}${query.size ? `?${query}` : ''} -> ${res.status}`;
+  if (res.status >= 300 && res.status < 400)
+    return failure(
+      `${line}: a redirect${res.headers.get('location') ? ` to ${res.headers.get('location')}` : ''}, not followed (the token is sent to --url only): is ${base} the sandbox's own URL, the first line it prints?`,
+    );
   if (!res.ok) return failure(`${line}\n${text}`);
   if (!(res.headers.get('content-type') ?? '').includes('json')) {
     return { content: [{ type: 'text', text }] };

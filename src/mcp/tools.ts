@@ -136,7 +136,7 @@ function toolOf(id: ControlOperationId, op: Operation, components: Record<string
   const parts: ToolParts = { path: [], query: [], body: [], hasBody: false };
   for (const p of op.parameters ?? []) {
     if (p.in !== 'path' && p.in !== 'query') continue;
-    properties[p.name] = jsonSchema({
+    properties[p.name] = portable({
       ...p.schema,
       ...(p.description ? { description: p.description } : {}),
     });
@@ -152,7 +152,7 @@ function toolOf(id: ControlOperationId, op: Operation, components: Record<string
     };
     for (const [name, schema] of Object.entries(body.properties ?? {})) {
       if (name in properties) throw new Error(`${id}: ${name} is both a parameter and a body field`);
-      properties[name] = jsonSchema(resolve(schema, components));
+      properties[name] = portable(resolve(schema, components));
       parts.body.push(name);
     }
     required.push(...(body.required ?? []));
@@ -195,6 +195,39 @@ function resolve(schema: unknown, components: Record<string, Schema>, seen: stri
     return resolve({ ...components[name], ...rest }, components, [...seen, name]);
   }
   return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, resolve(v, components, seen)]));
+}
+
+/**
+ * A property's schema as every MCP client reads it (the MCP inspector's --strict rules): plain
+ * JSON Schema (jsonSchema), one `type` per schema, no `anyOf`/`oneOf`, an object's
+ * `additionalProperties` said. The control plane accepts `null` for an optional body field (as
+ * Python's None and Go's nil send one) and, for a scenario's value, digits in a string too: a
+ * tool shows the first form the declaration gives (a number), which the control plane takes.
+ */
+export function portable(schema: unknown): Schema {
+  const plain = jsonSchema(schema);
+  const out: Schema = { ...plain };
+  const alternatives = (out.anyOf ?? out.oneOf) as Schema[] | undefined;
+  if (alternatives) {
+    delete out.anyOf;
+    delete out.oneOf;
+    const first = alternatives.find((alt) => alt.type !== 'null') ?? {};
+    Object.assign(
+      out,
+      portable(first),
+      ...['description', 'examples'].filter((k) => k in plain).map((k) => ({ [k]: plain[k] })),
+    );
+  }
+  if (Array.isArray(out.type)) out.type = out.type.find((t) => t !== 'null');
+  if (out.type === 'object') {
+    out.additionalProperties ??= false;
+    if (out.properties)
+      out.properties = Object.fromEntries(
+        Object.entries(out.properties as Record<string, Schema>).map(([name, s]) => [name, portable(s)]),
+      );
+  }
+  if (out.type === 'array' && out.items) out.items = portable(out.items);
+  return out;
 }
 
 /** Keywords whose value is a schema, a list of schemas, or a map of names to schemas. */

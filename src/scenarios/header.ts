@@ -38,12 +38,21 @@ export function parseScenarioHeader(
   return effects;
 }
 
-export function scenarioError(problem: string, presets: ReadonlyMap<string, Preset>): ApiError {
+/**
+ * The 400 of an unknown scenario, listing the known ones. `source` names what carried the name:
+ * the header on a partnership call, the body's field on the control plane (whose caller, a
+ * script or a coding agent, never sent the header).
+ */
+export function scenarioError(
+  problem: string,
+  presets: ReadonlyMap<string, Preset>,
+  source: string = SCENARIO_HEADER,
+): ApiError {
   const accepted = SCENARIO_NAMES.map((n) => `${n} (${describeValue(builtIn(n)!.value)})`);
   const presetNames = [...presets.keys()];
   return new ApiError(
     'unknown_scenario',
-    `${SCENARIO_HEADER}: ${problem}. Known scenarios: ${accepted.join('; ')}.${
+    `${source}: ${problem}. Known scenarios: ${accepted.join('; ')}.${
       presetNames.length ? ` Presets: ${presetNames.join(', ')}.` : ''
     }`,
     { details: { known_scenarios: SCENARIO_NAMES, presets: presetNames } },

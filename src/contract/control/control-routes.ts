@@ -208,7 +208,8 @@ export const controlRoutes = byOperationId({
     method: 'post',
     path: '/__sandbox/clock/advance',
     summary: 'Advance the sandbox clock',
-    description: 'Moves every partner’s clock forward by the given seconds.',
+    description:
+      'Moves every partner’s clock forward by the given seconds (one partner’s: POST /__sandbox/partners/{parent_account_id}/clock/advance).',
     request: body(ClockAdvance),
     responses: { 200: ok('Now.', ClockView), 400: err('Invalid seconds.') },
   }),
@@ -241,7 +242,8 @@ export const controlRoutes = byOperationId({
     method: 'put',
     path: '/__sandbox/scenarios',
     summary: 'Arm a scenario for a parent or an account',
-    description: 'For the next `times` requests it applies to, or until disarmed.',
+    description:
+      'For the next `times` requests it applies to, or until disarmed. Without parent_account_id or account_id it is armed for every partner. The scenarios, presets and their values: GET /__sandbox/scenarios (listScenarios).',
     request: body(ArmRequest),
     responses: {
       200: ok('Armed.', ArmAnswer),
@@ -254,7 +256,7 @@ export const controlRoutes = byOperationId({
     method: 'delete',
     path: '/__sandbox/scenarios',
     summary: 'Disarm all',
-    description: 'Disarms every armed scenario.',
+    description: 'Disarms every armed scenario, of every partner.',
     responses: { 200: ok('Disarmed.', DisarmAnswer) },
   }),
   // Chaos (docs/chaos.md)
@@ -288,7 +290,7 @@ export const controlRoutes = byOperationId({
     method: 'delete',
     path: '/__sandbox/chaos',
     summary: 'End chaos profiles',
-    description: 'Ends every profile, or with parent_account_id that partner’s own only.',
+    description: 'Ends every partner’s profile, or with parent_account_id that partner’s own only.',
     request: { query: ChaosEndQuery },
     responses: {
       200: ok('The profiles still in force.', ChaosList),

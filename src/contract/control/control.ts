@@ -8,6 +8,11 @@ import { z } from '@hono/zod-openapi';
 import { nonEmpty } from '../api/fields.js';
 import { ControlsData, LayoutType, Surface, VerticalMapping } from '../api/schemas.js';
 
+import { about } from './journal-filters.js';
+
+// The journal's filters and its count (journal-filters.ts), named here as before.
+export * from './journal-filters.js';
+
 /** An identifier as the partner will send it: compared as sent, so nothing to trim. */
 export const id = z
   .string()
@@ -79,7 +84,12 @@ export const ClockAdvance = z.strictObject({
   seconds: z
     .number()
     .positive()
-    .max(10 * 365 * 86_400),
+    .max(10 * 365 * 86_400)
+    .openapi({
+      description:
+        'How far to move the clock forward, in seconds: more than 0, at most 10 years; fractions allowed.',
+      example: 3600,
+    }),
 });
 
 /**
@@ -88,11 +98,32 @@ export const ClockAdvance = z.strictObject({
  */
 export const ArmRequest = z
   .strictObject({
-    scenario: z.string().min(1).max(100),
-    value: z.union([z.number(), z.string().max(20)]).nullish(),
-    parent_account_id: z.string().min(1).max(128).nullish(),
-    account_id: z.string().min(1).max(128).nullish(),
-    times: z.int().min(1).max(1_000_000).nullish(),
+    scenario: z.string().min(1).max(100).openapi({
+      description:
+        'A scenario or preset name, as GET /__sandbox/scenarios (listScenarios) lists them with their values.',
+      example: 'server-error',
+    }),
+    value: z
+      .union([z.number(), z.string().max(20)])
+      .nullish()
+      .openapi({
+        description:
+          "The scenario's value, a whole number (seconds, milliseconds, a status or a count: the catalogue says which and its range); without it, the scenario's default. A preset takes none. A string of digits is accepted too.",
+        example: 503,
+      }),
+    parent_account_id: z.string().min(1).max(128).nullish().openapi({
+      description:
+        "Arm it for this partner's calls. At most one of parent_account_id and account_id; with neither, it is armed for every partner.",
+      example: 'pa_demo_platform',
+    }),
+    account_id: z.string().min(1).max(128).nullish().openapi({
+      description:
+        'Arm it for the calls about this account only (instead of parent_account_id; with neither, for every partner).',
+    }),
+    times: z.int().min(1).max(1_000_000).nullish().openapi({
+      description: 'For this many requests it applies to, then it is spent; without it, until disarmed.',
+      example: 1,
+    }),
   })
   .refine((r) => r.parent_account_id == null || r.account_id == null, {
     error: 'send at most one of parent_account_id, account_id (neither arms it for every partner)',
@@ -120,7 +151,11 @@ export const ChaosRequest = z.strictObject({
     description:
       'Transient scenarios or presets to draw from; default auth-propagation, stale-content-hash, server-error, rate-limited, connection-reset.',
   }),
-  parent_account_id: z.string().min(1).max(128).nullish(),
+  parent_account_id: z.string().min(1).max(128).nullish().openapi({
+    description:
+      "This partner's profile; without it, a profile for every partner (each partner its own sequence of calls).",
+    example: 'pa_demo_platform',
+  }),
   from_call: z
     .int()
     .min(1)
@@ -131,95 +166,6 @@ export const ChaosRequest = z.strictObject({
         "The position of the partner's next partnership call (default 1): the `call` of a failed test's first call (its X-Sandbox-Chaos header or the journal) replays that test's failures.",
       example: 1,
     }),
-});
-
-/** The journal's filters (GET /__sandbox/requests query), as a client sends them. */
-/**
- * The journal's filters (docs/control-plane.md), one set for GET /__sandbox/requests and the count
- * of §10. A filter that cannot match anything by its form (a method that is no HTTP method, a
- * time that is no time, a status outside 0-599) is a 400, never a silent "nothing matched":
- * "this call was never made" must not pass because of a typo.
- */
-const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-const journalFilterFields = {
-  account_id: z.string().min(1).max(128).optional(),
-  parent_account_id: z.string().min(1).max(128).optional(),
-  // Any case. The document spells the words out: a JSON Schema pattern has no flags (zod's
-  // rendering of /.../i would be a pattern nothing matches).
-  method: z
-    .string()
-    .regex(
-      new RegExp(`^(?:${HTTP_METHODS.join('|')})$`, 'i'),
-      `must be an HTTP method: ${HTTP_METHODS.slice(0, -1).join(', ')} or ${HTTP_METHODS.at(-1)}`,
-    )
-    .optional()
-    .openapi({
-      pattern: `^(?:${HTTP_METHODS.map((m) => [...m].map((ch) => `[${ch}${ch.toLowerCase()}]`).join('')).join('|')})$`,
-    }),
-  path: z.string().min(1).max(2048).optional(),
-  since: z.iso
-    .datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. "2026-01-31T12:00:00Z"' })
-    .transform((v) => new Date(v).toISOString())
-    .optional(),
-  // A W3C trace-id (domain/trace-context.ts) in any case, as a tracing UI may show it; all
-  // zeros is no trace-id, so it could match nothing.
-  trace_id: z
-    .string()
-    .regex(/^[0-9A-Fa-f]{32}$/, 'must be a W3C trace-id: 32 hex digits')
-    .refine((v) => !/^0+$/.test(v), 'must be a W3C trace-id: 32 hex digits, not all zero')
-    .transform((v) => v.toLowerCase())
-    .optional(),
-};
-const journalStatus = z
-  .int()
-  .min(0, 'must be an HTTP status, or 0 for a reset connection')
-  .max(599, 'must be an HTTP status, or 0 for a reset connection');
-
-/** The filters as a client sends them (GET /__sandbox/requests query, typed). */
-export const JournalFilters = z.object({
-  ...journalFilterFields,
-  status: journalStatus.optional(),
-  limit: z.int().min(1).optional(),
-});
-
-/** The same filters as they arrive in a query string: digits become numbers; nothing else is allowed. */
-const digits = (schema: z.ZodInt, documented: string) =>
-  z
-    .string()
-    .regex(/^\d{1,15}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(schema)
-    .optional()
-    // the document states the range too: digits it would refuse are not a pattern match
-    .openapi({ pattern: documented, maxLength: 15 });
-/** An optional query parameter as the control-plane document describes it. */
-const about = <T extends z.ZodType>(schema: T, description: string, example?: string) =>
-  schema.openapi({ description, ...(example === undefined ? {} : { example }) });
-export const JournalQuery = z.strictObject({
-  account_id: about(journalFilterFields.account_id, 'Only calls about this account.'),
-  parent_account_id: about(
-    journalFilterFields.parent_account_id,
-    'Only calls of this parent account.',
-    'pa_demo_platform',
-  ),
-  method: about(journalFilterFields.method, 'Only calls with this HTTP method.', 'PUT'),
-  path: about(journalFilterFields.path, 'Only calls to this path.'),
-  status: about(
-    digits(journalStatus, '^0*(?:[1-5][0-9]{2}|[1-9]?[0-9])$'),
-    'Only answers with this HTTP status.',
-    '409',
-  ),
-  since: about(journalFilterFields.since, 'Only calls at or after this time (ISO 8601).'),
-  trace_id: about(
-    journalFilterFields.trace_id,
-    "Only calls that carried this W3C trace-id in their traceparent (any case): a failing test's trace, found again.",
-    '4bf92f3577b34da6a3ce929d0e0e4736',
-  ),
-  limit: about(
-    digits(z.int().min(1, 'must be a positive integer'), '^0*[1-9][0-9]*$'),
-    'At most this many entries.',
-    '50',
-  ),
 });
 
 export const Health = z
@@ -436,29 +382,3 @@ export const SnapshotList = z.object({ snapshots: z.array(SnapshotInfo), max: z.
 export const SnapshotRestored = z
   .object({ restored: SnapshotInfo, clock: ClockView })
   .openapi('SnapshotRestored');
-
-/** A header name as RFC 9110 allows it (a token). */
-export const headerName = z
-  .string()
-  .min(1)
-  .max(256)
-  .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name');
-
-export const CountRequest = z.strictObject({
-  ...journalFilterFields,
-  status: journalStatus.optional(),
-  header: z.strictObject({ name: headerName, value: z.string().max(8192).optional() }).optional(),
-  body_contains: z.string().min(1).max(65_536).optional().openapi({
-    description:
-      'A substring of the request body as the journal shows it (redacted, JSON compact). Only what the journal kept is searched: a body cut at SANDBOX_JOURNAL_BODY_BYTES is not searched past the cut (the answer says how many were cut).',
-  }),
-});
-export const CountAnswer = z
-  .object({
-    count: z.int(),
-    bodies_truncated: z.int().optional().openapi({
-      description:
-        'With body_contains only: how many entries the other filters match had their request body cut (request_body_truncated), so body_contains searched only the part kept of them.',
-    }),
-  })
-  .openapi('RequestCount');
