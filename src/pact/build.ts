@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { PactStateName } from '../contract/control/pact.js';
+import { isSecretKey } from '../domain/secret-names.js';
 import { pathIdentifiers } from '../drift/api.js';
-import { SECRET_FIELDS } from '../drift/redact.js';
 import type { Exchange } from './exchange.js';
 import { bodyRules, headerRule, type Rules } from './matchers.js';
 
@@ -49,18 +49,14 @@ const TOKEN_PATH = '/oauth/token';
 /** A provider-state injected value: `${name}`, filled from the state's answer by the verifier. */
 const injected = (name: string) => `\${${name}}`;
 
-/** A body with every secret-named field (drift's list) a placeholder, at any depth: a browser's HAR holds them in clear. */
+/** A body with every secret-named field (the journal's and recordings' rule) a placeholder, at any depth: a browser's HAR holds them in clear. */
 function scrub(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(scrub);
   if (!value || typeof value !== 'object') return value;
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [
       k,
-      SECRET_FIELDS.has(k) && typeof v === 'string'
-        ? k === 'client_secret'
-          ? PLACEHOLDER_SECRET
-          : PLACEHOLDER_TOKEN
-        : scrub(v),
+      isSecretKey(k) ? (k === 'client_secret' ? PLACEHOLDER_SECRET : PLACEHOLDER_TOKEN) : scrub(v),
     ]),
   );
 }
