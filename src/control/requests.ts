@@ -9,8 +9,9 @@ import type { AppEnv } from '../http/env.js';
 export function requestRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
 
-  bind(api, op.listRequests, ({ query }, c) =>
-    c.json({ requests: s.journal.list(query), max: s.journal.max }, 200),
+  // By turns (core/turns.ts): with thousands of partners, other partners' calls are served meanwhile.
+  bind(api, op.listRequests, async ({ query }, c) =>
+    c.json({ requests: await s.journal.listInTurns(query), max: s.journal.max }, 200),
   );
 
   bind(api, op.clearRequests, (_call, c) => {
@@ -21,10 +22,10 @@ export function requestRoutes(s: Sandbox) {
   // "This call was made N times": the journal's filters plus a header and a body substring.
   bind(api, iso.countRequests, async (input, c) => {
     const filter = await input.body();
-    const count = s.journal.count(filter);
+    const { count, cut } = await s.journal.countInTurns(filter);
     // body_contains searches what the journal kept of each body: say how many it could not search whole.
     if (filter.body_contains === undefined) return c.json({ count }, 200);
-    return c.json({ count, bodies_truncated: s.journal.countCut(filter) }, 200);
+    return c.json({ count, bodies_truncated: cut }, 200);
   });
   return api;
 }
