@@ -231,7 +231,7 @@ export class Journal {
       let n = 0;
       for (const slot of slots) {
         if (!visit(slot)) return;
-        if ((++n & 255) === 0 && time.due()) {
+        if ((++n & 31) === 0 && time.due()) {
           yield;
           time.restart();
         }
@@ -339,10 +339,14 @@ export class Journal {
       this.#byBytes.remove(drop);
     }
     if (accountIds.size === 0) return;
+    const named = (s: Slot) => s.record.account_id !== null && accountIds.has(s.record.account_id);
     for (const ring of [...this.#rings.values()]) {
+      // Most rings name none of its accounts: looked through, not copied.
+      let found = false;
+      for (let i = ring.start; i < ring.slots.length && !found; i++) found = named(ring.slots[i]!);
+      if (!found) continue;
       const live = ring.slots.slice(ring.start);
-      const kept = live.filter((s) => !(s.record.account_id !== null && accountIds.has(s.record.account_id)));
-      if (kept.length === live.length) continue;
+      const kept = live.filter((s) => !named(s));
       const bytes = kept.reduce((sum, s) => sum + weightOf(s), 0);
       this.#bytes += bytes - ring.bytes;
       this.#live += kept.length - live.length;
