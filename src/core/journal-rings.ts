@@ -2,7 +2,7 @@
  * The journal's rings (journal.ts) and the two orders it keeps them in without looking at every
  * partner: by bytes held (the budget's: the ring holding the most loses its oldest), and newest
  * first across rings (a read of the whole journal). Both are binary heaps, so a call costs
- * log(partners), not partners (SANDBOX.md section 13, "Volume of a hosted sandbox").
+ * log(partners), not partners (docs/performance.md, "A hosted sandbox's journal").
  */
 import type { Slot } from './journal-entry.js';
 
