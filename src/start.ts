@@ -95,8 +95,8 @@ const wholeNumber = (min: number, max: number) => {
   return z.int({ error }).min(min, { error }).max(max, { error }).optional();
 };
 
-const sameRange = (setting: z.ZodDefault<z.ZodCoercedNumber>) => {
-  const range = setting.unwrap();
+const sameRange = (setting: z.ZodDefault<z.ZodPreprocess<z.ZodNumber>>) => {
+  const range = setting.unwrap().out;
   return wholeNumber(range.minValue ?? 0, range.maxValue ?? Number.MAX_SAFE_INTEGER);
 };
 

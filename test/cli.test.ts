@@ -206,6 +206,13 @@ describe('start-up failures: one line naming the setting and the cause, exit 2',
     );
   });
 
+  it('a budget in hex (SANDBOX_JOURNAL_BUDGET_MB=0x10): a whole number is digits only', () => {
+    expectStartupFailure(
+      runMain([], { SANDBOX_JOURNAL_BUDGET_MB: '0x10' }),
+      /^partnership-sandbox: invalid configuration: SANDBOX_JOURNAL_BUDGET_MB="0x10": must be a whole number from 1 to 1048576$/m,
+    );
+  });
+
   it.each([
     ['abc', 'PORT'],
     ['1.5', 'PORT'],

@@ -6,13 +6,13 @@ import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { partnerOr404 } from '../services/lookup.js';
-import { clearMappings, createPartner, listPartners, seedMappings } from '../services/partners.js';
+import { clearMappings, createPartner, listPartnersInTurns, seedMappings } from '../services/partners.js';
 import { partnerClockView } from './clock.js';
 
 export function partnerRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
 
-  bind(api, op.listPartners, (_call, c) => c.json({ partners: listPartners(s) }, 200));
+  bind(api, op.listPartners, async (_call, c) => c.json({ partners: await listPartnersInTurns(s) }, 200));
 
   bind(api, op.createPartner, async (input, c) => {
     const body = await input.body();

@@ -17,7 +17,9 @@ export const wholeNumberMessage = (min: number, max: number) =>
   `must be a whole number from ${min} to ${max}`;
 const int = (min: number, max: number) => {
   const error = wholeNumberMessage(min, max);
-  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+  // Digits only, as the message says: Number() alone would take "0x10", "1e3" and " 16".
+  const digits = (v: unknown) => (typeof v === 'string' && /^[0-9]+$/.test(v) ? Number(v) : v);
+  return z.preprocess(digits, z.number({ error }).int({ error }).min(min, { error }).max(max, { error }));
 };
 const flag = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])

@@ -1,241 +1,39 @@
 /**
  * The request journal: every partnership and token call, newest first, bounded per partner
- * (each partner's oldest dropped past `max`, all within a memory budget), with secrets redacted in everything it shows. Of each body it keeps
- * at most `bodyBytes` (SANDBOX_JOURNAL_BODY_BYTES): redacted first, then cut, so a secret
- * near the cut is never half shown; a cut body says so, with its whole length. The
- * redaction rules are in journal-redact.ts.
+ * (each partner's oldest dropped past `max`, all within a memory budget that the partner holding
+ * the most bytes pays for), with secrets redacted in everything it shows. Of each body it keeps
+ * at most `bodyBytes` (SANDBOX_JOURNAL_BODY_BYTES): redacted first, then cut, so a secret near
+ * the cut is never half shown; a cut body says so, with its whole length. An entry, its filters
+ * and its weight are in journal-entry.ts, the rings' orders in journal-rings.ts, the redaction
+ * rules in journal-redact.ts.
  */
 
-import type { z } from 'zod';
-import type { JournalEntry as JournalEntrySchema } from '../contract/control/control-journal.js';
-import type { TraceContext } from '../domain/trace-context.js';
-import { type RequestHeaders, redactBody, redactHeaders, redactJson, redactQuery } from './journal-redact.js';
+import {
+  bodiesOf,
+  type CountFilter,
+  entryOf,
+  fitted,
+  type JournalEntry,
+  type JournalFilter,
+  type JournalRecord,
+  matches,
+  type Slot,
+  weightOf,
+} from './journal-entry.js';
+import {
+  anyOrder,
+  ByBytes,
+  NO_PARTNER,
+  newestFirst,
+  type Ring,
+  ringSize,
+  type View,
+  viewOf,
+} from './journal-rings.js';
+import { atOnce, inTurns, stretch } from './turns.js';
 
-/** One journal entry; its shape is the control plane's contract (src/contract/control/control-journal.ts). */
-export type JournalEntry = z.infer<typeof JournalEntrySchema>;
-
-export interface JournalFilter {
-  account_id?: string;
-  parent_account_id?: string;
-  method?: string;
-  path?: string;
-  status?: number;
-  since?: string;
-  /** The W3C trace-id of the partner's traceparent (32 lower-case hex digits). */
-  trace_id?: string;
-  limit?: number;
-}
-
-/** The journal's filters plus what `POST /__sandbox/requests/count` matches on (docs/parallel-tests.md). */
-export interface CountFilter extends Omit<JournalFilter, 'limit'> {
-  /**
-   * A request header by name (any case); with `value`, its value exactly as sent (repeated
-   * headers joined with ", "). Compared with the raw header, secrets included, but only a
-   * count is answered, never a value.
-   */
-  header?: { name: string; value?: string };
-  /**
-   * A substring of the request body as the journal shows it (secrets redacted, JSON compact),
-   * searched only in what was kept of it: a body cut at SANDBOX_JOURNAL_BODY_BYTES is not
-   * searched past the cut.
-   */
-  body_contains?: string;
-}
-
-/** `request_body_truncated` / `response_body_truncated` of an entry: null when the body is whole. */
-export type Truncated = { original_bytes: number } | null;
-
-/** What the journal keeps of a body: its first `limit` bytes (never half a character), and whether it was cut. */
-export function keep(text: string | null, limit: number): { text: string | null; truncated: Truncated } {
-  // A UTF-16 unit is at most 3 UTF-8 bytes: a text that short is within the limit without counting.
-  if (text === null || text.length * 3 <= limit) return { text, truncated: null };
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= limit) return { text, truncated: null };
-  let end = limit;
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // not inside a UTF-8 sequence
-  // Decoded from the bytes: a new string, not a slice that would hold on to the whole body.
-  return { text: bytes.toString('utf8', 0, end), truncated: { original_bytes: bytes.length } };
-}
-
-/** A journaled body as shown: redacted whole, then cut. */
-interface Kept {
-  text: string | null;
-  truncated: Truncated;
-}
-
-/**
- * What the request path records: references, cheap to keep. The journal turns a record
- * into a redacted JournalEntry only when someone reads it (once, then cached), so the
- * request path pays for neither redaction nor serialisation.
- */
-export interface JournalRecord {
-  at: number;
-  /** The partner's clock at that moment (docs/parallel-tests.md), when the partner is known. */
-  partnerAt: number | null;
-  method: string;
-  url: string;
-  headers: RequestHeaders;
-  requestBody: string | null;
-  status: number;
-  /** The answer's JSON body as the writer produced it (object or text), or undefined. */
-  responseBody: unknown;
-  /** The length of the answer's text as sent (characters), when known: a long one is cut at once. */
-  responseChars?: number;
-  /** The answer's headers as sent (lower-case names); none for a reset connection. */
-  responseHeaders: Readonly<Record<string, string>>;
-  request_id: string;
-  /** The partner's W3C traceparent (and tracestate), when it sent a valid one (domain/trace-context.ts). */
-  trace: TraceContext | null;
-  parent_account_id: string | null;
-  account_id: string | null;
-  scenarios_applied: string[];
-  /** The chaos failure this call met (docs/chaos.md), or null. */
-  chaos: JournalEntry['chaos'];
-  warnings: string[];
-  duration_ms: number;
-}
-
-interface Slot {
-  id: number;
-  record: JournalRecord;
-  /** The bodies, redacted and cut when the record came (a long one), so the record holds neither whole. */
-  bodies?: { request: Kept; response: Kept };
-  entry?: JournalEntry;
-  /** Its weight (see `weigh`), reckoned once: the same figure is added and later taken off. */
-  bytes?: number;
-}
-
-/** A record's bodies as the journal shows them: redacted, then cut at `limit` bytes. */
-function bodiesOf(r: JournalRecord, limit: number): { request: Kept; response: Kept } {
-  let response: string | null = null;
-  if (typeof r.responseBody === 'string') response = redactBody(r.responseBody);
-  else if (r.responseBody !== undefined && r.responseBody !== null) {
-    response = JSON.stringify(redactJson(r.responseBody));
-  }
-  return { request: keep(redactBody(r.requestBody), limit), response: keep(response, limit) };
-}
-
-function materialize(slot: Slot, limit: number): JournalEntry {
-  const r = slot.record;
-  const url = new URL(r.url);
-  const { request, response } = slot.bodies ?? bodiesOf(r, limit);
-  return {
-    id: slot.id,
-    time: new Date(r.at).toISOString(),
-    partner_time: r.partnerAt === null ? null : new Date(r.partnerAt).toISOString(),
-    method: r.method,
-    path: url.pathname,
-    query: redactQuery(url.searchParams),
-    request_headers: redactHeaders(r.headers),
-    request_body: request.text,
-    request_body_truncated: request.truncated,
-    status: r.status,
-    response_body: response.text,
-    response_body_truncated: response.truncated,
-    response_headers: r.responseHeaders,
-    request_id: r.request_id,
-    trace_id: r.trace?.trace_id ?? null,
-    span_id: r.trace?.span_id ?? null,
-    tracestate: r.trace?.tracestate ?? null,
-    parent_account_id: r.parent_account_id,
-    account_id: r.account_id,
-    scenarios_applied: r.scenarios_applied,
-    chaos: r.chaos,
-    warnings: r.warnings,
-    duration_ms: r.duration_ms,
-  };
-}
-
-const entryOf = (slot: Slot, limit: number) => {
-  slot.entry ??= materialize(slot, limit);
-  return slot.entry;
-};
-
-/** A header's value as sent (repeated ones joined with ", "), or undefined. */
-function headerValue(headers: RequestHeaders, name: string): string | undefined {
-  if (headers instanceof Headers) return headers.get(name) ?? undefined;
-  let value: string | undefined;
-  for (let i = 0; i + 1 < headers.length; i += 2) {
-    if (headers[i]!.toLowerCase() !== name) continue;
-    value = value === undefined ? headers[i + 1]! : `${value}, ${headers[i + 1]!}`;
-  }
-  return value;
-}
-
-function matches(slot: Slot, filter: CountFilter, limit: number): boolean {
-  const r = slot.record;
-  if (filter.account_id && r.account_id !== filter.account_id) return false;
-  if (filter.parent_account_id && r.parent_account_id !== filter.parent_account_id) return false;
-  if (filter.method && r.method !== filter.method.toUpperCase()) return false;
-  if (filter.status !== undefined && r.status !== filter.status) return false;
-  if (filter.trace_id && r.trace?.trace_id !== filter.trace_id) return false;
-  if (filter.header) {
-    const value = headerValue(r.headers, filter.header.name.toLowerCase());
-    if (value === undefined) return false;
-    if (filter.header.value !== undefined && value !== filter.header.value) return false;
-  }
-  if (!filter.path && !filter.since && filter.body_contains === undefined) return true;
-  const entry = entryOf(slot, limit);
-  if (filter.path && !entry.path.includes(filter.path)) return false;
-  if (filter.since && entry.time < filter.since) return false;
-  if (filter.body_contains !== undefined && !entry.request_body?.includes(filter.body_contains)) return false;
-  return true;
-}
-
-/** Whose ring an entry is in: its partner's, or that of calls of no known partner. */
-const NO_PARTNER = '';
-
-/** One owner's entries, oldest first from `start` on (those before it were dropped). */
-interface Ring {
-  slots: Slot[];
-  start: number;
-  /** The estimated bytes of the live slots (see `weigh`). */
-  bytes: number;
-}
-
-const ringSize = (r: Ring) => r.slots.length - r.start;
-
-/**
- * What a slot holds in memory, estimated: a fixed part (the record, its arrays, a materialized
- * entry's fields) and the characters it keeps (URL, headers, warnings), with a quarter more for
- * the bodies (the JSON text of an entry once read, beside the answer's object). Measured on
- * Node 24 after a read: a mappings GET 6.1 KB (estimate 6.3), a controls GET 3.3 KB (3.2).
- */
-export const SLOT_OVERHEAD_BYTES = 1024;
-function weigh(slot: Slot): number {
-  const r = slot.record;
-  let chars = r.url.length;
-  if (r.headers instanceof Headers) for (const [k, v] of r.headers) chars += k.length + v.length;
-  else for (const h of r.headers) chars += h.length;
-  for (const w of r.warnings) chars += w.length;
-  let body: number;
-  if (slot.bodies) body = (slot.bodies.request.text?.length ?? 0) + (slot.bodies.response.text?.length ?? 0);
-  else {
-    const response = typeof r.responseBody === 'string' ? r.responseBody.length : (r.responseChars ?? 0);
-    body = (r.requestBody?.length ?? 0) + response;
-  }
-  return SLOT_OVERHEAD_BYTES + chars + Math.ceil(body * 1.25);
-}
-
-/** A slot's weight, reckoned on first use and kept on the slot. */
-function weightOf(slot: Slot): number {
-  slot.bytes ??= weigh(slot);
-  return slot.bytes;
-}
-
-/** The live slots of some rings, newest first (IDs grow with time across rings). */
-function* merged(rings: readonly Ring[]): Generator<Slot> {
-  const next = rings.map((r) => r.slots.length - 1);
-  for (;;) {
-    let best = -1;
-    for (let k = 0; k < rings.length; k++) {
-      if (next[k]! < rings[k]!.start) continue;
-      if (best < 0 || rings[k]!.slots[next[k]!]!.id > rings[best]!.slots[next[best]!]!.id) best = k;
-    }
-    if (best < 0) return;
-    yield rings[best]!.slots[next[best]!--]!;
-  }
-}
+export type { CountFilter, JournalEntry, JournalFilter, JournalRecord, Truncated } from './journal-entry.js';
+export { keep, SLOT_OVERHEAD_BYTES } from './journal-entry.js';
 
 /** A journal's contents at one moment (a snapshot keeps one). */
 export interface JournalImage {
@@ -243,16 +41,43 @@ export interface JournalImage {
   count: number;
 }
 
+/** What `POST /__sandbox/requests/count` answers: the count, and with body_contains how many bodies were cut. */
+export interface Counted {
+  count: number;
+  /** Entries matching the filters but body_contains whose request body was cut (searched only to the cut). */
+  cut: number;
+}
+
+/** No filter at all: what `matches` would let every entry through. */
+const unfiltered = (f: CountFilter) =>
+  !f.account_id &&
+  !f.method &&
+  f.status === undefined &&
+  !f.trace_id &&
+  !f.header &&
+  !f.path &&
+  !f.since &&
+  f.body_contains === undefined;
+
 /**
  * Each partner's last `max` records in a ring of its own (calls of no known partner in one more),
  * newest first on read, so a noisy partner never pushes a quiet one's entries out. All rings
  * together stay within `budgetBytes` (estimated, see `weigh`): past it, the ring holding the most
- * entries loses its oldest.
+ * bytes loses its oldest, and an entry heavier than a partner's fair share of the budget (the
+ * budget over the rings) has its bodies cut to fit first, so one large call never empties the
+ * others. Keeping the budget costs log(partners) per call (journal-rings.ts ByBytes); reads of
+ * the whole journal go by turns (`listInTurns`, `countInTurns`), so other partners' calls are
+ * served meanwhile.
  */
 export class Journal {
   #rings = new Map<string, Ring>();
+  #byBytes = new ByBytes();
   #count = 0;
   #bytes = 0;
+  /** The entries all rings hold. */
+  #live = 0;
+  /** Reads by turns under way: while any is, no dropped slot is cleared from its array (they read views of them). */
+  #readers = 0;
   readonly max: number;
   /** How much of each body is kept (SANDBOX_JOURNAL_BODY_BYTES). */
   readonly bodyBytes: number;
@@ -271,45 +96,47 @@ export class Journal {
    */
   add(record: JournalRecord, entry?: Omit<JournalEntry, 'id'>, owner?: string): void {
     const id = ++this.#count;
-    const slot: Slot = entry ? { id, record, entry: { id, ...entry } } : this.#slot(id, record);
     const key = owner ?? record.parent_account_id ?? NO_PARTNER;
     let ring = this.#rings.get(key);
     if (!ring) {
-      ring = { slots: [], start: 0, bytes: 0 };
+      ring = { key, slots: [], start: 0, bytes: 0, at: -1 };
       this.#rings.set(key, ring);
+      this.#byBytes.add(ring);
     }
+    const made: Slot = entry ? { id, record, entry: { id, ...entry } } : this.#slot(id, record);
+    const slot = fitted(made, this.budgetBytes / this.#rings.size, this.bodyBytes);
     const bytes = weightOf(slot);
     ring.slots.push(slot);
     ring.bytes += bytes;
     this.#bytes += bytes;
-    if (ringSize(ring) > this.max) this.#dropOldest(key, ring);
+    this.#live++;
+    this.#byBytes.moved(ring);
+    if (ringSize(ring) > this.max) this.#dropOldest(ring);
     while (this.#bytes > this.budgetBytes) {
-      const [fullest, of] = this.#fullest();
-      if (!of || ringSize(of) === 0) break;
-      this.#dropOldest(fullest, of);
+      const fullest = this.#byBytes.top;
+      if (!fullest) break;
+      this.#dropOldest(fullest);
     }
   }
 
-  #dropOldest(key: string, ring: Ring): void {
+  #dropOldest(ring: Ring): void {
     const bytes = weightOf(ring.slots[ring.start]!);
-    ring.slots[ring.start] = undefined as unknown as Slot; // let go of it now
+    if (this.#readers === 0) ring.slots[ring.start] = undefined as unknown as Slot; // let go of it now
     ring.start++;
     ring.bytes -= bytes;
     this.#bytes -= bytes;
-    if (ringSize(ring) === 0) this.#rings.delete(key);
-    // Drop the dead head now and then (amortised O(1) per add).
-    else if (ring.start >= this.max || ring.start > ringSize(ring)) {
+    this.#live--;
+    if (ringSize(ring) === 0) {
+      this.#rings.delete(ring.key);
+      this.#byBytes.remove(ring);
+      return;
+    }
+    // Drop the dead head now and then (amortised O(1) per add): a new array, so views of the old one stay whole.
+    if (ring.start >= this.max || ring.start > ringSize(ring)) {
       ring.slots = ring.slots.slice(ring.start);
       ring.start = 0;
     }
-  }
-
-  /** The ring holding the most entries. */
-  #fullest(): [string, Ring | undefined] {
-    let best: [string, Ring | undefined] = [NO_PARTNER, undefined];
-    for (const [key, ring] of this.#rings)
-      if (!best[1] || ringSize(ring) > ringSize(best[1])) best = [key, ring];
-    return best;
+    this.#byBytes.moved(ring);
   }
 
   /**
@@ -363,9 +190,7 @@ export class Journal {
 
   /** How many entries all rings hold. */
   get size(): number {
-    let n = 0;
-    for (const ring of this.#rings.values()) n += ringSize(ring);
-    return n;
+    return this.#live;
   }
 
   /** The estimated bytes all rings hold (kept within `budgetBytes`). */
@@ -374,13 +199,46 @@ export class Journal {
   }
 
   /**
-   * The slots a filter can match, newest first: a parent filter reads that partner's ring (an
-   * entry names the parent of the ring it is in, or none); otherwise the rings merged by ID.
+   * The rings a filter can match, as views: a parent filter reads that partner's ring (an entry
+   * names the parent of the ring it is in, or none); otherwise every ring.
    */
-  #newestFirst(filter: { parent_account_id?: string }): Generator<Slot> {
-    if (!filter.parent_account_id) return merged([...this.#rings.values()]);
+  #views(filter: { parent_account_id?: string }): View[] {
+    if (!filter.parent_account_id) return [...this.#rings.values()].map(viewOf);
     const ring = this.#rings.get(filter.parent_account_id);
-    return merged(ring ? [ring] : []);
+    return ring ? [viewOf(ring)] : [];
+  }
+
+  /**
+   * Visits the slots a filter can match (newest first when `ordered`) until `visit` says false.
+   * By turns (`byTurns`), it yields once a stretch of work is due (core/turns.ts), reading views
+   * taken when it began: the answer is the journal's at that moment.
+   */
+  *#scan(
+    filter: { parent_account_id?: string },
+    ordered: boolean,
+    visit: (slot: Slot) => boolean,
+    byTurns: boolean,
+  ): Generator<void, void> {
+    const views = this.#views(filter);
+    const slots = ordered ? newestFirst(views) : anyOrder(views);
+    if (!byTurns) {
+      for (const slot of slots) if (!visit(slot)) return;
+      return;
+    }
+    this.#readers++;
+    try {
+      const time = stretch();
+      let n = 0;
+      for (const slot of slots) {
+        if (!visit(slot)) return;
+        if ((++n & 31) === 0 && time.due()) {
+          yield;
+          time.restart();
+        }
+      }
+    } finally {
+      this.#readers--;
+    }
   }
 
   /**
@@ -389,10 +247,10 @@ export class Journal {
    */
   ofPartner(parent: string, accountIds: ReadonlySet<string>): JournalEntry[] {
     const own = this.#rings.get(parent);
-    const others = [...this.#rings].filter(([key]) => key !== parent).map(([, ring]) => ring);
+    const others = [...this.#rings.values()].filter((ring) => ring.key !== parent).map(viewOf);
     const out: JournalEntry[] = [];
-    const theirs = merged(others);
-    const mine = merged(own ? [own] : []);
+    const theirs = newestFirst(others);
+    const mine = newestFirst(own ? [viewOf(own)] : []);
     let a = mine.next();
     let b = theirs.next();
     const named = (slot: Slot) => slot.record.account_id !== null && accountIds.has(slot.record.account_id);
@@ -412,35 +270,63 @@ export class Journal {
     return out;
   }
 
-  /** Newest first. */
-  list(filter: JournalFilter = {}): JournalEntry[] {
+  *#listSteps(filter: JournalFilter, byTurns: boolean): Generator<void, JournalEntry[]> {
     const out: JournalEntry[] = [];
     const limit = filter.limit ?? this.max;
     if (limit <= 0) return out;
-    for (const slot of this.#newestFirst(filter)) {
+    const visit = (slot: Slot) => {
       if (matches(slot, filter, this.bodyBytes)) out.push(entryOf(slot, this.bodyBytes));
-      if (out.length >= limit) break;
-    }
+      return out.length < limit;
+    };
+    yield* this.#scan(filter, true, visit, byTurns);
     return out;
+  }
+
+  /** Newest first. */
+  list(filter: JournalFilter = {}): JournalEntry[] {
+    return atOnce(this.#listSteps(filter, false));
+  }
+
+  /** `list`, by turns (`GET /__sandbox/requests`): the journal as it was when it began. */
+  listInTurns(filter: JournalFilter = {}): Promise<JournalEntry[]> {
+    return inTurns(this.#listSteps(filter, true));
+  }
+
+  /**
+   * How many entries match (the length `list` would answer without a limit) and, when the filter
+   * has body_contains, how many match the rest but had their request body cut (body_contains
+   * could not search those past the cut). No filter, or a partner's alone, is counted at once.
+   */
+  *#countSteps(filter: CountFilter, byTurns: boolean): Generator<void, Counted> {
+    const { body_contains, ...rest } = filter;
+    if (unfiltered(filter)) {
+      if (!filter.parent_account_id) return { count: this.#live, cut: 0 };
+      const ring = this.#rings.get(filter.parent_account_id);
+      return { count: ring ? ringSize(ring) : 0, cut: 0 };
+    }
+    const counted: Counted = { count: 0, cut: 0 };
+    const visit = (slot: Slot) => {
+      if (!matches(slot, rest, this.bodyBytes)) return true;
+      if (body_contains === undefined) counted.count++;
+      else {
+        const entry = entryOf(slot, this.bodyBytes);
+        if (entry.request_body_truncated) counted.cut++;
+        if (entry.request_body?.includes(body_contains)) counted.count++;
+      }
+      return true;
+    };
+    yield* this.#scan(filter, false, visit, byTurns);
+    return counted;
   }
 
   /** How many entries match: the length `list` would answer without a limit. */
   count(filter: CountFilter = {}): number {
-    let n = 0;
-    for (const slot of this.#newestFirst(filter)) if (matches(slot, filter, this.bodyBytes)) n++;
-    return n;
+    return atOnce(this.#countSteps(filter, false)).count;
   }
 
-  /**
-   * How many entries match `filter` (body_contains aside) and had their request body cut:
-   * body_contains could not search those past the cut.
-   */
-  countCut(filter: CountFilter = {}): number {
-    const { body_contains: _, ...rest } = filter;
-    let n = 0;
-    for (const slot of this.#newestFirst(rest))
-      if (matches(slot, rest, this.bodyBytes) && entryOf(slot, this.bodyBytes).request_body_truncated) n++;
-    return n;
+  /** `count` and the cut bodies, by turns (`POST /__sandbox/requests/count`): the journal as it was when it began. */
+  countInTurns(filter: CountFilter = {}): Promise<Counted> {
+    return inTurns(this.#countSteps(filter, true));
   }
 
   /** Drops one partner's entries: its ring, and entries elsewhere naming one of its accounts. */
@@ -448,23 +334,40 @@ export class Journal {
     const drop = this.#rings.get(parent);
     if (drop) {
       this.#bytes -= drop.bytes;
+      this.#live -= ringSize(drop);
       this.#rings.delete(parent);
+      this.#byBytes.remove(drop);
     }
     if (accountIds.size === 0) return;
-    for (const [key, ring] of this.#rings) {
+    const named = (s: Slot) => s.record.account_id !== null && accountIds.has(s.record.account_id);
+    for (const ring of [...this.#rings.values()]) {
+      // Most rings name none of its accounts: looked through, not copied.
+      let found = false;
+      for (let i = ring.start; i < ring.slots.length && !found; i++) found = named(ring.slots[i]!);
+      if (!found) continue;
       const live = ring.slots.slice(ring.start);
-      const kept = live.filter((s) => !(s.record.account_id !== null && accountIds.has(s.record.account_id)));
-      if (kept.length === live.length) continue;
+      const kept = live.filter((s) => !named(s));
       const bytes = kept.reduce((sum, s) => sum + weightOf(s), 0);
       this.#bytes += bytes - ring.bytes;
-      if (kept.length === 0) this.#rings.delete(key);
-      else this.#rings.set(key, { slots: kept, start: 0, bytes });
+      this.#live += kept.length - live.length;
+      if (kept.length === 0) {
+        this.#rings.delete(ring.key);
+        this.#byBytes.remove(ring);
+        continue;
+      }
+      // New arrays: views being read keep the old ones.
+      ring.slots = kept;
+      ring.start = 0;
+      ring.bytes = bytes;
+      this.#byBytes.moved(ring);
     }
   }
 
   clear(): void {
     this.#rings = new Map();
+    this.#byBytes.clear();
     this.#bytes = 0;
+    this.#live = 0;
     this.#count = 0;
   }
 
@@ -477,14 +380,18 @@ export class Journal {
   }
 
   restore(image: JournalImage): void {
-    this.#rings = new Map();
-    this.#bytes = 0;
+    const count = this.#count;
+    this.clear();
     for (const [key, slots] of image.rings) {
+      if (slots.length === 0) continue;
       const bytes = slots.reduce((sum, s) => sum + weightOf(s), 0);
-      this.#rings.set(key, { slots: [...slots], start: 0, bytes });
+      const ring: Ring = { key, slots: [...slots], start: 0, bytes, at: -1 };
+      this.#rings.set(key, ring);
+      this.#byBytes.add(ring);
       this.#bytes += bytes;
+      this.#live += slots.length;
     }
     // IDs handed out since the save are not handed out again.
-    this.#count = Math.max(this.#count, image.count);
+    this.#count = Math.max(count, image.count);
   }
 }

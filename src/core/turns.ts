@@ -39,3 +39,17 @@ export function atOnce<T>(steps: Generator<void, T>): T {
     if (step.done) return step.value;
   }
 }
+
+/** Each item's JSON text, pausing for a turn every stretch: a long answer written out by turns. */
+export async function jsonTexts(items: readonly unknown[]): Promise<string[]> {
+  const out: string[] = [];
+  const time = stretch();
+  for (const item of items) {
+    if (time.due()) {
+      await nextTurn();
+      time.restart();
+    }
+    out.push(JSON.stringify(item));
+  }
+  return out;
+}

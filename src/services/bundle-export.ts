@@ -11,7 +11,7 @@ import {
   type BundleData,
 } from '../contract/control/bundle.js';
 import type { Sandbox } from '../core/state.js';
-import { nextTurn, stretch } from '../core/turns.js';
+import { jsonTexts, nextTurn } from '../core/turns.js';
 import { partnerNotFound } from './lookup.js';
 
 /** The bundle of one partner, as `GET /__sandbox/partners/{parent}/bundle` answers it. */
@@ -57,28 +57,14 @@ export async function exportBundleText(s: Sandbox, parent: string): Promise<stri
   });
 }
 
-/** Each item's JSON text, pausing for a turn every stretch (core/turns.ts). */
-async function textsOf(items: readonly unknown[]): Promise<string[]> {
-  const out: string[] = [];
-  const time = stretch();
-  for (const item of items) {
-    if (time.due()) {
-      await nextTurn();
-      time.restart();
-    }
-    out.push(JSON.stringify(item));
-  }
-  return out;
-}
-
 /**
  * The bundle as JSON text, its accounts and journal written out by turns; within the import's
  * limit as withinImportLimit keeps it (the same text JSON.stringify gives the bundle it returns:
  * test/bundle-swap.test.ts compares the two).
  */
 export async function bundleText(bundle: BundleData): Promise<string> {
-  const accounts = await textsOf(bundle.accounts);
-  const journal = await textsOf(bundle.journal);
+  const accounts = await jsonTexts(bundle.accounts);
+  const journal = await jsonTexts(bundle.journal);
   // Each list stands in the rest as a string no value can hold (JSON escapes its NULs).
   const mark = (name: string) => `\u0000${name}-${Math.random().toString(36).slice(2)}\u0000`;
   const marks = { accounts: mark('accounts'), journal: mark('journal') };
