@@ -357,12 +357,11 @@ describe("path tricks with a partner's token on a listening server", () => {
 });
 
 describe("a partner's own clock and the operator's global clock", () => {
-  // Found, not fixed (the bound's rule is a design choice): the global clock's headroom is what
-  // the furthest partner clock leaves, so one partner moving its own clock to the 100-year bound
-  // (fresh tokens from its credentials after each move) leaves the operator's global clock no
-  // room at all, and the 400 then points it to POST /__sandbox/reset, which wipes every partner.
-  // `it.fails`: passes while the defect is there; drop `.fails` once fixed.
-  it.fails("moving its own clock as far as it goes leaves the operator's global clock room to move", async () => {
+  // Found by the probe: the global clock's headroom was what the furthest partner clock left, so
+  // one partner moving its own clock to the 100-year bound (fresh tokens from its credentials
+  // after each move) left the operator's global clock no room, and the 400 pointed it to
+  // POST /__sandbox/reset, which wipes every partner. Each is bounded on its own now.
+  it("moving its own clock as far as it goes leaves the operator's global clock room to move", async () => {
     const h = createHarness({ adminToken: ADMIN });
     for (let moved = 0; moved < 20; moved++) {
       const res = await h.request('POST', `/__sandbox/partners/${DEMO.parent}/clock/advance`, {

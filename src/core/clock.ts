@@ -7,9 +7,11 @@
  */
 export class Clock {
   /**
-   * How far ahead the clock may be moved in all (global and partner offsets together):
-   * 100 years. Far past any token, key or propagation window, and far inside the Date range
-   * (a stored offset beyond it would make every timestamp invalid).
+   * How far ahead the global clock may be moved, and each partner's clock on top of it: 100
+   * years each, bounded apart so that no partner's own moves (its token, in a hosted sandbox)
+   * take room from the global clock or from another partner. Far past any token, key or
+   * propagation window, and together (200 years) far inside the Date range (a stored offset
+   * beyond it would make every timestamp invalid).
    */
   static readonly MAX_OFFSET_MS = 100 * 365 * 86_400_000;
   #offsetMs: number;
@@ -24,21 +26,14 @@ export class Clock {
     return Number.isFinite(offsetMs) ? Math.min(Math.max(offsetMs, 0), Clock.MAX_OFFSET_MS) : 0;
   }
 
-  /** The largest partner offset (what the global clock's headroom must leave room for). */
-  #maxPartnerMs(): number {
-    let max = 0;
-    for (const ms of this.#partners.values()) if (ms > max) max = ms;
-    return max;
-  }
-
-  /** The seconds the global clock can still be advanced by (every partner's time stays in range). */
+  /** The seconds the global clock can still be advanced by (whatever the partners' own offsets). */
   get headroomSeconds(): number {
-    return Math.floor((Clock.MAX_OFFSET_MS - this.#offsetMs - this.#maxPartnerMs()) / 1000);
+    return Math.floor((Clock.MAX_OFFSET_MS - this.#offsetMs) / 1000);
   }
 
-  /** The seconds this partner's clock can still be advanced by. */
+  /** The seconds this partner's own clock can still be advanced by (whatever the global offset). */
   partnerHeadroomSeconds(parent: string): number {
-    return Math.floor((Clock.MAX_OFFSET_MS - this.#offsetMs - this.partnerOffsetMs(parent)) / 1000);
+    return Math.floor((Clock.MAX_OFFSET_MS - this.partnerOffsetMs(parent)) / 1000);
   }
 
   /** Sandbox time in ms: the partner's when a parent is given (the one rule, in one place). */
@@ -73,7 +68,7 @@ export class Clock {
   }
 
   setPartner(parent: string, offsetMs: number): void {
-    const ms = Math.min(Clock.#bounded(offsetMs), Clock.MAX_OFFSET_MS - this.#offsetMs);
+    const ms = Clock.#bounded(offsetMs);
     if (ms > 0) this.#partners.set(parent, ms);
     else this.#partners.delete(parent);
   }
