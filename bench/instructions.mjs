@@ -29,7 +29,8 @@ const prepare = workload === 'hosted mix' ? (url, c) => hostedMix(url, c, partne
 if (!prepare)
   throw new Error(`unknown workload ${workload}: ${Object.keys(WORKLOADS).join(', ')}, hosted mix`);
 
-const bins = [{ name: 'this tree', main: sandboxDist().main }];
+// --this=no: the other bins only (two runs side by side, one bin each)
+const bins = arg('this', 'yes') === 'no' ? [] : [{ name: 'this tree', main: sandboxDist().main }];
 for (const rev of many('rev')) bins.push({ name: rev, main: buildRevision(rev).main });
 for (const main of many('main')) bins.push({ name: main, main });
 
@@ -99,15 +100,30 @@ async function underCallgrind(main, tag) {
   };
 }
 
-/** The instructions counted in the dump files of one process. */
+/**
+ * The instructions counted in the dump files of one process, and those of V8's garbage
+ * collections among them (inclusive cost of Heap::CollectGarbage, by callgrind_annotate): a
+ * major collection falls in one window and not in another, so the rest repeats better.
+ */
 function dumpedInstructions(tag, pid) {
   let total = 0;
+  let gc = 0;
   for (const f of readdirSync(out)) {
     if (!f.startsWith(`${tag}.${pid}.`)) continue;
     const m = /^totals:\s+(\d+)/m.exec(readFileSync(join(out, f), 'utf8'));
     if (m) total += Number(m[1]);
+    const annotated = execFileSync(
+      'callgrind_annotate',
+      ['--inclusive=yes', '--threshold=100', join(out, f)],
+      {
+        encoding: 'utf8',
+        maxBuffer: 256 * 1024 * 1024,
+      },
+    );
+    const line = annotated.split('\n').find((l) => /v8::internal::Heap::CollectGarbage\(/.test(l));
+    if (line) gc += Number(line.trim().split(/\s+/)[0].replaceAll(',', ''));
   }
-  return total;
+  return { total, gc };
 }
 
 const rows = [];
@@ -125,10 +141,11 @@ for (const [i, bin] of bins.entries()) {
     sb.control('-i', 'on');
     const r = await cannon(sb.url, { requests, connections: 1, amount: calls });
     sb.control('-d');
-    const instructions = dumpedInstructions(tag, sb.pid);
-    const perCall = instructions / r.total;
-    process.stderr.write(` ${Math.round(perCall)} a call\n`);
-    rows.push({ bin: bin.name, calls: r.total, rate2xx: r.rate2xx, perCall });
+    const { total, gc } = dumpedInstructions(tag, sb.pid);
+    const perCall = total / r.total;
+    const gcPerCall = gc / r.total;
+    process.stderr.write(` ${Math.round(perCall)} a call (${Math.round(gcPerCall)} in GC)\n`);
+    rows.push({ bin: bin.name, calls: r.total, rate2xx: r.rate2xx, perCall, gcPerCall });
   } finally {
     await sb.stop();
   }
@@ -138,9 +155,14 @@ console.log(
   `\n${workload}${workload === 'hosted mix' ? ` (${partners} partners)` : ''}: instructions a call under callgrind, ` +
     `${calls} calls counted after ${warmup} (node ${process.version}, --single-threaded)\n`,
 );
-console.log('| bin | calls | 2xx | instructions a call | vs first |');
-console.log('| --- | --- | --- | --- | --- |');
+const n = (x) => Math.round(x).toLocaleString('en-US');
+const outside = (r) => r.perCall - r.gcPerCall;
+console.log(
+  '| bin | calls | 2xx | instructions a call | of which GC | outside GC | vs first | outside GC vs first |',
+);
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const r of rows)
   console.log(
-    `| ${r.bin} | ${r.calls} | ${(r.rate2xx * 100).toFixed(1)}% | ${Math.round(r.perCall).toLocaleString('en-US')} | ${(r.perCall / rows[0].perCall).toFixed(3)} |`,
+    `| ${r.bin} | ${r.calls} | ${(r.rate2xx * 100).toFixed(1)}% | ${n(r.perCall)} | ${n(r.gcPerCall)} | ${n(outside(r))} | ` +
+      `${(r.perCall / rows[0].perCall).toFixed(3)} | ${(outside(r) / outside(rows[0])).toFixed(3)} |`,
   );
