@@ -460,7 +460,15 @@ export async function cannon(url, { requests, connections, duration, overallRate
   const times = [];
   const r = await new Promise((resolve, reject) => {
     const inst = autocannon(
-      { url, connections, duration, amount, overallRate, pipelining: 1, timeout: 30, requests },
+      {
+        url,
+        connections,
+        ...(amount === undefined ? { duration } : { amount }),
+        overallRate,
+        pipelining: 1,
+        timeout: 30,
+        requests,
+      },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
     inst.on('response', (_client, _status, _bytes, ms) => times.push(ms));

@@ -60,10 +60,10 @@ const sandboxNodeArgs = [
 ];
 
 const TARGETS = {
-  controlsGetRatio: 0.35,
+  controlsGetRatio: 0.5,
   /** What a rate-0 chaos profile may cost the controls GET (req/s), against none in the same run. */
   chaosRate0Cost: 0.05,
-  controlsPutRatio: 0.6,
+  controlsPutRatio: 0.75,
   p99Ms: 10,
   startupMs: 300,
   idleRssMiB: 90,

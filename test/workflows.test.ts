@@ -92,9 +92,18 @@ describe('the release workflow', () => {
       'sudo -E env "PATH=$PATH" bash .ci/run',
     );
     expect(jobs.test!.steps.some((s) => s.run?.includes('"v$version" != "$GITHUB_REF_NAME"'))).toBe(true);
-    expect(jobs.npm!.needs).toBe('test');
-    expect(jobs.image!.needs).toBe('test');
+    expect(jobs.npm!.needs).toEqual(['test', 'perf']);
+    expect(jobs.image!.needs).toEqual(['test', 'perf']);
     expect(workflow.permissions).toEqual({ contents: 'read' });
+  });
+
+  it('compares this build with the last tag before publishing, failing past 10 % on the controls GET (bench/compare.mjs)', () => {
+    const perf = jobs.perf!;
+    expect(step('perf', 'actions/checkout')?.with).toMatchObject({ 'fetch-depth': 0 });
+    const runs = perf.steps.map((s) => s.run ?? '').join('\n');
+    expect(runs).toContain('npm run build');
+    expect(runs).toContain('git describe --tags --abbrev=0 "$GITHUB_REF_NAME^"');
+    expect(runs).toMatch(/node bench\/compare\.mjs "\$previous" --max-slowdown=0\.10 --gate='controls GET'/);
   });
 
   it('publishes to npm with provenance (an OIDC token for the job)', () => {

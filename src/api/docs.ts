@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { partnershipDocuments } from '../contract/api/openapi.js';
 import { controlPlaneDocument } from '../contract/control/openapi-control.js';
 import { BoundedCache } from '../domain/bounded-cache.js';
@@ -25,6 +25,10 @@ import { packageDir } from '../package-dir.js';
 import { UI_PATH } from '../ui/index.js';
 import { buildGuides, type GuidePage, type Guides } from './build-guides.js';
 import { SCREENSHOT_NAME, SCREENSHOT_TYPES } from './screenshots.js';
+
+/** Under /docs/guides/: a page's name, or `screenshots/` and a file's name. */
+const SCREENSHOTS = 'screenshots/';
+const GUIDE_PATH = '(?:screenshots\\/)?[^\\/]+';
 
 /** How many origins (Host headers) the documents are kept for. */
 export const ORIGINS_KEPT = 8;
@@ -228,18 +232,9 @@ export function docsApi(app: OpenAPIHono<AppEnv>) {
     );
     return c.html(html, 200, { 'Content-Security-Policy': CSP });
   });
-  api.get('/docs/guides/:name', (c) => {
-    const g = manual();
-    const name = c.req.param('name');
-    const page = name === 'index' ? undefined : g.pages.find((p) => p.name === name);
-    if (!page) return c.notFound();
-    const html = guidePage(name, () => guideHtml(g, page, page.html, page.title));
-    return c.html(html, 200, { 'Content-Security-Policy': CSP });
-  });
   // The manual's screenshots, from the package's docs/screenshots/ (kept once read: a few files).
   const screenshots = new Map<string, Buffer>();
-  api.get('/docs/guides/screenshots/:file', (c) => {
-    const file = c.req.param('file');
+  const screenshot = (c: Context<AppEnv>, file: string) => {
     const type = SCREENSHOT_NAME.test(file)
       ? own(SCREENSHOT_TYPES, file.slice(file.lastIndexOf('.') + 1))
       : undefined;
@@ -255,6 +250,19 @@ export function docsApi(app: OpenAPIHono<AppEnv>) {
       'Content-Type': type,
       'Cache-Control': 'public, max-age=3600',
     });
+  };
+  // A page (/docs/guides/NAME) and a screenshot (/docs/guides/screenshots/FILE) share one
+  // route: Hono's RegExpRouter refuses a static segment beside a parameter at the same place
+  // (`screenshots/:file` beside `:name`), and one such pair sends the whole app, every
+  // partnership call included, to the slower TrieRouter (test/router.test.ts).
+  api.get(`/docs/guides/:name{${GUIDE_PATH}}`, (c) => {
+    const name = c.req.param('name');
+    if (name.startsWith(SCREENSHOTS)) return screenshot(c, name.slice(SCREENSHOTS.length));
+    const g = manual();
+    const page = name === 'index' ? undefined : g.pages.find((p) => p.name === name);
+    if (!page) return c.notFound();
+    const html = guidePage(name, () => guideHtml(g, page, page.html, page.title));
+    return c.html(html, 200, { 'Content-Security-Policy': CSP });
   });
   api.get('/docs/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
   api.get('/docs/assets/:file', (c) => {

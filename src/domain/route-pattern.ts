@@ -7,24 +7,25 @@
 const cache = new Map<string, RegExp>();
 
 /**
- * `^path$` with `:name` a segment (`[^/]+`), `*` any rest (`.*`) and `{name}` a segment
- * captured as the group `name`; everything else literal. Cached by path.
+ * `^path$` with `:name` a segment (`[^/]+`), `:name{re}` what `re` matches (Hono's
+ * constrained parameter; `re` holds no `{` or `}`), `*` as a whole segment any rest (`.*`)
+ * and `{name}` a segment captured as the group `name`; everything else literal. Cached by path.
  */
 export function routePattern(path: string): RegExp {
   let re = cache.get(path);
   if (!re) {
-    const source = path
-      .split('/')
-      .map((part) =>
-        part.startsWith(':')
-          ? '[^/]+'
-          : part === '*'
-            ? '.*'
-            : part.replace(/\{(\w+)\}|[.*+?^${}()|[\]\\]/g, (all, name?: string) =>
-                name ? `(?<${name}>[^/]+)` : `\\${all}`,
-              ),
-      )
-      .join('/');
+    const source = path.replace(
+      /(?<rest>(?<=^|\/)\*(?=\/|$))|:\w+\{(?<constraint>[^{}]+)\}|(?<param>:\w+)|\{(?<name>\w+)\}|[.*+?^${}()|[\]\\]/g,
+      (...args) => {
+        const all = args[0] as string;
+        const g = args.at(-1) as Record<'rest' | 'constraint' | 'param' | 'name', string | undefined>;
+        if (g.rest) return '.*';
+        if (g.constraint) return `(?:${g.constraint})`;
+        if (g.param) return '[^/]+';
+        if (g.name) return `(?<${g.name}>[^/]+)`;
+        return `\\${all}`;
+      },
+    );
     re = new RegExp(`^${source}$`);
     cache.set(path, re);
   }

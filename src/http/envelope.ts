@@ -27,15 +27,17 @@ export function ok<T>(c: Context<AppEnv>, data: T) {
   const body = envelope(c, data);
   if (data === null || typeof data !== 'object' || !Object.isFrozen(data)) return json(c, body, 200);
   // Frozen data is a shared, immutable view (a cached controls read): serialised once,
-  // then spliced into each envelope. Strings in the envelope are JSON-escaped, so the
-  // first `"data":0` in its text is the data key itself.
+  // then written into each envelope's text.
   let text = serialized.get(data);
   if (text === undefined) {
     text = JSON.stringify(data);
     serialized.set(data, text);
   }
   c.set('responseBody', body);
-  const envelopeText = JSON.stringify({ ...body, data: 0 }).replace('"data":0', () => `"data":${text}`);
+  // JSON.stringify(body) with the data's text in place, keys in the same order.
+  const envelopeText =
+    `{"status":200,"error":null,"message":${JSON.stringify(body.message)},` +
+    `"request_id":${JSON.stringify(body.request_id)},"data":${text}${'dry_run' in body ? ',"dry_run":true}' : '}'}`;
   return send(c, 200, envelopeText) as JsonResponse<typeof body, 200>;
 }
 

@@ -32,12 +32,9 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     c.set('dryRun', !path.startsWith('/__sandbox') && c.req.query('dry_run') === 'true');
     c.set('journaled', path.startsWith('/v1/') || path === '/oauth/token');
     c.set('faultPlan', new FaultPlan([], sandbox.armed, sandbox.chaos));
-    c.set('responseBody', undefined);
-    c.set('accountId', undefined);
-    c.set('responseText', undefined);
-    c.set('headersSent', false);
-    c.set('responseHeaders', undefined);
-    c.set('connectionReset', false);
+    // responseBody, accountId, responseText, responseHeaders, headersSent and connectionReset
+    // start unset (read as undefined: false): Hono keeps c.var in a Map, and a call past 16
+    // keys pays for the Map to grow (docs/performance.md).
 
     await next();
 
@@ -103,7 +100,7 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     responseChars: c.get('responseText')?.length,
     responseHeaders: responseHeaders(c, res),
     request_id: c.get('requestId'),
-    trace: traceOf(requestHeader(c, 'traceparent'), requestHeader(c, 'tracestate')),
+    trace: journalTrace(c),
     parent_account_id: parent,
     account_id: c.get('accountId') ?? null,
     scenarios_applied: c.get('faultPlan').applied,
@@ -122,6 +119,12 @@ function responseHeaders(c: Context<AppEnv>, res: Response): Readonly<Record<str
   if (c.get('connectionReset')) return {};
   const sent = c.get('responseHeaders');
   return sent ? { ...sent } : Object.fromEntries(res.headers);
+}
+
+/** The call's trace: tracestate is looked for only when a traceparent came (most calls carry neither). */
+function journalTrace(c: Context<AppEnv>) {
+  const traceparent = requestHeader(c, 'traceparent');
+  return traceparent === undefined ? null : traceOf(traceparent, requestHeader(c, 'tracestate'));
 }
 
 /** What the journal keeps of a chaos failure (a reset connection's included: it has no answer). */

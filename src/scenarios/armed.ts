@@ -19,40 +19,61 @@ export const armedFor =
   (a: Armed): boolean =>
     a.parent_account_id === parent || (a.account_id !== undefined && accounts.has(a.account_id));
 
-/** Where an entry is armed: one account, one parent, or (neither) every partner. */
-const keyOf = (a: Armed) =>
-  a.account_id !== undefined
-    ? `a:${a.account_id}`
-    : a.parent_account_id !== undefined
-      ? `p:${a.parent_account_id}`
-      : '*';
+/** Entries by where they are armed: one account, one parent, or (neither) every partner. */
+class Places {
+  readonly byAccount = new Map<string, Armed[]>();
+  readonly byParent = new Map<string, Armed[]>();
+  readonly everyone: Armed[] = [];
+
+  /** The map and key an entry is filed under; undefined: the list for every partner. */
+  #slot(a: Armed): [Map<string, Armed[]>, string] | undefined {
+    if (a.account_id !== undefined) return [this.byAccount, a.account_id];
+    if (a.parent_account_id !== undefined) return [this.byParent, a.parent_account_id];
+    return undefined;
+  }
+
+  add(a: Armed): void {
+    const slot = this.#slot(a);
+    if (!slot) return void this.everyone.push(a);
+    const [map, key] = slot;
+    const list = map.get(key);
+    if (list) list.push(a);
+    else map.set(key, [a]);
+  }
+
+  /** Drops an entry; a place left empty goes too. */
+  remove(a: Armed): void {
+    const slot = this.#slot(a);
+    const list = slot ? slot[0].get(slot[1]) : this.everyone;
+    const i = list ? list.indexOf(a) : -1;
+    if (!list || i === -1) return;
+    list.splice(i, 1);
+    if (slot && !list.length) slot[0].delete(slot[1]);
+  }
+}
+
+const NONE: readonly Armed[] = Object.freeze([]);
 
 /**
  * The armed entries, in the order they were armed, indexed by where they are armed: a call
  * reads the entries of its account, its parent and every partner only, so a thousand entries
- * armed for each of many partners do not slow another partner's calls.
+ * armed for each of many partners do not slow another partner's calls. With none armed (a
+ * sandbox's usual state), a call's lookups end at one comparison.
  */
 export class ArmedRegistry {
   #entries: Armed[] = [];
-  #byKey = new Map<string, Armed[]>();
+  #places = new Places();
   #nextId = 1;
 
   #index(): void {
-    this.#byKey = new Map();
-    for (const a of this.#entries) this.#add(a);
-  }
-
-  #add(a: Armed): void {
-    const key = keyOf(a);
-    const list = this.#byKey.get(key);
-    if (list) list.push(a);
-    else this.#byKey.set(key, [a]);
+    this.#places = new Places();
+    for (const a of this.#entries) this.#places.add(a);
   }
 
   arm(entry: Omit<Armed, 'id'>): Armed {
     const armed = { ...entry, id: this.#nextId++ };
     this.#entries.push(armed);
-    this.#add(armed);
+    this.#places.add(armed);
     return armed;
   }
 
@@ -60,9 +81,14 @@ export class ArmedRegistry {
     return this.#entries;
   }
 
+  /** Whether anything is armed at all. */
+  get empty(): boolean {
+    return this.#entries.length === 0;
+  }
+
   clear(): void {
     this.#entries = [];
-    this.#byKey = new Map();
+    this.#places = new Places();
   }
 
   /** Disarms the entries that match (one partner's, on a partner reset). */
@@ -83,15 +109,11 @@ export class ArmedRegistry {
     this.#index();
   }
 
-  /** The entries armed for an account, a parent or (no argument) every partner, in the order armed. */
-  #at(where: { account?: string; parent?: string }): readonly Armed[] {
-    const key =
-      where.account !== undefined
-        ? `a:${where.account}`
-        : where.parent !== undefined
-          ? `p:${where.parent}`
-          : '*';
-    return this.#byKey.get(key) ?? [];
+  /** The entries armed for an account, a parent or (neither) every partner, in the order armed. */
+  #at(account: string | undefined, parent: string | undefined): readonly Armed[] {
+    if (account !== undefined) return this.#places.byAccount.get(account) ?? NONE;
+    if (parent !== undefined) return this.#places.byParent.get(parent) ?? NONE;
+    return this.#places.everyone;
   }
 
   /** The first armed entry with this effect: for the account first, then for the parent, then for every partner. */
@@ -103,20 +125,22 @@ export class ArmedRegistry {
       }
       return undefined;
     };
+    if (this.#entries.length === 0) return undefined;
     return (
-      (accountId ? pick(this.#at({ account: accountId })) : undefined) ??
-      (parentId ? pick(this.#at({ parent: parentId })) : undefined) ??
-      pick(this.#at({}))
+      (accountId ? pick(this.#at(accountId, undefined)) : undefined) ??
+      (parentId ? pick(this.#at(undefined, parentId)) : undefined) ??
+      pick(this.#at(undefined, undefined))
     );
   }
 
   /** Whether an entry armed for this account, its parent or every partner has an effect that applies to this endpoint. */
   meets(endpoint: Endpoint, accountId: string | undefined, parentId: string | undefined): boolean {
     const applies = (a: Armed) => a.effects.some((e) => builtIn(e.name)?.appliesTo.includes(endpoint));
+    if (this.#entries.length === 0) return false;
     return (
-      (accountId !== undefined && this.#at({ account: accountId }).some(applies)) ||
-      (parentId !== undefined && this.#at({ parent: parentId }).some(applies)) ||
-      this.#at({}).some(applies)
+      (accountId !== undefined && this.#at(accountId, undefined).some(applies)) ||
+      (parentId !== undefined && this.#at(undefined, parentId).some(applies)) ||
+      this.#at(undefined, undefined).some(applies)
     );
   }
 
@@ -126,9 +150,6 @@ export class ArmedRegistry {
     armed.remaining -= 1;
     if (armed.remaining > 0) return;
     this.#entries = this.#entries.filter((a) => a !== armed);
-    const key = keyOf(armed);
-    const rest = (this.#byKey.get(key) ?? []).filter((a) => a !== armed);
-    if (rest.length) this.#byKey.set(key, rest);
-    else this.#byKey.delete(key);
+    this.#places.remove(armed);
   }
 }

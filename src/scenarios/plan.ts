@@ -42,6 +42,11 @@ export const SERVICE_FAULTS = {
   statusPartialFailure: 'status-partial-failure',
 } as const satisfies Record<keyof ServiceFaults, ScenarioName>;
 
+const SERVICE_FAULT_ENTRIES = Object.entries(SERVICE_FAULTS) as [keyof ServiceFaults, ScenarioName][];
+
+/** What a call meets when nothing is armed, sent or drawn for it: no drill (shared, frozen). */
+const NO_SERVICE_FAULTS: ServiceFaults = Object.freeze({});
+
 export class FaultPlan {
   endpoint: Endpoint | undefined;
   parentId: string | undefined;
@@ -52,7 +57,8 @@ export class FaultPlan {
   readonly #header: Effect[];
   readonly #armed: ArmedRegistry;
   readonly #chaos: ChaosRegistry | undefined;
-  readonly #consumed = new Set<Armed>();
+  /** The armed entries this request counted (made at the first). */
+  #consumed: Set<Armed> | undefined;
   /** What chaos drew for this call; drawn once, when the partner is known. */
   #drawn: ChaosDraw | undefined;
   #counted = false;
@@ -80,6 +86,7 @@ export class FaultPlan {
   drawChaos(call: Omit<ChaosCall, 'endpoint'>): void {
     if (this.#counted || !this.#chaos || !this.parentId || !this.endpoint) return;
     this.#counted = true;
+    if (!this.#chaos.of(this.parentId)) return; // no profile for this partner: nothing to count
     const endpoint = this.endpoint;
     const { accountId, parentId } = this;
     // asked only when the draw would fail the call (rarely at a low rate, never at rate 0)
@@ -93,11 +100,26 @@ export class FaultPlan {
    * between a drill found here and its use.
    */
   serviceFaults(): ServiceFaults {
+    if (this.#quiet()) return NO_SERVICE_FAULTS;
     const out: ServiceFaults = {};
-    for (const [key, name] of Object.entries(SERVICE_FAULTS) as [keyof ServiceFaults, ScenarioName][]) {
+    for (const [key, name] of SERVICE_FAULT_ENTRIES) {
       if (this.#resolve(name)) out[key] = { use: () => this.take(name)?.value } as Drill<never>;
     }
     return out;
+  }
+
+  /**
+   * Whether this call can meet no scenario now: no header effect, no armed entry anywhere (nor
+   * one it already counted), no chaos failure drawn. Asked before each lookup, so an entry
+   * armed while the call awaited still counts.
+   */
+  #quiet(): boolean {
+    return (
+      this.#header.length === 0 &&
+      this.#consumed === undefined &&
+      this.#drawn === undefined &&
+      this.#armed.empty
+    );
   }
 
   /** The effect this call would meet, without taking it (nothing counted or used). */
@@ -114,6 +136,7 @@ export class FaultPlan {
 
   /** Takes the effect at its hook, if one is requested for this call and applies to its endpoint. */
   take(name: ScenarioName): Effect | undefined {
+    if (this.#quiet()) return undefined;
     const def = builtIn(name);
     if (!def || !this.endpoint || !def.appliesTo.includes(this.endpoint)) return undefined;
     let effect = this.#header.find((e) => e.name === name) ?? this.#fromConsumed(name);
@@ -121,6 +144,7 @@ export class FaultPlan {
       const found = this.#armed.find(name, this.accountId, this.parentId);
       if (found) {
         effect = found.effect;
+        this.#consumed ??= new Set();
         if (!this.#consumed.has(found.armed)) {
           this.#consumed.add(found.armed);
           this.#armed.consume(found.armed);
@@ -146,6 +170,7 @@ export class FaultPlan {
    * latency and its 503 on the same request), without counting the request again.
    */
   #fromConsumed(name: ScenarioName): Effect | undefined {
+    if (this.#consumed === undefined) return undefined;
     for (const armed of this.#consumed) {
       const effect = armed.effects.find((e) => e.name === name);
       if (effect) return effect;

@@ -1,0 +1,281 @@
+// The workloads the comparisons share (bench/compare.mjs, bench/instructions.mjs,
+// bench/hosted-mix.mjs): each prepares a running sandbox and gives autocannon's `requests`.
+//   controls GET   the demo partner's controls list, 10 accounts in turn (as `npm run bench`)
+//   controls PUT   a fresh Idempotency-Key and the account's current content hash each call
+//   status PUT     a fresh key, each account paused and activated in turn
+//   token          POST /oauth/token of the demo client
+//   hosted mix     many partners' calls, mixed as a hosted sandbox sees them (HOSTED_MIX)
+import {
+  accountPool,
+  authHeaders,
+  CONTROLS,
+  controlsBody,
+  controlsPutRequest,
+  freshKey,
+  getToken,
+  MAPPINGS,
+  makeAccounts,
+  REGISTER,
+  refreshHashes,
+  registerBody,
+  STATUS,
+  statusPutRequest,
+  tokenRequest,
+} from './lib.mjs';
+
+/** A hosted sandbox's calls (issue 41): the share of each kind, in percent. */
+export const HOSTED_MIX = [
+  ['token', 5],
+  ['register', 10],
+  ['controls GET', 45],
+  ['controls PUT', 25],
+  ['status PUT', 15],
+];
+
+/** A small deterministic PRNG (mulberry32), so two builds see the same sequence of calls. */
+export function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function controlsGets(url) {
+  const token = await getToken(url);
+  const accounts = await makeAccounts(url, token, 10);
+  const reqs = accounts.map((a) => ({ method: 'GET', path: CONTROLS(a.id), headers: authHeaders(token) }));
+  return { requests: () => reqs };
+}
+
+async function controlsPuts(url, c) {
+  const auth = { token: await getToken(url) };
+  const accounts = await makeAccounts(url, auth.token, Math.max(2, c * 2));
+  return {
+    requests: () => [controlsPutRequest(auth, accountPool(accounts))],
+    // requests cut off at the end of a run may have changed a hash
+    between: () => refreshHashes(url, auth.token, accounts),
+  };
+}
+
+async function statusPuts(url, c) {
+  const auth = { token: await getToken(url) };
+  const accounts = await makeAccounts(url, auth.token, Math.max(2, c * 2));
+  return { requests: () => [statusPutRequest(auth, accountPool(accounts))] };
+}
+
+/** The workloads by name: prepare(url, connections) -> { requests(), between?() }. */
+export const WORKLOADS = {
+  'controls GET': controlsGets,
+  'controls PUT': controlsPuts,
+  'status PUT': statusPuts,
+  token: async () => ({ requests: () => [tokenRequest()] }),
+};
+
+/** Runs `fn` over `items`, `width` at a time. */
+async function inParallel(items, width, fn) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      await fn(items[i], i);
+    }
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+}
+
+async function postJson(url, path, body, headers = {}) {
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/**
+ * `partners` partners (the demo partner, then new ones made on the control plane), each with a
+ * token and one account (more for the demo partner when there are few: one per connection and
+ * one spare), its content hash known.
+ */
+export async function hostedPartners(url, partners, connections) {
+  const list = [];
+  for (let i = 1; i < partners; i++) list.push({ parent: `pa_bench_${String(i).padStart(5, '0')}` });
+  const made = [];
+  const demoToken = await getToken(url);
+  // each new partner seeded with the demo partner's taxonomy, so it can register
+  const mapping = (
+    await (await fetch(url + MAPPINGS, { headers: authHeaders(demoToken) })).json()
+  ).data.vertical_mappings.map(({ created_at, ...row }) => row);
+  await inParallel(list, 16, async (p) => {
+    const created = await postJson(url, '/__sandbox/partners', { parent_account_id: p.parent });
+    const seeded = await fetch(`${url}/__sandbox/partners/${p.parent}/vertical-mappings`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ vertical_mappings: mapping }),
+    });
+    await seeded.arrayBuffer();
+    if (seeded.status !== 200) throw new Error(`mapping of ${p.parent}: ${seeded.status}`);
+    const res = await fetch(`${url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: created.client_id,
+        client_secret: created.client_secret,
+      }).toString(),
+    });
+    const token = (await res.json()).access_token;
+    made.push({ parent: p.parent, clientId: created.client_id, clientSecret: created.client_secret, token });
+  });
+  const all = [
+    {
+      parent: 'pa_demo_platform',
+      clientId: 'sandbox-demo-client',
+      clientSecret: 'sandbox-demo-secret',
+      token: demoToken,
+    },
+    ...made.sort((a, b) => a.parent.localeCompare(b.parent)),
+  ];
+  const accounts = [];
+  const perDemo = Math.max(1, connections * 2 + 1 - (partners - 1));
+  const owners = [...Array.from({ length: perDemo }, () => all[0]), ...all.slice(1)];
+  await inParallel(owners, 16, async (p, i) => {
+    const headers = {
+      Authorization: `Bearer ${p.token}`,
+      'X-Platform-Parent-Account-Id': p.parent,
+    };
+    const registered = await postJson(
+      url,
+      REGISTER,
+      JSON.parse(registerBody(`bench-mix-${i}`).replace('pa_demo_platform', p.parent)),
+      headers,
+    );
+    const id = registered.data.account_id;
+    const res = await fetch(url + CONTROLS(id), { headers });
+    const hash = (await res.json()).data.marketplace_controls_list.content_hash;
+    accounts.push({ partner: p, id, hash, paused: false });
+  });
+  accounts.sort((a, b) => a.id.localeCompare(b.id));
+  return { partners: all, accounts };
+}
+
+/**
+ * The hosted mix over `partners` partners: each call's kind drawn by HOSTED_MIX's shares and its
+ * account (so its partner) at random among those not in flight, from a seeded sequence.
+ */
+export async function hostedMix(url, connections, partners, seed = 41) {
+  const { accounts } = await hostedPartners(url, partners, connections);
+  const random = prng(seed);
+  const total = HOSTED_MIX.reduce((n, [, w]) => n + w, 0);
+  const kind = () => {
+    let r = random() * total;
+    for (const [name, w] of HOSTED_MIX) {
+      r -= w;
+      if (r < 0) return name;
+    }
+    return HOSTED_MIX[0][0];
+  };
+  let free = [];
+  const take = () => {
+    const i = Math.floor(random() * free.length);
+    const a = free[i];
+    free[i] = free[free.length - 1];
+    free.pop();
+    return a;
+  };
+  let registered = 0;
+  const request = {
+    method: 'GET',
+    setupRequest(req, ctx) {
+      const a = take();
+      ctx.account = a;
+      const k = kind();
+      ctx.kind = k;
+      const p = a.partner;
+      const headers = {
+        Authorization: `Bearer ${p.token}`,
+        'X-Platform-Parent-Account-Id': p.parent,
+        'Content-Type': 'application/json',
+      };
+      switch (k) {
+        case 'token':
+          return {
+            ...req,
+            method: 'POST',
+            path: '/oauth/token',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({
+              grant_type: 'client_credentials',
+              client_id: p.clientId,
+              client_secret: p.clientSecret,
+            }).toString(),
+          };
+        case 'register':
+          return {
+            ...req,
+            method: 'POST',
+            path: REGISTER,
+            headers,
+            body: registerBody(`mix-${seed}-${registered++}`).replace('pa_demo_platform', p.parent),
+          };
+        case 'controls GET':
+          return { ...req, method: 'GET', path: CONTROLS(a.id), headers, body: undefined };
+        case 'controls PUT':
+          return {
+            ...req,
+            method: 'PUT',
+            path: CONTROLS(a.id),
+            headers: { ...headers, 'Idempotency-Key': freshKey() },
+            body: controlsBody(a.hash),
+          };
+        default:
+          a.paused = !a.paused;
+          return {
+            ...req,
+            method: 'PUT',
+            path: STATUS(a.id),
+            headers: { ...headers, 'Idempotency-Key': freshKey() },
+            body: JSON.stringify({ status: a.paused ? 'paused' : 'active' }),
+          };
+      }
+    },
+    onResponse(status, body, ctx) {
+      const a = ctx.account;
+      if (!a) return;
+      if (ctx.kind === 'controls PUT' && status === 200) {
+        try {
+          a.hash = JSON.parse(body).data.marketplace_controls_list.content_hash;
+        } catch {
+          // keep the old hash
+        }
+      }
+      ctx.account = undefined;
+      free.push(a);
+    },
+  };
+  return {
+    requests: () => {
+      free = [...accounts];
+      return [request];
+    },
+    between: async () => {
+      // a call cut off at the end of a run may have changed a hash
+      for (const a of accounts) {
+        const res = await fetch(url + CONTROLS(a.id), {
+          headers: {
+            Authorization: `Bearer ${a.partner.token}`,
+            'X-Platform-Parent-Account-Id': a.partner.parent,
+          },
+        });
+        const json = await res.json();
+        if (res.status === 200) a.hash = json.data.marketplace_controls_list.content_hash;
+      }
+    },
+  };
+}
