@@ -202,6 +202,16 @@ const hot: Record<string, (s: Store) => unknown> = {
 const cold: Record<string, (s: Store) => unknown> = {
   'partner by parent': (s) => s.partners.byParent(PARENT),
   'partners list': (s) => s.partners.all(),
+  // Pact provider states: a literal token taken back, a partner's credentials replaced until the teardown.
+  'token delete (pact teardown)': (s) => s.partners.deleteToken('0'.repeat(64)),
+  'partner credentials replace (pact state)': (s) =>
+    s.partners.setCredentials({
+      parent_account_id: 'pa_none',
+      client_id: 'c_none',
+      secret_algorithm: SECRET_ALGORITHMS[0],
+      secret_salt: '00',
+      secret_hash: '00',
+    }),
   // Read once per partner per process, then again only when a write comes near its room.
   "a partner's stored bytes (a write near its room)": (s) => s.sizes.exact(PARENT),
   'partner insert': (s) =>
