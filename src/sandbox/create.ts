@@ -28,7 +28,7 @@ import { startupWriteError } from '../store/db.js';
 import { createStore } from '../store/index.js';
 import { secretColumns } from '../store/partners.js';
 import { durableChaos, startupChaos, statePieces } from './pieces.js';
-import { finishSwapsLeft } from './store-piece.js';
+import { finishSwapsLeft } from './store-swap.js';
 
 export type { Logger, Sandbox } from '../core/state.js';
 
@@ -118,7 +118,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
   try {
     // A reservation left by a process that stopped mid-request (kill -9) never finished.
     store.idempotency.releaseAbandoned();
-    // A large import's swap that a killed process left under way is finished (store-piece.ts).
+    // A large import's swap that a killed process left under way is finished (store-swap.ts).
     finishSwapsLeft(sandbox);
     // A fresh database gets the fixtures; a durable one keeps what it has.
     if (store.meta.get('seeded') !== '1') seed(sandbox);
