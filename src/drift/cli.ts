@@ -10,7 +10,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
-import { StartupError } from '../core/startup-error.js';
+import { StartupError } from '../base/startup-error.js';
 import { RecordingError } from './har.js';
 import { startRecorder } from './proxy.js';
 import { verifyRecording } from './replay.js';

@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import { StartupError } from '../core/startup-error.js';
+import { StartupError } from '../base/startup-error.js';
 import { packageVersion } from '../package-dir.js';
 import { HOP_BY_HOP } from './api.js';
 import { ContractChecker } from './contract-check.js';

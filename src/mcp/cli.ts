@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StartupError } from '../core/startup-error.js';
+import { StartupError } from '../base/startup-error.js';
 import { packageVersion } from '../package-dir.js';
 import { type McpOptions, startMcpServer } from './server.js';
 

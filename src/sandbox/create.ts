@@ -5,6 +5,7 @@
  * above services/ (snapshots and bundles are services), so core/ imports none of them.
  */
 import { readFileSync } from 'node:fs';
+import { StartupError } from '../base/startup-error.js';
 import { ApiError } from '../contract/api/errors.js';
 import { Clock } from '../core/clock.js';
 import { CLOCK_KEY, changeClocks, PARTNER_CLOCK_PREFIX } from '../core/clock-store.js';
@@ -12,7 +13,6 @@ import type { Config } from '../core/config.js';
 import { Diagnostics } from '../core/diagnostics.js';
 import { type FixturePartner, loadFixtures } from '../core/fixtures.js';
 import { Journal } from '../core/journal.js';
-import { StartupError } from '../core/startup-error.js';
 import type { Logger, Sandbox, Snapshots } from '../core/state.js';
 import { StateRegistry } from '../core/state-registry.js';
 import { StoreHealth } from '../core/store-health.js';
