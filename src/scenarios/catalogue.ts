@@ -41,6 +41,11 @@ export type Hook = 'authenticate' | 'account' | 'faults' | 'service';
 export interface ChaosRule {
   value?: number;
   where: (call: ChaosCall) => boolean;
+  /**
+   * In what a profile draws from when it names no scenarios (docs/chaos.md names these
+   * five); a drawable scenario without it is drawn only when a profile names it.
+   */
+  byDefault?: true;
 }
 
 export type ValueSpec =
@@ -68,7 +73,7 @@ export const BUILT_INS = [
     value: { kind: 'int', min: 1, max: 86_400, default: 90, unit: 'seconds' },
     appliesTo: ['register', ...CONTROLS_AND_STATUS],
     hooks: ['account', 'service'],
-    chaos: { where: (call) => CONTROLS_AND_STATUS.includes(call.endpoint) },
+    chaos: { where: (call) => CONTROLS_AND_STATUS.includes(call.endpoint), byDefault: true },
   },
   {
     name: 'stale-content-hash',
@@ -77,7 +82,7 @@ export const BUILT_INS = [
     value: { kind: 'none' },
     appliesTo: ['controls.put'],
     hooks: ['service'],
-    chaos: { where: (call) => call.endpoint === 'controls.put' && !call.dryRun },
+    chaos: { where: (call) => call.endpoint === 'controls.put' && !call.dryRun, byDefault: true },
   },
   {
     name: 'status-partial-failure',
@@ -112,7 +117,7 @@ export const BUILT_INS = [
     value: { kind: 'choice', allowed: [500, 502, 503], default: 500 },
     appliesTo: ALL,
     hooks: ['faults'],
-    chaos: { value: 503, where: everywhere },
+    chaos: { value: 503, where: everywhere, byDefault: true },
   },
   {
     name: 'rate-limited',
@@ -120,7 +125,7 @@ export const BUILT_INS = [
     value: { kind: 'int', min: 1, max: 3600, default: 1, unit: 'seconds' },
     appliesTo: ALL,
     hooks: ['faults'],
-    chaos: { value: 1, where: everywhere },
+    chaos: { value: 1, where: everywhere, byDefault: true },
   },
   {
     name: 'token-expired',
@@ -137,7 +142,7 @@ export const BUILT_INS = [
     value: { kind: 'none' },
     appliesTo: ALL,
     hooks: ['faults'],
-    chaos: { where: everywhere },
+    chaos: { where: everywhere, byDefault: true },
   },
 ] as const satisfies readonly BuiltIn[];
 

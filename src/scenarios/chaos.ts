@@ -27,8 +27,13 @@ export function owedKey(operation: string): string {
   return `${operation.slice(0, OWED_KEY_MAX - 80)} ... sha256:${digest}`;
 }
 
-/** What a profile draws from when it names no scenarios (docs/chaos.md): every transient built-in. */
-export const DEFAULT_CHAOS_SCENARIOS: readonly string[] = BUILT_INS.filter((b) => b.chaos).map((b) => b.name);
+/**
+ * What a profile draws from when it names no scenarios (docs/chaos.md): the transient built-ins
+ * their records mark `byDefault` (catalogue.ts).
+ */
+export const DEFAULT_CHAOS_SCENARIOS: readonly string[] = BUILT_INS.filter(
+  (b) => b.chaos !== false && b.chaos.byDefault === true,
+).map((b) => b.name);
 
 export type { ChaosCall } from './catalogue.js';
 
