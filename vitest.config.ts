@@ -14,6 +14,8 @@ export const RELEASE_TESTS = [
   'test/mcp-bin.test.ts',
   'test/crash.test.ts',
   'test/examples-lang.test.ts',
+  // the additive-changes drill against a strict and a tolerant Go client (Go from Debian)
+  'test/examples-additive.test.ts',
   'test/runtime-image.test.ts',
   'test/isolation-example.test.ts',
   'test/native-teardown.test.ts',
@@ -28,6 +30,8 @@ export const RELEASE_TESTS = [
   // linters partners run (Spectral, Redocly, swagger-parser)
   'test/interop/**/*.test.ts',
   'test/openapi-lint.test.ts',
+  // cells behind the real HAProxy (Debian's haproxy): three sandbox processes and the balancer
+  'test/hosted/**/*.test.ts',
 ];
 
 // `npm test`: the suites that check behaviour. Left out: the release tests above, the

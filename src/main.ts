@@ -33,6 +33,11 @@ async function main() {
     const { runDriftCommand } = await import('./drift/cli.js');
     process.exit(await runDriftCommand(first, rest));
   }
+  // `partnership-sandbox pact FILE.har --consumer NAME`: a Pact file of a recording (docs/contracts.md).
+  if (first === 'pact') {
+    const { runPactCommand } = await import('./pact/cli.js');
+    process.exit(await runPactCommand(rest));
+  }
   const command = parseCommandLine(process.argv.slice(2), process.env);
   if (command.kind === 'help') return void console.log(USAGE);
   if (command.kind === 'version') return void console.log(packageVersion());

@@ -8,9 +8,11 @@ import { StartupError } from './base/startup-error.js';
 import { type ControlClient, createControlClient } from './client/control.js';
 import {
   AdminTokenSchema,
+  CellSchema,
   ChaosSpecSchema,
   type Config,
   ConfigSchema,
+  RateLimitSchema,
   SECRET_SETTINGS,
   sources,
   wholeNumberMessage,
@@ -49,6 +51,13 @@ export interface SandboxOptions {
    * `rate=0.1,seed=42`, optionally `,scenarios=server-error+rate-limited`.
    */
   chaos?: string;
+  /**
+   * Each partner's fair share of partnership and token calls, as SANDBOX_RATE_LIMIT spells it:
+   * `<calls per second>[,burst=<n>]`, e.g. `'25'` or `'25,burst=50'` (docs/hosting.md); unset, no limit.
+   */
+  rateLimit?: string;
+  /** This sandbox's cell (SANDBOX_CELL): a DNS label shown by health and the report (docs/hosting.md). */
+  cell?: string;
   /** A bundle file (docs/parallel-tests.md) loaded at start-up, as SANDBOX_SEED. */
   seed?: string;
   /** Token lifetime in sandbox-clock seconds (SANDBOX_TOKEN_TTL_SECONDS); default 3600. */
@@ -100,6 +109,8 @@ const Options = z.strictObject({
   authPropagationSeconds: wholeNumber(0, 86_400),
   strictIdempotency: z.boolean().optional(),
   chaos: ChaosSpecSchema.optional(),
+  rateLimit: RateLimitSchema.optional(),
+  cell: CellSchema.optional(),
   // The settings the environment has too, with the same ranges (core/config.ts).
   seed: ConfigSchema.shape.seed,
   tokenTtlSeconds: sameRange(ConfigSchema.shape.tokenTtlSeconds),

@@ -13,4 +13,5 @@ export const BUILT_IN_NAMES = [
   'rate-limited',
   'token-expired',
   'connection-reset',
+  'additive-changes',
 ] as const;

@@ -62,6 +62,10 @@ const FORBIDDEN: Record<
     only: ['drift', 'contract', 'domain', 'client'],
     files: ['start.ts', 'package-dir.ts'],
   },
+  // Pacts (docs/contracts.md), a room of its own: built from calls (the journal's, or a HAR
+  // recording's, read by drift's reader) with the contract's names of the provider states, and
+  // where the package is (package-dir.ts: its version).
+  pact: { layers: [], only: ['pact', 'contract', 'domain', 'drift'], files: ['package-dir.ts'] },
   // The MCP server (a room of its own) talks to a running sandbox over HTTP: it reads the
   // declarations (contract), the manual's pages (guides) and the package's version, never the app.
   mcp: { layers: [], only: ['mcp', 'contract', 'guides'], files: ['package-dir.ts'] },

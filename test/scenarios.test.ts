@@ -508,7 +508,9 @@ describe('scenario names and values', () => {
     const armed = await h.request('PUT', '/__sandbox/scenarios', {
       body: { scenario: 'no-such-fault', parent_account_id: DEMO.parent },
     });
-    expect(expectErrorEnvelope(armed, 400, 'unknown_scenario').error.details.known_scenarios).toHaveLength(9);
+    expect(expectErrorEnvelope(armed, 400, 'unknown_scenario').error.details.known_scenarios).toHaveLength(
+      10,
+    );
   });
 
   const badValues = [

@@ -22,6 +22,8 @@ const NOT_STATE: Record<string, string> = {
   storeHealth: "whether the store takes writes: the disk's state, not the sandbox's",
   snapshots: 'saved states, which a reset keeps (docs/parallel-tests.md)',
   state: 'the registry itself',
+  rateLimit:
+    "each partner's fair share, on real time: it protects the process, a reset or a bundle carries none of it",
   gate: 'who waits while a large import swaps a partner in (core/swap-gate.ts): nothing a reset or a bundle carries',
 };
 

@@ -373,6 +373,48 @@ describe('the dashboard in headless Chromium', () => {
     expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
   });
 
+  it('with SANDBOX_ADMIN_TOKEN a partner signs in with its client credentials and sees that partner only', async () => {
+    const base = await start({ adminToken: 'ui-admin-token-partner' });
+    const { page, problems } = await open(`${base}/__sandbox/ui#/partners`);
+    const sent: (string | undefined)[] = [];
+    page.on('request', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (path.startsWith('/__sandbox/') && !path.startsWith('/__sandbox/ui'))
+        sent.push(r.headers().authorization);
+    });
+    const dialog = page.locator('#token-dialog');
+    await dialog.waitFor({ state: 'visible' });
+    await page.locator('#partner-client-id').fill(DEMO.clientId);
+    await page.locator('#partner-client-secret').fill('not-the-secret');
+    await page.locator('#partner-submit').click();
+    await page.locator('#partner-error').getByText('refused').waitFor();
+    await page.locator('#partner-client-secret').fill(DEMO.clientSecret);
+    await page.locator('#partner-submit').click();
+    await dialog.waitFor({ state: 'hidden' });
+    await page.locator('#view-partners').getByText('Demo Commerce Platform').waitFor();
+    expect(await page.getByText('Unseeded Platform').count()).toBe(0);
+    expect(await page.locator('#forget-token').textContent()).toBe(`Sign out ${DEMO.parent}`);
+    expect(await page.locator('#tab-snapshots').isVisible()).toBe(false);
+    // its own clock in the header, and every control-plane call made with the partner's token
+    await expect.poll(() => sent.length, { timeout: 5000 }).toBeGreaterThan(3);
+    const token = sent.at(-1);
+    expect(token).toMatch(/^Bearer sbx_/);
+    await page.locator('#tab-journal').click();
+    await page.locator('#view-journal').getByText('shown').waitFor();
+    expect(await page.locator('#journal-clear').isVisible()).toBe(false);
+    // its clock moved past the token's life: the next token comes from its credentials, no dialog
+    const moved = await fetch(`${base}/__sandbox/partners/${DEMO.parent}/clock/advance`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer ui-admin-token-partner', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ seconds: 7200 }),
+    });
+    expect(moved.status).toBe(200);
+    await expect.poll(() => sent.at(-1) !== token, { timeout: 5000 }).toBe(true);
+    expect(sent.at(-1)).toMatch(/^Bearer sbx_/);
+    expect(await dialog.isVisible()).toBe(false);
+    expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
+  });
+
   it("a partner's clock and reset from the Partners view touch that partner alone", async () => {
     const base = await start();
     const other = (await (

@@ -4,12 +4,14 @@
  * OAuth client libraries parse those, injected faults included (docs/fault-injection.md). Also the
  * authorization-server metadata (RFC 8414) that OAuth libraries discover it by.
  *
- * Order: scenario header (400) → body (413) → parameters (400) → client authentication
- * (401) → injected faults (reset, latency, 429, 5xx) → the token.
+ * Order: scenario header (400) → body (413) → parameters (400) → the partner's fair share
+ * (429, docs/hosting.md) → client authentication (401) → injected faults (reset, latency, 429, 5xx) → the token.
  */
 import { type Context, Hono } from 'hono';
 import { ApiError, storeNotWritable } from '../contract/api/errors.js';
 import { tokenRoute } from '../contract/api/oauth.js';
+import { NO_PARTNER } from '../core/rate-limit.js';
+import type { Sandbox } from '../core/state.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../domain/json-depth.js';
 import { setOwn } from '../domain/own.js';
 import { bind, type StepsDeclaration } from '../http/bind.js';
@@ -18,6 +20,7 @@ import { json } from '../http/envelope.js';
 import { injectFaults } from '../http/faults.js';
 import { requestHeader } from '../http/headers.js';
 import { bodyCodingProblem, isJsonMediaType, jsonMediaTypeProblem } from '../http/json.js';
+import { overLimit } from '../http/rate-limit.js';
 import { readBody } from '../http/read-body.js';
 import { parseScenarioHeader, SCENARIO_HEADER } from '../scenarios/header.js';
 import { FaultPlan } from '../scenarios/plan.js';
@@ -152,7 +155,7 @@ interface TokenAttempt {
 
 /**
  * The token endpoint's steps, in order: scenario header (400) → body (413) → parameters
- * (400) → client authentication (401) → injected faults (reset, latency, 429, 5xx). They give
+ * (400) → fair share (429) → client authentication (401) → injected faults (reset, latency, 429, 5xx). They give
  * the handler the authenticated client, or answer themselves (a reset connection).
  */
 const tokenEndpoint: StepsDeclaration<{ principal: Principal }, TokenAttempt> = {
@@ -181,6 +184,11 @@ const tokenEndpoint: StepsDeclaration<{ principal: Principal }, TokenAttempt> = 
     if (basic && !basic.decoded) {
       throw new OAuthError('invalid_request', MALFORMED_BASIC, 400);
     }
+    // Its partner's fair share (docs/hosting.md), by client_id, before the secret is checked.
+    if (s.rateLimit) {
+      const limited = overLimit(s.rateLimit, partnerOfClient(s, request.client_id));
+      if (limited) throw limited;
+    }
     let principal = await authenticateClient(s, request);
     c.set('principal', principal);
     // Faults apply once the client is known: the header's, those armed for its parent, and
@@ -207,6 +215,11 @@ const tokenEndpoint: StepsDeclaration<{ principal: Principal }, TokenAttempt> = 
     return json(c, { error: error.code, error_description: error.description }, error.status, headers);
   },
 };
+
+/** The partner a token call's client_id names, for its fair share (NO_PARTNER when none). */
+function partnerOfClient(s: Sandbox, clientId: string | undefined): string {
+  return (clientId && s.store.partners.byClient(clientId)?.parent_account_id) || NO_PARTNER;
+}
 
 /** What a token call threw, as the OAuth error it answers (anything else stays as it is: a 500). */
 async function asOAuthError(e: unknown, c: Context<AppEnv>, attempt: TokenAttempt): Promise<unknown> {

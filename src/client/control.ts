@@ -22,9 +22,10 @@ import type { ReportAnswer } from '../contract/control/control-journal.js';
 import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control/control-operations.js';
 import type { controlRoutes } from '../contract/control/control-routes.js';
 import type { isolationRoutes } from '../contract/control/control-routes-isolation.js';
+import type { pactRoutes } from '../contract/control/control-routes-pact.js';
 
 /** The declarations (contract/control/control-routes*.ts), as types only: nothing of them is loaded. */
-type Routes = typeof controlRoutes & typeof isolationRoutes;
+type Routes = typeof controlRoutes & typeof isolationRoutes & typeof pactRoutes;
 type JsonSchema<T> = T extends { content: { 'application/json': { schema: infer S extends z.ZodType } } }
   ? S
   : never;
@@ -113,7 +114,12 @@ function operationPath<Id extends ControlOperationId>(id: Id, params: ParamsOf<I
 }
 
 export interface ControlClientOptions {
-  /** SANDBOX_ADMIN_TOKEN of the sandbox, when it has one: sent as `Authorization: Bearer`. */
+  /**
+   * Sent as `Authorization: Bearer`: the sandbox's SANDBOX_ADMIN_TOKEN, or a partner's access
+   * token (POST /oauth/token), which opens that partner's own control plane (docs/hosting.md).
+   */
+  token?: string;
+  /** SANDBOX_ADMIN_TOKEN of the sandbox, when it has one (the same as `token`, which wins). */
   adminToken?: string;
   /** How long one call may take before it fails (ControlPlaneError, status 0); default 30000 ms. */
   timeoutMs?: number;
@@ -237,9 +243,8 @@ export class ControlPlaneError extends Error {
 
 export function createControlClient(url: string | URL, options: ControlClientOptions = {}): ControlClient {
   const base = String(url).replace(/\/+$/, '');
-  const auth: Record<string, string> = options.adminToken
-    ? { authorization: `Bearer ${options.adminToken}` }
-    : {};
+  const token = options.token ?? options.adminToken;
+  const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   const timeoutMs = options.timeoutMs ?? CONTROL_TIMEOUT_MS;
 
   /** One call; its answer must be JSON (a report in JUnit XML is text). */

@@ -35,7 +35,13 @@ export function chaosView(p: ChaosProfile): z.infer<typeof ChaosProfileView> {
 
 export function chaosRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
-  const list = () => ({ profiles: s.chaos.list().map(chaosView) });
+  // A partner's token sees its own profile only (`partner`: its parent).
+  const list = (partner?: string) => ({
+    profiles: s.chaos
+      .list()
+      .filter((p) => partner === undefined || p.parent_account_id === partner)
+      .map(chaosView),
+  });
 
   bind(api, op.setChaos, async (input, c) => {
     const body = await input.body();
@@ -57,13 +63,13 @@ export function chaosRoutes(s: Sandbox) {
     return c.json({ profile: chaosView(profile) }, 200);
   });
 
-  bind(api, op.getChaos, (_call, c) => c.json(list(), 200));
+  bind(api, op.getChaos, ({ partner }, c) => c.json(list(partner), 200));
 
-  bind(api, op.endChaos, ({ query }, c) => {
+  bind(api, op.endChaos, ({ query, partner }, c) => {
     const parent = query.parent_account_id;
     if (parent !== undefined) partnerOr404(s, parent);
     s.chaos.end(parent);
-    return c.json(list(), 200);
+    return c.json(list(partner), 200);
   });
   return api;
 }

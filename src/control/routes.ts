@@ -1,19 +1,21 @@
 /**
  * The control plane (docs/control-plane.md, docs/parallel-tests.md): plain JSON in and out. Protected by
- * `Authorization: Bearer $SANDBOX_ADMIN_TOKEN` when that is set (health stays open).
- * Errors use the same error envelope as the partnership API. This file holds the guard,
+ * `Authorization: Bearer $SANDBOX_ADMIN_TOKEN` when that is set (health stays open), when a
+ * partner's access token opens the routes declared for it, acting for that partner alone
+ * (http/control-access.ts, docs/hosting.md).
+ * Errors use the same error envelope as the partnership API. This file holds the caller's stage,
  * health, the global reset and the report, and mounts one module per resource.
  */
-import { Hono, type MiddlewareHandler } from 'hono';
-import { ApiError } from '../contract/api/errors.js';
+import { Hono } from 'hono';
+import { accessOf } from '../contract/control/access.js';
 import { controlRoutes as op } from '../contract/control/control-routes.js';
+import { CONTROL_ROUTES } from '../contract/control/control-routes-all.js';
 import { buildReport, reportToJUnit } from '../core/report.js';
 import type { Sandbox } from '../core/state.js';
 import { probeWrite } from '../core/store-health.js';
 import { bind } from '../http/bind.js';
+import { controlCaller } from '../http/control-access.js';
 import type { AppEnv } from '../http/env.js';
-import { parseBearer, requestHeader } from '../http/headers.js';
-import { secretsEqual } from '../services/auth.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { isUiShellPath, uiApi } from '../ui/index.js';
 import { accountRoutes } from './accounts.js';
@@ -22,6 +24,7 @@ import { chaosRoutes } from './chaos.js';
 import { clockRoutes, clockView } from './clock.js';
 import { sameSiteOnly } from './cross-site.js';
 import { noDotSegments } from './dot-segments.js';
+import { pactApi } from './pact.js';
 import { partnerRoutes } from './partners.js';
 import { requestRoutes } from './requests.js';
 import { scenarioRoutes } from './scenarios.js';
@@ -30,33 +33,28 @@ import { snapshotRoutes } from './snapshots.js';
 export { accountDetail } from '../services/accounts.js';
 export { clockView } from './clock.js';
 
-function controlAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
-  return async function controlAuth(c, next) {
-    // The dashboard shell (/__sandbox/ui and its JS and CSS) holds no data: served without the token.
-    if (token && c.req.path !== op.health.path && !isUiShellPath(c.req.path)) {
-      const sent = parseBearer(requestHeader(c, 'authorization'));
-      if (!sent || !secretsEqual(sent, token)) {
-        throw new ApiError(
-          'unauthorized',
-          'The control plane needs Authorization: Bearer <SANDBOX_ADMIN_TOKEN>.',
-          {
-            headers: { 'WWW-Authenticate': 'Bearer realm="sandbox-control-plane"' },
-          },
-        );
-      }
-    }
-    await next();
-  };
-}
+/** The paths served without a token: the declarations open to anyone (health), and the dashboard's shell. */
+const OPEN_PATHS: ReadonlySet<string> = new Set(
+  CONTROL_ROUTES.filter((route) => accessOf(route) === 'open').map((route) => route.path),
+);
+// The dashboard shell (/__sandbox/ui and its JS and CSS) holds no data: served without the token.
+const isOpenPath = (path: string) => OPEN_PATHS.has(path) || isUiShellPath(path);
 
 export function controlApi(sandbox: Sandbox) {
   const api = new Hono<AppEnv>();
   const s = sandbox;
-  api.use('/__sandbox/*', sameSiteOnly(), controlAuth(s.config.adminToken), noDotSegments());
+  api.use('/__sandbox/*', sameSiteOnly(), controlCaller(s.config.adminToken, isOpenPath), noDotSegments());
 
   // 200 even while the store refuses writes: a restart frees no disk space, and reads still work.
   bind(api, op.health, (_call, c) =>
-    c.json({ status: 'ok' as const, store: s.storeHealth.view(() => probeWrite(s.store)) }, 200),
+    c.json(
+      {
+        status: 'ok' as const,
+        ...(s.config.cell === undefined ? {} : { cell: s.config.cell }),
+        store: s.storeHealth.view(() => probeWrite(s.store)),
+      },
+      200,
+    ),
   );
 
   bind(api, op.reset, (_call, c) => {
@@ -68,7 +66,8 @@ export function controlApi(sandbox: Sandbox) {
     const { parent_account_id: parent, format = 'json' } = query;
     partnerOr404(s, parent);
     // The partner's own ring: the report reads entries filed under its parent only.
-    const report = buildReport(parent, s.journal.list({ parent_account_id: parent }), s.clock.iso(parent));
+    const entries = s.journal.list({ parent_account_id: parent });
+    const report = buildReport(parent, entries, s.clock.iso(parent), s.config.cell);
     if (format === 'junit')
       return c.body(reportToJUnit(report), 200, { 'Content-Type': 'application/xml; charset=utf-8' });
     return c.json(report, 200);
@@ -83,5 +82,6 @@ export function controlApi(sandbox: Sandbox) {
   api.route('/', uiApi(s));
   api.route('/', scenarioRoutes(s));
   api.route('/', chaosRoutes(s));
+  api.route('/', pactApi(s));
   return api;
 }

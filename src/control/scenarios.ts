@@ -1,7 +1,9 @@
 /** The scenario catalogue and arming on the control plane (docs/fault-injection.md, docs/control-plane.md). */
 import { Hono } from 'hono';
+import type { z } from 'zod';
 import { validationError } from '../contract/api/errors.js';
 import { ARMED_MAX } from '../contract/control/bundle.js';
+import type { ArmRequest } from '../contract/control/control.js';
 import { controlRoutes as op } from '../contract/control/control-routes.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
@@ -12,7 +14,11 @@ import { scenarioError } from '../scenarios/header.js';
 import type { Effect } from '../scenarios/presets.js';
 import { accountOr404, partnerOr404 } from '../services/lookup.js';
 
-export function catalogue(s: Sandbox) {
+/** Whether an armed entry is a partner's own (its parent's or one of its accounts'). */
+const ownedBy = (s: Sandbox, partner: string) => armedFor(partner, new Set(s.store.accounts.idsOf(partner)));
+
+/** The catalogue; for a partner's token (`partner`), only its own armed scenarios are listed. */
+export function catalogue(s: Sandbox, partner?: string) {
   return {
     built_ins: BUILT_INS.map((b) => ({
       name: b.name,
@@ -26,7 +32,7 @@ export function catalogue(s: Sandbox) {
       effects: p.effects,
       source: p.source,
     })),
-    armed: [...s.armed.list()],
+    armed: partner === undefined ? [...s.armed.list()] : s.armed.list().filter(ownedBy(s, partner)),
   };
 }
 
@@ -46,7 +52,7 @@ function armedLimit(
   const counted =
     owner === undefined
       ? (a: Armed) => a.parent_account_id === undefined && a.account_id === undefined
-      : armedFor(owner, new Set(s.store.accounts.idsOf(owner)));
+      : ownedBy(s, owner);
   const held = s.armed.list().filter(counted).length;
   if (held < ARMED_MAX) return;
   const field = body.account_id ? 'account_id' : body.parent_account_id ? 'parent_account_id' : 'scenario';
@@ -59,48 +65,52 @@ function armedLimit(
   ]);
 }
 
+/** Arms a scenario or preset as `PUT /__sandbox/scenarios` says (a Pact state `a scenario` too). */
+export function armScenario(s: Sandbox, request: z.output<typeof ArmRequest>): Armed {
+  const { scenario, value, parent_account_id, account_id, times } = request;
+  const body = {
+    scenario,
+    value: value ?? undefined,
+    parent_account_id: parent_account_id ?? undefined,
+    account_id: account_id ?? undefined,
+    times: times ?? undefined,
+  };
+  let effects: Effect[];
+  const preset = s.presets.get(body.scenario);
+  if (preset) {
+    if (body.value !== undefined)
+      throw validationError([{ field: 'value', message: `preset "${preset.name}" takes no value` }]);
+    effects = preset.effects;
+  } else {
+    const def = builtIn(body.scenario);
+    if (!def) throw scenarioError(`unknown scenario "${body.scenario}"`, s.presets);
+    const { value, error } = parseValue(def, body.value);
+    if (error) throw validationError([{ field: 'value', message: error }]);
+    effects = [value === undefined ? { name: def.name } : { name: def.name, value }];
+  }
+  if (body.parent_account_id) partnerOr404(s, body.parent_account_id);
+  const account = body.account_id ? accountOr404(s, body.account_id) : undefined;
+  armedLimit(s, body.parent_account_id ?? account?.parent_account_id, body);
+  return s.armed.arm({
+    scenario: body.scenario,
+    effects,
+    ...(body.parent_account_id ? { parent_account_id: body.parent_account_id } : {}),
+    ...(body.account_id ? { account_id: body.account_id } : {}),
+    ...(body.times ? { remaining: body.times } : {}),
+    armed_at: s.clock.iso(body.parent_account_id ?? account?.parent_account_id),
+  });
+}
+
 export function scenarioRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
-  bind(api, op.listScenarios, (_call, c) => c.json(catalogue(s), 200));
+  bind(api, op.listScenarios, ({ partner }, c) => c.json(catalogue(s, partner), 200));
 
-  bind(api, op.armScenario, async (input, c) => {
-    const { scenario, value, parent_account_id, account_id, times } = await input.body();
-    const body = {
-      scenario,
-      value: value ?? undefined,
-      parent_account_id: parent_account_id ?? undefined,
-      account_id: account_id ?? undefined,
-      times: times ?? undefined,
-    };
-    let effects: Effect[];
-    const preset = s.presets.get(body.scenario);
-    if (preset) {
-      if (body.value !== undefined)
-        throw validationError([{ field: 'value', message: `preset "${preset.name}" takes no value` }]);
-      effects = preset.effects;
-    } else {
-      const def = builtIn(body.scenario);
-      if (!def) throw scenarioError(`unknown scenario "${body.scenario}"`, s.presets);
-      const { value, error } = parseValue(def, body.value);
-      if (error) throw validationError([{ field: 'value', message: error }]);
-      effects = [value === undefined ? { name: def.name } : { name: def.name, value }];
-    }
-    if (body.parent_account_id) partnerOr404(s, body.parent_account_id);
-    const account = body.account_id ? accountOr404(s, body.account_id) : undefined;
-    armedLimit(s, body.parent_account_id ?? account?.parent_account_id, body);
-    const armed = s.armed.arm({
-      scenario: body.scenario,
-      effects,
-      ...(body.parent_account_id ? { parent_account_id: body.parent_account_id } : {}),
-      ...(body.account_id ? { account_id: body.account_id } : {}),
-      ...(body.times ? { remaining: body.times } : {}),
-      armed_at: s.clock.iso(body.parent_account_id ?? account?.parent_account_id),
-    });
-    return c.json({ armed }, 200);
-  });
+  bind(api, op.armScenario, async (input, c) => c.json({ armed: armScenario(s, await input.body()) }, 200));
 
-  bind(api, op.disarmScenarios, (_call, c) => {
-    s.armed.clear();
+  // A partner's token disarms its own armed scenarios only.
+  bind(api, op.disarmScenarios, ({ partner }, c) => {
+    if (partner === undefined) s.armed.clear();
+    else s.armed.removeWhere(ownedBy(s, partner));
     return c.json({ armed: [] }, 200);
   });
   return api;

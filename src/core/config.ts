@@ -9,6 +9,7 @@ import { JOURNAL_BODY_MAX_BYTES } from '../contract/control/bundle.js';
 import { defaultFixturesDir } from '../package-dir.js';
 import { builtIn } from '../scenarios/catalogue.js';
 import { chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';
+import { parseRateLimit } from './rate-limit.js';
 
 /** A whole number in a range, said in the sandbox's words ("PORT=\"abc\": must be a whole number from 0 to 65535"), never zod's. */
 export const wholeNumberMessage = (min: number, max: number) =>
@@ -70,6 +71,20 @@ export const ChaosSpecSchema = z
     }
   });
 
+/** SANDBOX_RATE_LIMIT and startSandbox({rateLimit}): `<calls per second>[,burst=<n>]` (core/rate-limit.ts). */
+export const RateLimitSchema = z.string().superRefine((text, ctx) => {
+  try {
+    parseRateLimit(text);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: (e as Error).message });
+  }
+});
+
+/** SANDBOX_CELL and startSandbox({cell}): a DNS label of a-z, 0-9 and - (docs/hosting.md). */
+export const CellSchema = z
+  .string()
+  .regex(/^[a-z0-9-]{1,63}$/, { error: 'must be a DNS label: 1 to 63 of a-z, 0-9 and -' });
+
 /** Settings whose value is never repeated in an error message. */
 export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['adminToken']);
 
@@ -96,6 +111,10 @@ export const ConfigSchema = z.object({
   seed: z.string().min(1).optional(),
   /** A chaos profile for every partner (docs/chaos.md). */
   chaos: ChaosSpecSchema.optional(),
+  /** Each partner's fair share of calls (docs/hosting.md); unset, no limit. */
+  rateLimit: RateLimitSchema.optional(),
+  /** This sandbox's cell, shown by health and the report (docs/hosting.md). */
+  cell: CellSchema.optional(),
 });
 export type Config = z.infer<typeof ConfigSchema>;
 
@@ -118,9 +137,12 @@ export const sources: Record<keyof Config, { env: string; flag?: string }> = {
   log: { env: 'SANDBOX_LOG' },
   seed: { env: 'SANDBOX_SEED', flag: '--seed' },
   chaos: { env: 'SANDBOX_CHAOS', flag: '--chaos' },
+  rateLimit: { env: 'SANDBOX_RATE_LIMIT', flag: '--rate-limit' },
+  cell: { env: 'SANDBOX_CELL', flag: '--cell' },
 };
 
 export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PATH|:memory:] [--fixtures DIR] [--scenarios DIR] [--seed FILE] [--chaos SPEC]
+                          [--rate-limit SPEC] [--cell NAME]
        partnership-sandbox --help | --version  (record --help, verify --help: their flags)
        partnership-sandbox mcp --url URL [--admin-token T]   (an MCP server for coding agents: docs/coding-agents.md)
        partnership-sandbox record --upstream URL [--port P] [--out FILE]   (a recording proxy: docs/drift.md)
@@ -134,6 +156,8 @@ export const USAGE = `Usage: partnership-sandbox [--port N] [--host H] [--db PAT
   --seed FILE      a bundle to load at start-up (env SANDBOX_SEED; see docs/parallel-tests.md)
   --chaos SPEC     fail a share of every partner's calls: rate=0.1,seed=42[,scenarios=server-error+rate-limited]
                    (env SANDBOX_CHAOS; see docs/chaos.md)
+  --rate-limit SPEC  each partner's calls per second: 25 or 25,burst=50 (env SANDBOX_RATE_LIMIT; docs/hosting.md)
+  --cell NAME      this sandbox's cell, shown by health and the report (env SANDBOX_CELL; docs/hosting.md)
 The first line on stdout carries the URL served. SIGINT and SIGTERM drain and exit 0.
 Environment: ${Object.values(sources)
   .map((s) => s.env)
@@ -166,6 +190,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
         scenarios: { type: 'string' },
         seed: { type: 'string' },
         chaos: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        cell: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },

@@ -8,6 +8,7 @@ import { DRY_RUN_KEY_WARNING } from '../contract/api/messages.js';
 import { xmlText } from '../domain/xml.js';
 import { PROPAGATION_MIN_RETRY_SECONDS, SILENT_RETRY_PREFIX } from './diagnostics.js';
 import type { JournalEntry } from './journal.js';
+import { ADDITIVE, additiveResilience } from './report-additive.js';
 
 export type Outcome = 'passed' | 'failed' | 'not_exercised';
 
@@ -38,11 +39,16 @@ export interface Resilience {
 
 export interface Report {
   parent_account_id: string;
+  /** The cell that answered (SANDBOX_CELL, docs/hosting.md); absent when none is set. */
+  cell?: string;
   generated_at: string;
   requests_analyzed: number;
   summary: Record<Outcome, number>;
   checks: Check[];
-  /** One entry per scenario chaos injected into this partner's calls (none without chaos). */
+  /**
+   * One entry per scenario chaos injected into this partner's calls (none without chaos), and
+   * one for additive-changes when calls got it (by header, armed or chaos: report-additive.ts).
+   */
   resilience: Resilience[];
 }
 
@@ -316,7 +322,8 @@ function retryAfterOf(e: Parsed): number {
 function resilience(log: Parsed[]): Resilience[] {
   const by = new Map<string, Resilience>();
   log.forEach((e, i) => {
-    if (!e.chaos) return;
+    // additive-changes is no failure to recover from: its part (report-additive.ts) asks whether the call was repeated
+    if (!e.chaos || e.chaos.scenario === ADDITIVE) return;
     const r: Resilience = by.get(e.chaos.scenario) ?? {
       scenario: e.chaos.scenario,
       injected: 0,
@@ -354,10 +361,12 @@ function resilience(log: Parsed[]): Resilience[] {
     if (r.recovered + r.recovered_by_http_client < r.injected) r.outcome = 'failed';
     else r.outcome = r.recovered_by_http_client ? 'recovered_by_http_client' : 'passed';
   }
+  const additive = additiveResilience(log);
+  if (additive) by.set(ADDITIVE, additive);
   return [...by.values()].sort((a, b) => a.scenario.localeCompare(b.scenario));
 }
 
-export function buildReport(parent: string, entries: JournalEntry[], now: string): Report {
+export function buildReport(parent: string, entries: JournalEntry[], now: string, cell?: string): Report {
   const mine = entries.filter((e) => e.parent_account_id === parent);
   const log = parse(mine.filter((e) => e.path.startsWith('/v1/')));
   const checks = [
@@ -372,6 +381,7 @@ export function buildReport(parent: string, entries: JournalEntry[], now: string
   for (const c of checks) summary[c.outcome]++;
   return {
     parent_account_id: parent,
+    ...(cell === undefined ? {} : { cell }),
     generated_at: now,
     requests_analyzed: log.length,
     summary,
@@ -381,6 +391,12 @@ export function buildReport(parent: string, entries: JournalEntry[], now: string
 }
 
 const xml = xmlText;
+
+/** The cell as a JUnit property of the suite (none when no cell is set). */
+const cellProperty = (cell: string | undefined) =>
+  cell === undefined
+    ? ''
+    : `\n    <properties>\n      <property name="cell" value="${xml(cell)}"/>\n    </properties>`;
 
 export function reportToJUnit(r: Report): string {
   const cases = r.checks
@@ -396,10 +412,12 @@ export function reportToJUnit(r: Report): string {
     .join('\n');
   const resilient = r.resilience
     .map((c) => {
-      const open = `    <testcase classname="partnership-sandbox.${xml(r.parent_account_id)}.resilience" name="${xml(`Recovered from chaos: ${c.scenario} (${c.recovered} of ${c.injected})`)}">`;
+      const title = c.scenario === ADDITIVE ? 'Took a compatible release' : 'Recovered from chaos';
+      const open = `    <testcase classname="partnership-sandbox.${xml(r.parent_account_id)}.resilience" name="${xml(`${title}: ${c.scenario} (${c.recovered} of ${c.injected})`)}">`;
       const evidence = xml(c.evidence.join('\n'));
       if (c.outcome === 'failed') {
-        const first = c.evidence.find((e) => !e.includes(': recovered')) ?? 'failed';
+        const first =
+          c.evidence.find((e) => !e.includes(': recovered') && !e.includes(': taken as is')) ?? 'failed';
         return `${open}\n      <failure message="${xml(first)}">${evidence}</failure>\n    </testcase>`;
       }
       // The drill never reached the caller's code: not a pass, and not the caller's failure either.
@@ -418,7 +436,7 @@ export function reportToJUnit(r: Report): string {
   const tests = r.checks.length + r.resilience.length;
   return `<?xml version="1.0" encoding="UTF-8"?>
 <testsuites name="partnership-sandbox integration report" tests="${tests}" failures="${r.summary.failed + failed}" skipped="${r.summary.not_exercised + unseen}">
-  <testsuite name="${xml(r.parent_account_id)}" tests="${r.checks.length}" failures="${r.summary.failed}" skipped="${r.summary.not_exercised}" timestamp="${xml(r.generated_at)}">
+  <testsuite name="${xml(r.parent_account_id)}" tests="${r.checks.length}" failures="${r.summary.failed}" skipped="${r.summary.not_exercised}" timestamp="${xml(r.generated_at)}">${cellProperty(r.cell)}
 ${cases}
   </testsuite>${suite}
 </testsuites>

@@ -14,6 +14,7 @@ import type { Config } from './config.js';
 import type { Diagnostics } from './diagnostics.js';
 import type { Fixtures } from './fixtures.js';
 import type { Journal } from './journal.js';
+import type { RateLimiter } from './rate-limit.js';
 import type { StateRegistry } from './state-registry.js';
 import type { StoreHealth } from './store-health.js';
 import type { SwapGate } from './swap-gate.js';
@@ -52,6 +53,8 @@ export interface Sandbox {
   storeHealth: StoreHealth;
   /** Saved states of the whole sandbox, by name (docs/parallel-tests.md). */
   snapshots: Snapshots;
+  /** Each partner's fair share (SANDBOX_RATE_LIMIT, core/rate-limit.ts); undefined: no limit. */
+  rateLimit: RateLimiter | undefined;
   /** What waits while a large import swaps its partner in by slices (core/swap-gate.ts). */
   gate: SwapGate;
   /**

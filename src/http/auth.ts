@@ -9,10 +9,12 @@ import {
   INVALID_TOKEN_MESSAGE,
   MISSING_TOKEN_MESSAGE,
 } from '../contract/api/messages.js';
+import { NO_PARTNER } from '../core/rate-limit.js';
 import { verifyToken } from '../services/auth.js';
 import { ownedAccount } from './account.js';
 import type { AppEnv } from './env.js';
 import { parseBearer, requestHeader } from './headers.js';
+import { limitCall } from './rate-limit.js';
 
 const REALM = 'realm="partnership-sandbox"';
 const expired = () =>
@@ -22,15 +24,20 @@ const expired = () =>
     },
   });
 
-export function authenticate(c: Context<AppEnv>): void | Promise<void> {
+export function authenticate(c: Context<AppEnv>): Response | undefined | Promise<void> {
+  const sandbox = c.get('sandbox');
   const token = parseBearer(requestHeader(c, 'authorization'));
   if (!token) {
+    const limited = sandbox.rateLimit && limitCall(c, sandbox.rateLimit, NO_PARTNER);
+    if (limited) return limited;
     throw new ApiError('unauthorized', MISSING_TOKEN_MESSAGE, {
       headers: { 'WWW-Authenticate': `Bearer ${REALM}` },
     });
   }
-  const check = verifyToken(c.get('sandbox'), token);
+  const check = verifyToken(sandbox, token);
   if (!check.ok) {
+    const limited = sandbox.rateLimit && limitCall(c, sandbox.rateLimit, NO_PARTNER);
+    if (limited) return limited;
     if (check.reason === 'expired') throw expired();
     throw new ApiError('unauthorized', INVALID_TOKEN_MESSAGE, {
       headers: {
@@ -39,9 +46,14 @@ export function authenticate(c: Context<AppEnv>): void | Promise<void> {
     });
   }
   c.set('principal', check.principal);
+  // Past its fair share (docs/hosting.md): the 429 now, before anything is read or drawn.
+  if (sandbox.rateLimit) {
+    const limited = limitCall(c, sandbox.rateLimit, check.principal.parent_account_id);
+    if (limited) return limited;
+  }
   // Its partner is being swapped in by a large import: it waits first (the pipeline then starts
   // it over), before it reads an account or draws its chaos position.
-  const held = c.get('sandbox').gate.heldFor(check.principal.parent_account_id);
+  const held = sandbox.gate.heldFor(check.principal.parent_account_id);
   if (held) return held;
   const scenarios = c.get('faultPlan');
   scenarios.parentId = check.principal.parent_account_id;
@@ -55,4 +67,5 @@ export function authenticate(c: Context<AppEnv>): void | Promise<void> {
   }
   scenarios.drawChaos({ dryRun: c.get('dryRun'), operation: `${c.req.method} ${c.req.path}` });
   if (scenarios.take('token-expired')) throw expired();
+  return undefined;
 }

@@ -20,6 +20,7 @@ import type { Endpoint } from '../scenarios/catalogue.js';
 import type { ServiceFaults } from '../scenarios/plan.js';
 import type { Principal } from '../services/auth.js';
 import type { AccountRow } from '../store/accounts.js';
+import { admit, checkOwnQuery, ownBody, ownQuery } from './control-access.js';
 import { controlBody } from './control-body.js';
 import { type AppEnv, known } from './env.js';
 import { pipeline } from './pipeline.js';
@@ -61,6 +62,11 @@ export interface ControlCall<R extends ControlRoute> {
   query: PartOf<R, 'query'>;
   /** Reads the JSON body and parses it by the declared schema (after the handler's own 404 checks). */
   body(): Promise<BodyOf<R>>;
+  /**
+   * The partner a partner's access token acts for (its parent account ID), once the declared
+   * access admitted it (http/control-access.ts); undefined for the operator.
+   */
+  partner: string | undefined;
 }
 
 /**
@@ -139,6 +145,8 @@ function controlCall(
   read?: Promise<string>,
 ): ControlCall<ControlRoute> {
   const request = route.request;
+  // Who may call it first: a partner's token on a route it does not open learns nothing more.
+  const partner = admit(c, route, c.req.param());
   // A query parameter sent twice is an array, which a schema of one value refuses (never one silently).
   const sent = Object.entries(c.req.queries()).map(([k, v]) => [k, v.length === 1 ? v[0] : v]);
   // Health excepted: a load balancer's probe or a wait loop may add a cache-buster, and
@@ -146,13 +154,17 @@ function controlCall(
   if (!request?.query && route.operationId !== 'health')
     refuseUndeclaredQuery(sent.map(([name]) => name as string));
   const bodySchema = bodySchemaOf(route);
+  const values = ownQuery(route, partner, Object.fromEntries(sent));
+  const query = parsePart(request?.query as z.ZodType | undefined, values, 'query') as never;
+  checkOwnQuery(route, partner, query);
   return {
-    query: parsePart(request?.query as z.ZodType | undefined, Object.fromEntries(sent), 'query') as never,
+    query,
     params: parsePart(request?.params as z.ZodType | undefined, c.req.param(), 'path') as never,
-    body: () => {
+    body: async () => {
       if (!bodySchema) throw new TypeError(`${route.operationId} declares no JSON body`);
-      return controlBody(c, bodySchema, read) as never;
+      return ownBody(c, route, partner, await controlBody(c, bodySchema, read)) as never;
     },
+    partner,
   };
 }
 

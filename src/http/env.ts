@@ -16,6 +16,11 @@ export interface AppVariables {
   /** The service-hooked scenarios the call meets, resolved once before its handler. */
   faults: ServiceFaults;
   principal: Principal | undefined;
+  /**
+   * On the control plane: the partner whose access token made the call, which it acts for alone
+   * (http/control-access.ts); undefined for the operator (the admin token, or none needed).
+   */
+  controlPartner: string | undefined;
   account: AccountRow | undefined;
   /** The caller's own account this call concerns (the journal files the call under it). */
   accountId: string | undefined;

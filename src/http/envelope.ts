@@ -7,6 +7,7 @@ import type { TypedResponse } from 'hono/types';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { JSONParsed } from 'hono/utils/types';
 import type { ApiError } from '../contract/api/errors.js';
+import { additiveChanges } from './additive.js';
 import type { AppEnv } from './env.js';
 import { commonHeaders, outcomeHeaders } from './request-context.js';
 
@@ -69,11 +70,18 @@ export function send(
   const headers: Record<string, string> = commonHeaders(c.get('requestId'));
   headers['content-type'] = 'application/json';
   if (extra) for (const name in extra) headers[name.toLowerCase()] = extra[name]!;
+  // The scenarios hooked on the answer itself (additive-changes), taken before the outcome
+  // headers are written, so X-Sandbox-Scenario-Applied names them.
+  const shaped = additiveChanges(c, text);
+  if (shaped) {
+    headers[shaped.header[0].toLowerCase()] = shaped.header[1];
+    c.set('responseBody', shaped.text); // the journal shows what was sent
+  }
   Object.assign(headers, outcomeHeaders(c));
   c.set('headersSent', true);
   c.set('responseHeaders', headers);
-  c.set('responseText', text);
-  return new Response(text, { status, headers });
+  c.set('responseText', text); // as the spec's fields only: what an idempotent replay sends
+  return new Response(shaped?.text ?? text, { status, headers });
 }
 
 export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {

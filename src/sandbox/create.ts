@@ -13,6 +13,7 @@ import type { Config } from '../core/config.js';
 import { Diagnostics } from '../core/diagnostics.js';
 import { type FixturePartner, loadFixtures } from '../core/fixtures.js';
 import { Journal } from '../core/journal.js';
+import { parseRateLimit, RateLimiter } from '../core/rate-limit.js';
 import type { Logger, Sandbox, Snapshots } from '../core/state.js';
 import { StateRegistry } from '../core/state-registry.js';
 import { StoreHealth } from '../core/store-health.js';
@@ -60,6 +61,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     diagnostics: new Diagnostics(),
     storeHealth: new StoreHealth(config.db, log),
     snapshots: undefined as unknown as Snapshots,
+    rateLimit: config.rateLimit ? new RateLimiter(parseRateLimit(config.rateLimit)) : undefined,
     gate: new SwapGate(),
     state: undefined as unknown as StateRegistry,
     epoch: 0,

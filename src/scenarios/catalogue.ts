@@ -30,9 +30,10 @@ export interface ChaosCall {
  * Where a scenario hooks into the request path (src/http/pipeline.ts): `authenticate` once
  * the token is checked, `account` where a new account's propagation is checked, `faults` the
  * injected-faults stage (after idempotency, before validation), `service` the rule it bends
- * inside its service (which receives it as a typed flag: src/scenarios/plan.ts).
+ * inside its service (which receives it as a typed flag: src/scenarios/plan.ts), `answer` the
+ * one writer of answers (src/http/envelope.ts `send`), which reshapes what it writes.
  */
-export type Hook = 'authenticate' | 'account' | 'faults' | 'service';
+export type Hook = 'authenticate' | 'account' | 'faults' | 'service' | 'answer';
 
 /**
  * A transient failure a chaos profile may draw: the value it is drawn with and where it may
@@ -42,10 +43,10 @@ export interface ChaosRule {
   value?: number;
   where: (call: ChaosCall) => boolean;
   /**
-   * In what a profile draws from when it names no scenarios (docs/chaos.md names these
-   * five); a drawable scenario without it is drawn only when a profile names it.
+   * true: in what a profile draws from when it names no scenarios (docs/chaos.md names these
+   * five); false (or absent): drawn only when a profile names it.
    */
-  byDefault?: true;
+  byDefault?: boolean;
 }
 
 export type ValueSpec =
@@ -143,6 +144,16 @@ export const BUILT_INS = [
     appliesTo: ALL,
     hooks: ['faults'],
     chaos: { where: everywhere, byDefault: true },
+  },
+  {
+    name: 'additive-changes',
+    description:
+      'The answer as usual plus what a compatible release of the API could add: fields unknown to the spec in the envelope (the token answer: at its top) and in each object of data, the known fields in another order, and an unknown response header. Known fields keep their values. The additions are drawn from the value (a seed: the same seed, the same additions), under chaos from the profile seed and the call.',
+    value: { kind: 'int', min: 0, max: 2_147_483_647, default: 1, unit: 'seed' },
+    appliesTo: ALL,
+    hooks: ['answer'],
+    // Not a failure: drawn by a profile that names it, never by default (docs/chaos.md's default list).
+    chaos: { where: everywhere, byDefault: false },
   },
 ] as const satisfies readonly BuiltIn[];
 

@@ -1,12 +1,12 @@
 /** Accounts and variants as the control plane sees them (docs/control-plane.md): the internal view, variant edits. */
 import type { z } from '@hono/zod-openapi';
-import { ApiError, validationError } from '../contract/api/errors.js';
+import { validationError } from '../contract/api/errors.js';
 import type { AccountDetail } from '../contract/control/control.js';
 import type { Sandbox } from '../core/state.js';
 import { ids } from '../domain/ids.js';
 import type { VariantRow } from '../store/accounts.js';
 import { readControls } from './controls.js';
-import { accountOr404 } from './lookup.js';
+import { accountOr404, variantNotFound } from './lookup.js';
 import { lastStatusWrite, readStatus } from './status.js';
 
 function variantRecord(v: VariantRow) {
@@ -68,7 +68,7 @@ export function addVariant(
 /** Enables, disables, archives or restores a variant; the variant as stored. */
 export function patchVariant(s: Sandbox, variantId: string, body: { enabled?: boolean; archived?: boolean }) {
   const current = s.store.accounts.variant(variantId);
-  if (!current) throw new ApiError('not_found', `No variant ${variantId}.`);
+  if (!current) throw variantNotFound(variantId);
   s.store.accounts.setVariants([
     {
       variant_id: variantId,

@@ -43,6 +43,8 @@ export interface Principal {
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
+/** How a token is kept: its SHA-256, in hex (the store never holds a token in clear). */
+export const tokenHash = (token: string) => sha256(token).toString('hex');
 
 /** Constant-time equality that does not leak the length either (both sides are hashed first). */
 export function secretsEqual(a: string, b: string): boolean {
@@ -104,7 +106,7 @@ export function issueToken(s: Sandbox, principal: Principal): TokenGrant {
   const ttl = s.config.tokenTtlSeconds;
   const now = s.clock.now(principal.parent_account_id); // the partner's clock
   s.store.partners.insertToken(
-    sha256(token).toString('hex'),
+    tokenHash(token),
     principal.parent_account_id,
     principal.client_id,
     now + ttl * 1000,
@@ -118,7 +120,7 @@ export function issueToken(s: Sandbox, principal: Principal): TokenGrant {
 export type TokenCheck = { ok: true; principal: Principal } | { ok: false; reason: 'invalid' | 'expired' };
 
 export function verifyToken(s: Sandbox, token: string): TokenCheck {
-  const row = s.store.partners.token(token, (t) => sha256(t).toString('hex'));
+  const row = s.store.partners.token(token, tokenHash);
   if (!row) return { ok: false, reason: 'invalid' };
   if (row.expires_at <= s.clock.now(row.parent_account_id)) return { ok: false, reason: 'expired' };
   return { ok: true, principal: { parent_account_id: row.parent_account_id, client_id: row.client_id } };

@@ -95,14 +95,15 @@ export function register(s: Sandbox, { parent, body, dryRun, faults }: Registrat
   });
 }
 
-function newAccount(
+/** The rows a registration writes (a Pact state `an account` names its own account ID). */
+export function newAccount(
   s: Sandbox,
   parent: string,
   body: RegisterRequest,
   propagationSeconds: number,
+  accountId = ids.account(),
 ): NewAccount {
   const at = s.clock.iso(parent);
-  const accountId = ids.account();
   const pages = body.pages ?? s.fixtures.defaultPages;
   const n: NewAccount = {
     account: {

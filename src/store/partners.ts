@@ -36,6 +36,12 @@ export interface MappingRow {
   created_at: string;
 }
 
+/** What `setCredentials` replaces: a partner's client_id and the hash of its secret. */
+export type PartnerCredentialsRow = Pick<
+  PartnerRow,
+  'parent_account_id' | 'client_id' | 'secret_algorithm' | 'secret_salt' | 'secret_hash'
+>;
+
 export interface TokenRow {
   parent_account_id: string;
   client_id: string;
@@ -71,6 +77,11 @@ export function partnerStore(db: Db) {
       'SELECT parent_account_id, client_id, expires_at FROM tokens WHERE token_hash = ?',
     ),
     pruneTokens: db.prepare<[number]>('DELETE FROM tokens WHERE expires_at < ?'),
+    deleteToken: db.prepare<[string]>('DELETE FROM tokens WHERE token_hash = ?'),
+    setCredentials: db.prepare<PartnerCredentialsRow>(
+      `UPDATE partners SET client_id = @client_id, secret_algorithm = @secret_algorithm,
+         secret_salt = @secret_salt, secret_hash = @secret_hash WHERE parent_account_id = @parent_account_id`,
+    ),
     deleteTokens: db.prepare<[string]>('DELETE FROM tokens WHERE parent_account_id = ?'),
     delete: db.prepare<[string]>('DELETE FROM partners WHERE parent_account_id = ?'),
   };
@@ -104,6 +115,13 @@ export function partnerStore(db: Db) {
     replaceMappings: (parent: string, rows: MappingRow[]) => replaceMappings(parent, rows),
     insertToken: (tokenHash: string, parent: string, clientId: string, expiresAt: number) =>
       void s.insertToken.run(tokenHash, parent, clientId, expiresAt),
+    /** Forgets one token, by its hash (a Pact state's token at its teardown). */
+    deleteToken(tokenHash: string): void {
+      s.deleteToken.run(tokenHash);
+      tokenCache.clear();
+    },
+    /** Replaces a partner's client_id and secret hash (a Pact state's credentials, and their restore). */
+    setCredentials: (row: PartnerCredentialsRow) => void s.setCredentials.run(row),
     /** The row of a token, looked up by the token itself (hashed only on a cache miss). */
     token(token: string, hash: (token: string) => string): TokenRow | undefined {
       let row = tokenCache.get(token);

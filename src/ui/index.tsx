@@ -9,7 +9,8 @@
  * No CDN: it works offline.
  *
  * The page uses only the control-plane JSON routes, sending `Authorization: Bearer <token>`
- * from sessionStorage when SANDBOX_ADMIN_TOKEN is set (it asks for the token on a 401). The
+ * from sessionStorage when SANDBOX_ADMIN_TOKEN is set (it asks for the token on a 401, or for
+ * a partner's client credentials, which it exchanges at /oauth/token to show that partner). The
  * shell, JS and CSS carry no data, so they are served without the token. Everything shown
  * is built with createElement/textContent (journal bodies are attacker-controlled), and
  * the page sends a strict Content-Security-Policy.
@@ -91,6 +92,26 @@ function Shell() {
             <div class="actions">
               <button type="submit" class="primary" id="token-submit">
                 Use token
+              </button>
+            </div>
+          </form>
+          <form id="partner-form" method="dialog">
+            <h2>Or sign in as a partner</h2>
+            <p>
+              A partner's client credentials: the dashboard then shows that partner only (its token, from{' '}
+              <code>/oauth/token</code>, is kept in this tab's session storage).
+            </p>
+            <p class="error" id="partner-error" hidden />
+            <input id="partner-client-id" autocomplete="username" placeholder="client_id" />
+            <input
+              id="partner-client-secret"
+              type="password"
+              autocomplete="current-password"
+              placeholder="client_secret"
+            />
+            <div class="actions">
+              <button type="submit" class="primary" id="partner-submit">
+                Sign in
               </button>
             </div>
           </form>

@@ -194,3 +194,6 @@ export const UNSAVED_REPLAY_WARNING =
 
 export const partnerStorageFullMessage = (parent: string, usedBytes: number, limitBytes: number) =>
   `Parent account ${parent} holds ${(usedBytes / 2 ** 20).toFixed(1)} MiB of accounts, controls lists and stored answers, and this write would take it past ${(limitBytes / 2 ** 20).toFixed(0)} MiB, the most one partner may hold in the sandbox (so that its bundle always imports). Nothing was written. Reset the partner (POST /__sandbox/partners/${parent}/reset) or use another one.`;
+/** A call past its partner's fair share (SANDBOX_RATE_LIMIT, docs/hosting.md). */
+export const rateLimitedMessage = (perSecond: number, burst: number, seconds: number) =>
+  `Too many requests: this partner may send ${perSecond} calls per second (bursts of ${burst}); retry after ${seconds} s. Nothing was applied.`;

@@ -162,6 +162,9 @@ export const ReportQuery = z.object({
 export const ReportAnswer = z
   .object({
     parent_account_id: z.string(),
+    cell: z.string().optional().openapi({
+      description: 'The cell that answered (SANDBOX_CELL, docs/hosting.md); absent when none is set.',
+    }),
     generated_at: z.string(),
     requests_analyzed: z.int(),
     summary: z.object({ passed: z.int(), failed: z.int(), not_exercised: z.int() }),

@@ -36,6 +36,8 @@ export const CONTROL_OPERATIONS = {
   countRequests: { method: 'post', path: '/__sandbox/requests/count' },
   exportBundle: { method: 'get', path: '/__sandbox/partners/{parent_account_id}/bundle' },
   importBundle: { method: 'post', path: '/__sandbox/bundles' },
+  pactStates: { method: 'post', path: '/__sandbox/pact/states' },
+  exportPact: { method: 'get', path: '/__sandbox/pact' },
 } as const;
 
 export type ControlOperationId = keyof typeof CONTROL_OPERATIONS;

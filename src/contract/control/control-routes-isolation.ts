@@ -4,6 +4,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { header } from '../api/openapi-parts.js';
+import { partnerMay } from './access.js';
 import { Bundle, BundleImported } from './bundle.js';
 import {
   ClockAdvance,
@@ -22,6 +23,7 @@ import { body, byOperationId, err, ok, parentParam, snapshotParam } from './cont
 /** The test-isolation routes (docs/parallel-tests.md): partner reset and clock, snapshots, the request count, bundles. */
 export const isolationRoutes = byOperationId({
   resetPartner: createRoute({
+    access: partnerMay('parent'),
     method: 'post',
     path: '/__sandbox/partners/{parent_account_id}/reset',
     summary: 'Wipe one partner',
@@ -31,6 +33,7 @@ export const isolationRoutes = byOperationId({
     responses: { 200: ok('Reset.', PartnerResetAnswer), 404: err('No such partner.') },
   }),
   getPartnerClock: createRoute({
+    access: partnerMay('parent'),
     method: 'get',
     path: '/__sandbox/partners/{parent_account_id}/clock',
     summary: "A partner's clock",
@@ -39,6 +42,7 @@ export const isolationRoutes = byOperationId({
     responses: { 200: ok("The partner's time.", PartnerClockView), 404: err('No such partner.') },
   }),
   advancePartnerClock: createRoute({
+    access: partnerMay('parent'),
     method: 'post',
     path: '/__sandbox/partners/{parent_account_id}/clock/advance',
     summary: "Advance one partner's clock",
@@ -91,6 +95,7 @@ export const isolationRoutes = byOperationId({
     },
   }),
   countRequests: createRoute({
+    access: partnerMay('own'),
     method: 'post',
     path: '/__sandbox/requests/count',
     summary: 'How many journaled calls match',
@@ -100,6 +105,7 @@ export const isolationRoutes = byOperationId({
     responses: { 200: ok('The count.', CountAnswer), 400: err('Invalid filter.') },
   }),
   exportBundle: createRoute({
+    access: partnerMay('parent'),
     method: 'get',
     path: '/__sandbox/partners/{parent_account_id}/bundle',
     summary: 'One partner as one JSON file',

@@ -9,6 +9,7 @@
 import { createRoute, type RouteConfig, z } from '@hono/zod-openapi';
 import { ErrorEnvelope } from '../api/envelope.js';
 import { header, json } from '../api/openapi-parts.js';
+import { type ControlAccess, OPEN, partnerMay } from './access.js';
 import {
   AccountDetail,
   ArmRequest,
@@ -69,6 +70,8 @@ export const snapshotParam = param('name', 'The name a snapshot was saved under.
 /** One control-plane operation as declared (its security, tags and common errors added by the document). */
 export type ControlRoute = RouteConfig & {
   operationId: string;
+  /** Who may call it when SANDBOX_ADMIN_TOKEN is set (access.ts); none: the admin token only. */
+  access?: ControlAccess;
   summary: string;
   description: string;
   getRoutingPath(): string;
@@ -88,6 +91,7 @@ export function byOperationId<T extends Record<string, Omit<ControlRoute, 'opera
 /** The control plane's operations but those of test isolation (control-routes-isolation.ts). */
 export const controlRoutes = byOperationId({
   health: createRoute({
+    access: OPEN,
     method: 'get',
     path: '/__sandbox/health',
     summary: 'Liveness and readiness',
@@ -123,6 +127,7 @@ export const controlRoutes = byOperationId({
     },
   }),
   seedVerticalMappings: createRoute({
+    access: partnerMay('parent'),
     method: 'put',
     path: '/__sandbox/partners/{parent_account_id}/vertical-mappings',
     summary: "Seed (replace) a parent's vertical mapping",
@@ -135,6 +140,7 @@ export const controlRoutes = byOperationId({
     },
   }),
   unseedVerticalMappings: createRoute({
+    access: partnerMay('parent'),
     method: 'delete',
     path: '/__sandbox/partners/{parent_account_id}/vertical-mappings',
     summary: "Un-seed a parent's vertical mapping",
@@ -146,6 +152,7 @@ export const controlRoutes = byOperationId({
     },
   }),
   getAccount: createRoute({
+    access: partnerMay('account'),
     method: 'get',
     path: '/__sandbox/accounts/{account_id}',
     summary: 'The whole internal view of an account',
@@ -158,6 +165,7 @@ export const controlRoutes = byOperationId({
     },
   }),
   addVariant: createRoute({
+    access: partnerMay('account'),
     method: 'post',
     path: '/__sandbox/accounts/{account_id}/variants',
     summary: 'Add a page variant',
@@ -170,6 +178,7 @@ export const controlRoutes = byOperationId({
     },
   }),
   updateVariant: createRoute({
+    access: partnerMay('variant'),
     method: 'patch',
     path: '/__sandbox/variants/{variant_id}',
     summary: 'Enable, disable or archive a variant',
@@ -204,6 +213,7 @@ export const controlRoutes = byOperationId({
     responses: { 200: ok('Now.', ClockView), 400: err('Invalid seconds.') },
   }),
   listRequests: createRoute({
+    access: partnerMay('own'),
     method: 'get',
     path: '/__sandbox/requests',
     summary: 'The request journal, newest first',
@@ -219,6 +229,7 @@ export const controlRoutes = byOperationId({
     responses: { 200: ok('Cleared.', ClearedAnswer) },
   }),
   listScenarios: createRoute({
+    access: partnerMay('own'),
     method: 'get',
     path: '/__sandbox/scenarios',
     summary: 'The scenario catalogue: built-ins, presets, armed',
@@ -226,6 +237,7 @@ export const controlRoutes = byOperationId({
     responses: { 200: ok('Catalogue.', Catalogue) },
   }),
   armScenario: createRoute({
+    access: partnerMay('body'),
     method: 'put',
     path: '/__sandbox/scenarios',
     summary: 'Arm a scenario for a parent or an account',
@@ -238,6 +250,7 @@ export const controlRoutes = byOperationId({
     },
   }),
   disarmScenarios: createRoute({
+    access: partnerMay('own'),
     method: 'delete',
     path: '/__sandbox/scenarios',
     summary: 'Disarm all',
@@ -246,6 +259,7 @@ export const controlRoutes = byOperationId({
   }),
   // Chaos (docs/chaos.md)
   setChaos: createRoute({
+    access: partnerMay('body'),
     method: 'put',
     path: '/__sandbox/chaos',
     summary: 'Set a chaos profile for a partner or every partner',
@@ -261,6 +275,7 @@ export const controlRoutes = byOperationId({
     },
   }),
   getChaos: createRoute({
+    access: partnerMay('own'),
     method: 'get',
     path: '/__sandbox/chaos',
     summary: 'The chaos profiles in force',
@@ -269,6 +284,7 @@ export const controlRoutes = byOperationId({
     responses: { 200: ok('Profiles.', ChaosList) },
   }),
   endChaos: createRoute({
+    access: partnerMay('query'),
     method: 'delete',
     path: '/__sandbox/chaos',
     summary: 'End chaos profiles',
@@ -281,6 +297,7 @@ export const controlRoutes = byOperationId({
     },
   }),
   getReport: createRoute({
+    access: partnerMay('query'),
     method: 'get',
     path: '/__sandbox/report',
     summary: 'Integration report of a parent account (JSON, or JUnit XML with format=junit)',

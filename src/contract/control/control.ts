@@ -230,6 +230,11 @@ export const JournalQuery = z.strictObject({
 export const Health = z
   .object({
     status: z.literal('ok').openapi({ description: 'The server serves (liveness).' }),
+    cell: z.string().optional().openapi({
+      description:
+        "This sandbox's cell (SANDBOX_CELL, a DNS label) when it is one of a hosted sandbox's cells (docs/hosting.md); absent when none is set, so a sandbox without cells answers as it always did.",
+      example: 'cell-a',
+    }),
     store: z
       .object({
         writable: z.boolean().openapi({

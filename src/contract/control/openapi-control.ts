@@ -8,6 +8,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { headerComponents } from '../api/headers.js';
 import { CONTACT, finish, LICENSE, servers, VERSION } from '../api/openapi.js';
 import { header, type OpenApiDocument } from '../api/openapi-parts.js';
+import { accessOf } from './access.js';
 import { type ControlRoute, err } from './control-routes.js';
 import { CONTROL_ROUTES, type ControlOperationId } from './control-routes-all.js';
 
@@ -19,10 +20,17 @@ export function controlPlaneDocument(origin: string) {
     scheme: 'bearer',
     description: 'SANDBOX_ADMIN_TOKEN, when set (every route but health then requires it).',
   });
+  r.registerComponent('securitySchemes', 'partnerToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      "A partner's access token (POST /oauth/token), when SANDBOX_ADMIN_TOKEN is set: the routes that list it act for that partner alone (docs/hosting.md); the others answer 403.",
+  });
   r.registerComponent('headers', 'XRequestId', headerComponents.XRequestId as never);
   r.registerComponent('headers', 'Allow', headerComponents.Allow as never);
   r.registerComponent('headers', 'RetryAfter', headerComponents.RetryAfter as never);
   const security = [{ adminToken: [] }];
+  const partnerSecurity: Record<string, string[]>[] = [{ adminToken: [] }, { partnerToken: [] }];
   const tags = ['Control plane'];
   r.registerComponent('headers', 'WWWAuthenticate', {
     description: 'The Bearer challenge of the control plane.',
@@ -32,11 +40,15 @@ export function controlPlaneDocument(origin: string) {
   });
   const common = {
     401: {
-      ...err('SANDBOX_ADMIN_TOKEN is set and was not sent.'),
+      ...err(
+        "SANDBOX_ADMIN_TOKEN is set and neither it nor a partner's valid access token was sent (an expired token: token_expired).",
+      ),
       headers: { 'X-Request-Id': header('XRequestId'), 'WWW-Authenticate': header('WWWAuthenticate') },
     },
     403: {
-      ...err('A cross-site browser request (by its Origin or Sec-Fetch-Site): refused.'),
+      ...err(
+        "A cross-site browser request (by its Origin or Sec-Fetch-Site), or a partner's token on a route that does not take it: refused.",
+      ),
       headers: { 'X-Request-Id': header('XRequestId') },
     },
     405: {
@@ -72,13 +84,14 @@ export function controlPlaneDocument(origin: string) {
   };
   for (const p of paths) {
     const isHealth = p.operationId === 'health';
-    const { operationId, ...declared } = p;
+    const { operationId, access: _access, ...declared } = p;
+    const access = accessOf(p);
     r.registerPath({
       operationId, // first, as the document always listed it
       ...declared,
       tags,
       // Health is open even when SANDBOX_ADMIN_TOKEN is set: an empty requirement list.
-      security: isHealth ? [] : security,
+      security: access === 'open' ? [] : access === 'admin' ? security : partnerSecurity,
       responses: {
         ...(p.request?.query || isHealth ? {} : queryErrors),
         ...(p.request?.body ? bodyErrors : {}),

@@ -1,0 +1,3 @@
+module example.com/partnership-sandbox/go-additive
+
+go 1.19
