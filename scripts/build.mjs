@@ -25,7 +25,7 @@
 // through tsx), and its output takes that module's place in both bundles: dist/ carries
 // app.js and app.css as two string constants and never loads esbuild at run time.
 // The manual (README.md and docs/*.md, served as HTML under /docs/guides/) is rendered
-// the same way, by src/api/build-guides.ts, and takes that module's place.
+// the same way, by src/guides/build-guides.ts, and takes that module's place.
 // Type-checking is `npm run typecheck` (tsc --noEmit); esbuild only strips types.
 import { execFileSync } from 'node:child_process';
 import {
@@ -79,12 +79,12 @@ const dashboardAssets = {
 };
 
 /**
- * Replaces src/api/build-guides.ts with its answer, rendered once here: the manual
+ * Replaces src/guides/build-guides.ts with its answer, rendered once here: the manual
  * (README.md and docs/*.md as HTML, for /docs/guides/) becomes constants in dist/, so the
  * package and the image ship no Markdown and never load marked (a devDependency). A tree
  * without docs/ gives no pages (the image's build stage copies README.md and docs/ for them).
  */
-const { buildGuides } = await tsImport('../src/api/build-guides.ts', import.meta.url);
+const { buildGuides } = await tsImport('../src/guides/build-guides.ts', import.meta.url);
 const guides = buildGuides(fileURLToPath(new URL('..', import.meta.url)));
 /** Each bundle keeps the form it serves: the HTML for /docs/guides/, the Markdown for the MCP server (dist/mcp.js). */
 const manualPagesOf = (form) => ({

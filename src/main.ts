@@ -10,8 +10,8 @@
 // loads (young-generation.ts). A side-effect import, which the import sorter leaves in place.
 import './young-generation.js';
 import { bannerLines, landmarks } from './banner.js';
+import { StartupError } from './base/startup-error.js';
 import { parseCommandLine, USAGE } from './core/config.js';
-import { StartupError } from './core/startup-error.js';
 import { packageVersion } from './package-dir.js';
 import { type Running, startServer } from './server.js';
 import { startGrowing } from './young-generation.js';

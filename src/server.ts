@@ -26,8 +26,8 @@ import {
 import type { AddressInfo } from 'node:net';
 import { getRequestListener, type ServerType, serve } from '@hono/node-server';
 import { createApp } from './app.js';
+import { StartupError } from './base/startup-error.js';
 import type { Config } from './core/config.js';
-import { StartupError } from './core/startup-error.js';
 import { drain, trackSockets } from './http/drain.js';
 import { answerExpectation, answerParserError, hostProblem, requestError } from './http/outside-app.js';
 import { createSandbox, type Logger, type Sandbox } from './sandbox/create.js';

@@ -4,6 +4,7 @@
  * process, each with its own state. Options are validated; a bad one rejects naming it.
  */
 import { z } from 'zod';
+import { StartupError } from './base/startup-error.js';
 import { type ControlClient, createControlClient } from './client/control.js';
 import {
   AdminTokenSchema,
@@ -16,7 +17,6 @@ import {
   sources,
   wholeNumberMessage,
 } from './core/config.js';
-import { StartupError } from './core/startup-error.js';
 import { unsupportedRuntime } from './runtime.js';
 import { jsonLogger } from './sandbox/create.js';
 import { startServer } from './server.js';

@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { StartupError } from '../src/base/startup-error.js';
 import { loadConfig } from '../src/core/config.js';
-import { StartupError } from '../src/core/startup-error.js';
 import { createSandbox } from '../src/sandbox/create.js';
 import { busyPartner, expectSameBundle, exportOf, fieldsOf, importInto } from './bundle-helpers.js';
 import {

@@ -6,8 +6,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { StartupError } from '../src/base/startup-error.js';
 import { loadConfig } from '../src/core/config.js';
-import { StartupError } from '../src/core/startup-error.js';
 import { packageDir } from '../src/package-dir.js';
 import { startSandbox } from '../src/start.js';
 import { DEMO } from './harness.js';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildGuides, headingSlugs, markdownLinks, runnableBlocks } from '../src/api/build-guides.js';
+import { buildGuides, headingSlugs, markdownLinks, runnableBlocks } from '../src/guides/build-guides.js';
 import { startSandbox } from '../src/start.js';
 import { createHarness } from './harness.js';
 import { bash } from './shell.js';

@@ -6,9 +6,9 @@
  * carry the cut bodies as they are.
  */
 import { describe, expect, it } from 'vitest';
+import { StartupError } from '../src/base/startup-error.js';
 import { loadConfig } from '../src/core/config.js';
 import { REDACTED } from '../src/core/journal-redact.js';
-import { StartupError } from '../src/core/startup-error.js';
 import { createHarness, DEMO, type Harness, REGISTER, registerBody } from './harness.js';
 import { count } from './tenants.js';
 

@@ -5,7 +5,9 @@
  * services and core do not import http or the sandbox's assembly (src/sandbox/), http does
  * not import api, control or ui, scenarios do not import http or services.
  * A layer is a folder of src/; the files at the top of src/ (the entry points and what
- * they read at start-up) are free.
+ * they read at start-up) are free. The bottom floor, src/base/ (the start-up error), imports
+ * nothing of the app, and every layer may import it. A room that may read only some layers
+ * names the few single files it may read besides (`files`); there is no other exemption.
  * The domain is below the store: it declares the shapes its rules work on, and the store
  * keeps them by those types (type-only imports), so one definition serves both.
  * The check reads every import in src/ (static, dynamic and type-only alike), and no file
@@ -26,8 +28,10 @@ function layerOf(file: string): string {
 /** What each layer must not import (by layer name). The top (app, server, main, start, index, ...) is free. */
 const FORBIDDEN: Record<
   string,
-  { layers: string[]; exceptTypesFrom?: string[]; only?: string[]; topFiles?: string[] }
+  { layers: string[]; exceptTypesFrom?: string[]; only?: string[]; files?: string[] }
 > = {
+  // The bottom floor: what every layer may use (the start-up error class); it imports nothing of the app.
+  base: { layers: [], only: ['base'] },
   contract: { layers: [], only: ['contract'] },
   domain: { layers: [], only: ['domain'] },
   // The store keeps the domain's values by their domain types (domain sits below it).
@@ -41,19 +45,36 @@ const FORBIDDEN: Record<
   sandbox: { layers: ['http', 'api', 'control', 'ui', 'client'] },
   http: { layers: ['sandbox', 'api', 'control', 'ui', 'client'] },
   // The control client runs in partners' test runners and in the dashboard page: it takes only
-  // types from the contract (and the generated table of methods and paths, a leaf).
-  client: { layers: [], only: ['client'], exceptTypesFrom: ['contract'] },
+  // types from the contract, and at run time the generated table of methods and paths (which
+  // imports nothing: checked below).
+  client: {
+    layers: [],
+    only: ['client'],
+    exceptTypesFrom: ['contract'],
+    files: ['contract/control/control-operations.ts'],
+  },
   // Recordings and drift (docs/drift.md), a room of its own: it starts its sandbox through the
-  // package's own entry (start.ts), drives it with the control client, may read the contract and
-  // the pure rules, and imports nothing of http/ (nor api, control, sandbox, services, store, core, ui).
-  drift: { layers: [], only: ['drift', 'contract', 'domain', 'client'], topFiles: ['start.ts'] },
+  // package's own entry (start.ts) and where the package is (package-dir.ts), drives it with the
+  // control client, may read the contract and the pure rules, and imports nothing of http/ (nor
+  // api, control, sandbox, services, store, core, ui).
+  drift: {
+    layers: [],
+    only: ['drift', 'contract', 'domain', 'client'],
+    files: ['start.ts', 'package-dir.ts'],
+  },
   // Pacts (docs/contracts.md), a room of its own: built from calls (the journal's, or a HAR
-  // recording's, read by drift's reader) with the contract's names of the provider states.
-  pact: { layers: [], only: ['pact', 'contract', 'domain', 'drift'] },
+  // recording's, read by drift's reader) with the contract's names of the provider states, and
+  // where the package is (package-dir.ts: its version).
+  pact: { layers: [], only: ['pact', 'contract', 'domain', 'drift'], files: ['package-dir.ts'] },
   // The MCP server (a room of its own) talks to a running sandbox over HTTP: it reads the
-  // declarations (contract) and the manual's pages, never the app.
-  mcp: { layers: [], only: ['mcp', 'contract'] },
+  // declarations (contract), the manual's pages (guides) and the package's version, never the app.
+  mcp: { layers: [], only: ['mcp', 'contract', 'guides'], files: ['package-dir.ts'] },
+  // The manual's pages (Markdown rendered, or constants once bundled), read by /docs and MCP.
+  guides: { layers: [], only: ['guides'] },
 };
+
+/** The floor every layer may import (it imports nothing of the app). */
+const FLOOR = 'base';
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
@@ -79,27 +100,13 @@ function importsOf(file: string): Import[] {
   return out;
 }
 
-/**
- * Leaf modules that import nothing of the app and any layer may use (the start-up error class,
- * the control plane's generated table of methods and paths, where the package is).
- */
-const LEAVES = [
-  'core/startup-error.ts',
-  'contract/control/control-operations.ts',
-  'package-dir.ts',
-  // the command lines' wording of node:util parseArgs errors (mcp, record, verify and the bin)
-  'cli-args.ts',
-  // the manual's pages: Markdown files rendered (or, bundled, constants); nothing of the app
-  'api/build-guides.ts',
-];
-
 /** Whether `file` importing `target` (a resolved path in src/) breaks the rules. */
 function breaks(file: string, target: string, typeOnly: boolean): boolean {
-  if (LEAVES.includes(relative(SRC, target).replace(/\.js$/, '.ts'))) return false;
   const rule = FORBIDDEN[layerOf(file)];
   if (!rule || relative(SRC, target).startsWith('..')) return false;
   const to = layerOf(target);
-  if (to === 'top' && rule.topFiles?.includes(relative(SRC, target).replace(/\.js$/, '.ts'))) return false;
+  if (to === FLOOR) return false;
+  if (rule.files?.includes(relative(SRC, target).replace(/\.js$/, '.ts'))) return false;
   if (rule.only) return !rule.only.includes(to) && !(typeOnly && rule.exceptTypesFrom?.includes(to));
   return rule.layers.includes(to);
 }
@@ -235,5 +242,19 @@ describe('layers: imports run one way', () => {
     expect(breaks(at('mcp/server.ts'), at('sandbox/create.ts'), false)).toBe(true);
     expect(breaks(at('mcp/server.ts'), at('control/routes.ts'), true)).toBe(true);
     expect(breaks(at('mcp/tools.ts'), at('contract/control/openapi-control.ts'), false)).toBe(false);
+    expect(breaks(at('mcp/server.ts'), at('api/docs.ts'), false)).toBe(true);
+    expect(breaks(at('mcp/server.ts'), at('guides/build-guides.ts'), false)).toBe(false);
+    expect(breaks(at('store/db.ts'), at('base/startup-error.ts'), false)).toBe(false);
+    expect(breaks(at('store/db.ts'), at('core/config.ts'), false)).toBe(true);
+    expect(breaks(at('base/startup-error.ts'), at('domain/status.ts'), true)).toBe(true);
+    expect(breaks(at('guides/build-guides.ts'), at('api/docs.ts'), false)).toBe(true);
+    expect(breaks(at('client/control.ts'), at('contract/control/control-operations.ts'), false)).toBe(false);
+    expect(breaks(at('client/control.ts'), at('package-dir.ts'), false)).toBe(true);
+  });
+
+  it('the bottom floor (src/base/) imports nothing, not even a package', () => {
+    const files = sources(join(SRC, 'base'));
+    expect(files.map((f) => relative(SRC, f))).toContain('base/startup-error.ts');
+    for (const file of files) expect(readFileSync(file, 'utf8'), file).not.toMatch(/\bimport\b/);
   });
 });

@@ -6,9 +6,9 @@
  * the token endpoint's own 429 (RFC 6749 body). The control plane is never limited.
  */
 import { describe, expect, it } from 'vitest';
+import { StartupError } from '../src/base/startup-error.js';
 import { loadConfig } from '../src/core/config.js';
 import { parseRateLimit, RateLimiter } from '../src/core/rate-limit.js';
-import { StartupError } from '../src/core/startup-error.js';
 import { createHarness, DEMO, expectErrorEnvelope, expectOk, MAPPINGS, STATUS, UNSEEDED } from './harness.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

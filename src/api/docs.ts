@@ -20,11 +20,11 @@ import { partnershipDocuments } from '../contract/api/openapi.js';
 import { controlPlaneDocument } from '../contract/control/openapi-control.js';
 import { BoundedCache } from '../domain/bounded-cache.js';
 import { own } from '../domain/own.js';
+import { buildGuides, type GuidePage, type Guides } from '../guides/build-guides.js';
+import { SCREENSHOT_NAME, SCREENSHOT_TYPES } from '../guides/screenshots.js';
 import type { AppEnv } from '../http/env.js';
 import { packageDir } from '../package-dir.js';
 import { UI_PATH } from '../ui/index.js';
-import { buildGuides, type GuidePage, type Guides } from './build-guides.js';
-import { SCREENSHOT_NAME, SCREENSHOT_TYPES } from './screenshots.js';
 
 /** Under /docs/guides/: a page's name, or `screenshots/` and a file's name. */
 const SCREENSHOTS = 'screenshots/';

@@ -4,13 +4,13 @@
  */
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { argsProblem } from '../cli-args.js';
+import { argsProblem } from '../base/cli-args.js';
+import { StartupError } from '../base/startup-error.js';
 import { JOURNAL_BODY_MAX_BYTES } from '../contract/control/bundle.js';
 import { defaultFixturesDir } from '../package-dir.js';
 import { builtIn } from '../scenarios/catalogue.js';
 import { chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';
 import { parseRateLimit } from './rate-limit.js';
-import { StartupError } from './startup-error.js';
 
 /** A whole number in a range, said in the sandbox's words ("PORT=\"abc\": must be a whole number from 0 to 65535"), never zod's. */
 export const wholeNumberMessage = (min: number, max: number) =>

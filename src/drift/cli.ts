@@ -10,8 +10,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
-import { argsProblem } from '../cli-args.js';
-import { StartupError } from '../core/startup-error.js';
+import { argsProblem } from '../base/cli-args.js';
+import { StartupError } from '../base/startup-error.js';
 import { RecordingError } from './har.js';
 import { startRecorder } from './proxy.js';
 import { verifyRecording } from './replay.js';

@@ -7,7 +7,7 @@
  * in this process for the purpose (startSandbox, the package's own entry) unless given.
  */
 import type { OpenAPIBackend } from 'openapi-backend';
-import { StartupError } from '../core/startup-error.js';
+import { StartupError } from '../base/startup-error.js';
 import { startSandbox } from '../start.js';
 
 type Operation = NonNullable<ReturnType<OpenAPIBackend['router']['matchOperation']>>;

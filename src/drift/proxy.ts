@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { StartupError } from '../core/startup-error.js';
+import { StartupError } from '../base/startup-error.js';
 import { packageVersion } from '../package-dir.js';
 import { captureExchanges } from './capture.js';
 import { ContractChecker } from './contract-check.js';

@@ -2,7 +2,7 @@
  * Where `record` sends each request (docs/drift.md): the upstream's base URL, parsed once, and
  * the target of a request path on it.
  */
-import { StartupError } from '../core/startup-error.js';
+import { StartupError } from '../base/startup-error.js';
 
 export interface Upstream {
   origin: string;

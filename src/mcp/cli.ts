@@ -4,8 +4,8 @@
  * channel: nothing else is written there. A bad flag exits 2 with one line on stderr.
  */
 import { parseArgs } from 'node:util';
-import { argsProblem } from '../cli-args.js';
-import { StartupError } from '../core/startup-error.js';
+import { argsProblem } from '../base/cli-args.js';
+import { StartupError } from '../base/startup-error.js';
 import { packageVersion } from '../package-dir.js';
 import { type McpOptions, startMcpServer } from './server.js';
 import { LineTransport } from './stdio.js';

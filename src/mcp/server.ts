@@ -12,8 +12,8 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { buildGuides } from '../api/build-guides.js';
 import { CONTROL_OPERATIONS } from '../contract/control/control-operations.js';
+import { buildGuides } from '../guides/build-guides.js';
 import { controlTools, type ToolDefinition } from './tools.js';
 
 export interface McpOptions {

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { StartupError } from '../core/startup-error.js';
+import { StartupError } from '../base/startup-error.js';
 import { RecordingError, readHar } from '../drift/har.js';
 import { packageVersion } from '../package-dir.js';
 import { buildPact } from './build.js';

@@ -5,6 +5,7 @@
  * above services/ (snapshots and bundles are services), so core/ imports none of them.
  */
 import { readFileSync } from 'node:fs';
+import { StartupError } from '../base/startup-error.js';
 import { ApiError } from '../contract/api/errors.js';
 import { Clock } from '../core/clock.js';
 import { CLOCK_KEY, changeClocks, PARTNER_CLOCK_PREFIX } from '../core/clock-store.js';
@@ -13,7 +14,6 @@ import { Diagnostics } from '../core/diagnostics.js';
 import { type FixturePartner, loadFixtures } from '../core/fixtures.js';
 import { Journal } from '../core/journal.js';
 import { parseRateLimit, RateLimiter } from '../core/rate-limit.js';
-import { StartupError } from '../core/startup-error.js';
 import type { Logger, Sandbox, Snapshots } from '../core/state.js';
 import { StateRegistry } from '../core/state-registry.js';
 import { StoreHealth } from '../core/store-health.js';
@@ -29,7 +29,7 @@ import { startupWriteError } from '../store/db.js';
 import { createStore } from '../store/index.js';
 import { secretColumns } from '../store/partners.js';
 import { durableChaos, startupChaos, statePieces } from './pieces.js';
-import { finishSwapsLeft } from './store-piece.js';
+import { finishSwapsLeft } from './store-swap.js';
 
 export type { Logger, Sandbox } from '../core/state.js';
 
@@ -120,7 +120,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
   try {
     // A reservation left by a process that stopped mid-request (kill -9) never finished.
     store.idempotency.releaseAbandoned();
-    // A large import's swap that a killed process left under way is finished (store-piece.ts).
+    // A large import's swap that a killed process left under way is finished (store-swap.ts).
     finishSwapsLeft(sandbox);
     // A fresh database gets the fixtures; a durable one keeps what it has.
     if (store.meta.get('seeded') !== '1') seed(sandbox);

@@ -5,10 +5,10 @@
  * diagnostics. New state is one more piece here.
  */
 
+import { StartupError } from '../base/startup-error.js';
 import type { FieldIssue } from '../contract/api/errors.js';
 import { BUNDLE_JOURNAL_LIMITS, BUNDLE_WARNING_MAX, type BundleData } from '../contract/control/bundle.js';
 import type { JournalEntry, JournalImage } from '../core/journal.js';
-import { StartupError } from '../core/startup-error.js';
 import type { Sandbox } from '../core/state.js';
 import type { PartnerScope, StatePiece } from '../core/state-registry.js';
 import { cutText } from '../domain/cut.js';

@@ -42,8 +42,11 @@ export type Hook = 'authenticate' | 'account' | 'faults' | 'service' | 'answer';
 export interface ChaosRule {
   value?: number;
   where: (call: ChaosCall) => boolean;
-  /** false: drawn only when a profile names it, never by a profile that names none (docs/chaos.md). */
-  byDefault?: false;
+  /**
+   * true: in what a profile draws from when it names no scenarios (docs/chaos.md names these
+   * five); false (or absent): drawn only when a profile names it.
+   */
+  byDefault?: boolean;
 }
 
 export type ValueSpec =
@@ -71,7 +74,7 @@ export const BUILT_INS = [
     value: { kind: 'int', min: 1, max: 86_400, default: 90, unit: 'seconds' },
     appliesTo: ['register', ...CONTROLS_AND_STATUS],
     hooks: ['account', 'service'],
-    chaos: { where: (call) => CONTROLS_AND_STATUS.includes(call.endpoint) },
+    chaos: { where: (call) => CONTROLS_AND_STATUS.includes(call.endpoint), byDefault: true },
   },
   {
     name: 'stale-content-hash',
@@ -80,7 +83,7 @@ export const BUILT_INS = [
     value: { kind: 'none' },
     appliesTo: ['controls.put'],
     hooks: ['service'],
-    chaos: { where: (call) => call.endpoint === 'controls.put' && !call.dryRun },
+    chaos: { where: (call) => call.endpoint === 'controls.put' && !call.dryRun, byDefault: true },
   },
   {
     name: 'status-partial-failure',
@@ -115,7 +118,7 @@ export const BUILT_INS = [
     value: { kind: 'choice', allowed: [500, 502, 503], default: 500 },
     appliesTo: ALL,
     hooks: ['faults'],
-    chaos: { value: 503, where: everywhere },
+    chaos: { value: 503, where: everywhere, byDefault: true },
   },
   {
     name: 'rate-limited',
@@ -123,7 +126,7 @@ export const BUILT_INS = [
     value: { kind: 'int', min: 1, max: 3600, default: 1, unit: 'seconds' },
     appliesTo: ALL,
     hooks: ['faults'],
-    chaos: { value: 1, where: everywhere },
+    chaos: { value: 1, where: everywhere, byDefault: true },
   },
   {
     name: 'token-expired',
@@ -140,7 +143,7 @@ export const BUILT_INS = [
     value: { kind: 'none' },
     appliesTo: ALL,
     hooks: ['faults'],
-    chaos: { where: everywhere },
+    chaos: { where: everywhere, byDefault: true },
   },
   {
     name: 'additive-changes',

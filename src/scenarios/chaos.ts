@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { OWED_KEY_MAX, OWED_MAX } from '../contract/control/bundle.js';
 import { own, setOwn } from '../domain/own.js';
-import { BUILT_INS, builtIn, type ChaosCall, type ChaosRule } from './catalogue.js';
+import { BUILT_INS, builtIn, type ChaosCall } from './catalogue.js';
 import type { Effect, Preset } from './presets.js';
 
 export const CHAOS_HEADER = 'X-Sandbox-Chaos';
@@ -28,11 +28,11 @@ export function owedKey(operation: string): string {
 }
 
 /**
- * What a profile draws from when it names no scenarios (docs/chaos.md): every transient built-in
- * but those drawn only when named (additive-changes).
+ * What a profile draws from when it names no scenarios (docs/chaos.md): the transient built-ins
+ * their records mark `byDefault` (catalogue.ts).
  */
 export const DEFAULT_CHAOS_SCENARIOS: readonly string[] = BUILT_INS.filter(
-  (b) => b.chaos && (b.chaos as ChaosRule).byDefault !== false,
+  (b) => b.chaos !== false && b.chaos.byDefault === true,
 ).map((b) => b.name);
 
 export type { ChaosCall } from './catalogue.js';

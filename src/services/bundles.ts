@@ -19,6 +19,7 @@ import {
   BundleV1,
 } from '../contract/control/bundle.js';
 import type { Sandbox } from '../core/state.js';
+import type { Staging } from '../core/state-registry.js';
 import { nextTurn } from '../core/turns.js';
 import { hashSecretSync } from '../domain/secrets.js';
 
@@ -88,13 +89,6 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
   checkVersion(json);
   const { accounts } = (json ?? {}) as { accounts?: unknown };
   const count = sliced ? sliced.count : Array.isArray(accounts) ? accounts.length : 0;
-  /** The accounts, a turn's worth at a time. */
-  function* parts(): Generator<unknown[]> {
-    if (sliced) for (const text of sliced.slices) yield JSON.parse(text) as unknown[];
-    else
-      for (let from = 0; from < count; from += ACCOUNTS_PER_TURN)
-        yield (accounts as unknown[]).slice(from, from + ACCOUNTS_PER_TURN);
-  }
   // A small body goes in one step; one parsed aside (1 MiB or more) by turns whatever its
   // count of accounts, and whatever the version it was written in.
   if (!sliced && count <= ACCOUNTS_PER_TURN) return load(s, parseBundle(json));
@@ -102,11 +96,40 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
     throw validationError([
       { field: 'accounts', message: `must have at most ${BUNDLE_MAX_ACCOUNTS} entries` },
     ]);
-  // Everything but the accounts at once, then the accounts by turns.
+  const b = await parsedInTurns(json, accountParts(accounts, count, sliced));
+  await checkedInTurns(s, b);
+  // The rows are written ahead by slices where no reader sees them, then swapped in: by slices
+  // too, while what could see the partner half-moved waits (core/swap-gate.ts).
+  const realNow = Date.now();
+  const staged = s.state.stage(b, realNow);
+  try {
+    await stagedAhead(staged);
+    return await swappedIn(s, b, realNow, staged);
+  } catch (err) {
+    // A constraint the swap's transaction met (something taken that the check before the swap
+    // did not see): nothing of it was written. The check, run again, names the field if it can.
+    if ((err as { code?: unknown }).code?.toString().startsWith('SQLITE_CONSTRAINT'))
+      await checkedInTurns(s, b);
+    throw err;
+  } finally {
+    for (const piece of staged.values()) piece.drop();
+  }
+}
+
+/** A large bundle's accounts, a turn's worth at a time (from `sliced` when parsed aside). */
+function* accountParts(accounts: unknown, count: number, sliced?: AccountSlices): Generator<unknown[]> {
+  if (sliced) for (const text of sliced.slices) yield JSON.parse(text) as unknown[];
+  else
+    for (let from = 0; from < count; from += ACCOUNTS_PER_TURN)
+      yield (accounts as unknown[]).slice(from, from + ACCOUNTS_PER_TURN);
+}
+
+/** The bundle parsed: everything but the accounts at once, then the accounts a part a turn. */
+async function parsedInTurns(json: unknown, parts: Iterable<unknown[]>): Promise<BundleData> {
   const rest = parseBundle({ ...(json as object), accounts: [] });
   const element = Bundle.shape.accounts.element;
   const parsed: BundleData['accounts'] = [];
-  for (const part of parts()) {
+  for (const part of parts) {
     await nextTurn();
     for (const account of part) {
       const result = element.safeParse(account);
@@ -123,46 +146,41 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
     }
   }
   await nextTurn();
-  const b = { ...rest, accounts: parsed };
-  await checkedInTurns(s, b);
-  // The rows are written ahead by slices where no reader sees them, then swapped in: by slices
-  // too, while what could see the partner half-moved waits (core/swap-gate.ts).
-  const realNow = Date.now();
-  const staged = s.state.stage(b, realNow);
+  return { ...rest, accounts: parsed };
+}
+
+/** Each piece's part written ahead, a slice a turn. */
+async function stagedAhead(staged: ReadonlyMap<string, Staging>): Promise<void> {
+  for (const piece of staged.values()) {
+    do await nextTurn();
+    while (piece.next());
+  }
+  await nextTurn();
+}
+
+/**
+ * The staged bundle swapped in with the partner's gate closed (core/swap-gate.ts); its calls
+ * held meanwhile start over against the new partner.
+ */
+async function swappedIn(s: Sandbox, b: BundleData, realNow: number, staged: ReadonlyMap<string, Staging>) {
   const parent = b.partner.parent_account_id;
+  const open = await s.gate.close(parent);
   try {
+    // Taken since the check (a partner created meanwhile with its client_id): checked again, a
+    // 400. Nothing can take anything while the gate is closed, so the checks go by turns.
     for (const piece of staged.values()) {
-      do await nextTurn();
-      while (piece.next());
+      for (const taken of piece.taken()) {
+        await nextTurn();
+        if (taken()) await checkedInTurns(s, b);
+      }
     }
     await nextTurn();
-    const open = await s.gate.close(parent);
-    try {
-      // Taken since the check (a partner created meanwhile with its client_id): checked again, a
-      // 400. Nothing can take anything while the gate is closed, so the checks go by turns.
-      for (const piece of staged.values()) {
-        for (const taken of piece.taken()) {
-          await nextTurn();
-          if (taken()) await checkedInTurns(s, b);
-        }
-      }
-      await nextTurn();
-      const replaced = s.state.scopeOf(parent).client !== undefined;
-      await s.state.swapIn(b, realNow, staged, nextTurn);
-      return summary(b, replaced);
-    } finally {
-      // Its calls held meanwhile start over against the new partner.
-      s.markWiped(parent);
-      open();
-    }
-  } catch (err) {
-    // A constraint the swap's transaction met (something taken that the check above did not
-    // see): nothing of it was written. The check, run again, names the field if it can.
-    if ((err as { code?: unknown }).code?.toString().startsWith('SQLITE_CONSTRAINT'))
-      await checkedInTurns(s, b);
-    throw err;
+    const replaced = s.state.scopeOf(parent).client !== undefined;
+    await s.state.swapIn(b, realNow, staged, nextTurn);
+    return summary(b, replaced);
   } finally {
-    for (const piece of staged.values()) piece.drop();
+    s.markWiped(parent);
+    open();
   }
 }
 

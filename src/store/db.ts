@@ -8,7 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { StartupError } from '../core/startup-error.js';
+import { StartupError } from '../base/startup-error.js';
 import { type MigrationHooks, migrations } from './migrations.js';
 
 export type Db = Database.Database;

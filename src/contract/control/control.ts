@@ -7,6 +7,7 @@
 import { z } from '@hono/zod-openapi';
 import { nonEmpty } from '../api/fields.js';
 import { ControlsData, LayoutType, Surface, VerticalMapping } from '../api/schemas.js';
+import { DEFAULT_CHAOS_SCENARIOS } from './control-operations.js';
 
 import { about } from './journal-filters.js';
 
@@ -147,10 +148,14 @@ export const ChaosRequest = z.strictObject({
     minimum: Number.MIN_SAFE_INTEGER,
     maximum: Number.MAX_SAFE_INTEGER,
   }),
-  scenarios: z.array(z.string().min(1).max(100)).min(1).max(20).nullish().openapi({
-    description:
-      'Transient scenarios or presets to draw from; default auth-propagation, stale-content-hash, server-error, rate-limited, connection-reset.',
-  }),
+  scenarios: z
+    .array(z.string().min(1).max(100))
+    .min(1)
+    .max(20)
+    .nullish()
+    .openapi({
+      description: `Transient scenarios or presets to draw from; default ${DEFAULT_CHAOS_SCENARIOS.join(', ')}.`,
+    }),
   parent_account_id: z.string().min(1).max(128).nullish().openapi({
     description:
       "This partner's profile; without it, a profile for every partner (each partner its own sequence of calls).",

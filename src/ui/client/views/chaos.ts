@@ -5,14 +5,14 @@
  * every partner, SANDBOX_CHAOS's included) until it is edited; with none in force it is empty.
  */
 import type { ChaosProfileInput, ChaosProfilesView } from '../../../client/control.js';
+import { DEFAULT_CHAOS_SCENARIOS } from '../../../contract/control/control-operations.js';
 import { control } from '../control.js';
 import { card, Drawn, fill, h, label, mono, table, time } from '../dom.js';
 import { knownPartners } from '../partners.js';
 import { fail, toast } from '../toast.js';
 
-/** What a profile draws when it names none (docs/chaos.md). */
-const DEFAULT_SCENARIOS =
-  'auth-propagation, stale-content-hash, server-error, rate-limited, connection-reset';
+/** What a profile draws when it names none (docs/chaos.md; generated from the scenario records). */
+const DEFAULT_SCENARIOS = DEFAULT_CHAOS_SCENARIOS.join(', ');
 
 type Profile = ChaosProfilesView['profiles'][number];
 
