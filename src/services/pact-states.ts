@@ -10,14 +10,12 @@ import type { z } from 'zod';
 import { validationError } from '../contract/api/errors.js';
 import type { AccountStateParams, PartnerStateParams } from '../contract/control/pact.js';
 import type { Sandbox } from '../core/state.js';
-import { contentHash } from '../domain/controls.js';
-import { ids } from '../domain/ids.js';
 import { hashSecret } from '../domain/secrets.js';
 import { aggregateStatus } from '../domain/status.js';
 import { type PartnerCredentialsRow, secretColumns } from '../store/partners.js';
 import { issueToken, tokenHash } from './auth.js';
 import { createPartner, seedMappings } from './partners.js';
-import { newAccount } from './register.js';
+import { insertAccount, newAccount } from './register.js';
 
 interface Session {
   /** Partners a setup touched since the last teardown, in order (the last: the default partner). */
@@ -172,20 +170,7 @@ function createAccount(s: Sandbox, parent: string, accountId: string, external: 
     store_identifier: 'https://pact.example.com',
     external_account_id: external,
   };
-  const created = newAccount(s, parent, body, 0, accountId);
-  s.store.accounts.insert(created);
-  const listId = ids.controlsList();
-  const blocked = s.fixtures.preset.blocked;
-  s.store.controls.put({
-    account_id: accountId,
-    list_id: listId,
-    name: s.fixtures.preset.name,
-    version: 0,
-    content_hash: contentHash(listId, 0, blocked, []),
-    blocked,
-    domains: [],
-    updated_at: created.account.created_at,
-  });
+  insertAccount(s, newAccount(s, parent, body, 0, accountId));
 }
 
 /** active: every variant enabled; paused: none; mixed: the first enabled, the others not (2 variants at least). */

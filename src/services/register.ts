@@ -78,24 +78,29 @@ export function register(s: Sandbox, { parent, body, dryRun, faults }: Registrat
     if (existing) return matchedResult(s, existing, body);
     const propagation = faults.authPropagation?.use() ?? s.config.authPropagationSeconds;
     const created = newAccount(s, parent, body, propagation);
-    s.store.accounts.insert(created);
-    const listId = ids.controlsList();
-    const blocked = s.fixtures.preset.blocked;
-    s.store.controls.put({
-      account_id: created.account.account_id,
-      list_id: listId,
-      name: s.fixtures.preset.name,
-      version: 0,
-      content_hash: contentHash(listId, 0, blocked, []),
-      blocked,
-      domains: [],
-      updated_at: created.account.created_at,
-    });
+    insertAccount(s, created);
     return { data: accountView(s, created.account.account_id), matched: false, warnings: [] };
   });
 }
 
 /** The rows a registration writes (a Pact state `an account` names its own account ID). */
+/** A new account written, with its controls list: the partnership preset's blocks (a register, a pact state). */
+export function insertAccount(s: Sandbox, created: NewAccount): void {
+  s.store.accounts.insert(created);
+  const listId = ids.controlsList();
+  const blocked = s.fixtures.preset.blocked;
+  s.store.controls.put({
+    account_id: created.account.account_id,
+    list_id: listId,
+    name: s.fixtures.preset.name,
+    version: 0,
+    content_hash: contentHash(listId, 0, blocked, []),
+    blocked,
+    domains: [],
+    updated_at: created.account.created_at,
+  });
+}
+
 export function newAccount(
   s: Sandbox,
   parent: string,
