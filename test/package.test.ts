@@ -204,7 +204,7 @@ describe('npx partnership-sandbox mcp', () => {
     const bin = join(project, 'node_modules', '.bin', 'partnership-sandbox');
     const help = run(bin, ['mcp', '--help']);
     expect(help.status).toBe(0);
-    expect(help.stdout).toContain('Usage: partnership-sandbox mcp --url URL [--admin-token T]');
+    expect(help.stdout).toContain('Usage: partnership-sandbox mcp --url URL [--admin-token T | --token T]');
     expect(existsSync(join(project, 'node_modules', '@modelcontextprotocol'))).toBe(false);
     const requests = [
       {

@@ -6,7 +6,7 @@
  * placeholders are numbered in.
  */
 import { isUtf8 } from 'node:buffer';
-import { brotliDecompressSync, gunzipSync, inflateSync, zstdDecompressSync } from 'node:zlib';
+import * as zlib from 'node:zlib';
 import type { Captured } from './capture.js';
 import type { ContractChecker } from './contract-check.js';
 import { entryText, type HarEntry } from './har.js';
@@ -206,13 +206,18 @@ function decodeOne(body: Buffer, coding: string, limit: { maxOutputLength: numbe
       return body;
     case 'gzip':
     case 'x-gzip':
-      return gunzipSync(body, limit);
+      return zlib.gunzipSync(body, limit);
     case 'deflate':
-      return inflateSync(body, limit);
+      return zlib.inflateSync(body, limit);
     case 'br':
-      return brotliDecompressSync(body, limit);
-    case 'zstd':
-      return zstdDecompressSync(body, limit);
+      return zlib.brotliDecompressSync(body, limit);
+    case 'zstd': {
+      // Node 22.15 and later: read through the namespace, so that an older Node (refused with
+      // one line at start-up, src/runtime.ts) can still import the package to be told so.
+      const zstd = (zlib as Partial<typeof zlib>).zstdDecompressSync;
+      if (!zstd) throw new Error('this Node.js cannot undo zstd');
+      return zstd(body, limit);
+    }
     default:
       throw new Error(`unknown content coding ${coding}`);
   }
