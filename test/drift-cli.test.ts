@@ -10,29 +10,24 @@
  * - a deviation exits 1 with its difference lines; a bad file or bad flags exit 2 with one line.
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { packageDir } from '../src/package-dir.js';
 import { type RunningSandbox, startSandbox } from '../src/start.js';
 import { startDeviantUpstream } from './drift/deviant-upstream.js';
 import { Client, CONTROLS, REGISTER, registerBody, STATUS, tour } from './drift/flows.js';
-
-const MAIN = join(packageDir, 'dist', 'main.js');
-const baseEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([n]) => !/^(PORT|HOST|SANDBOX_)/.test(n)),
-);
+import { baseEnv, ensureBuilt, MAIN, type Recording, startRecord as startBin } from './drift/record-bin.js';
 
 let dir: string;
 let upstream: RunningSandbox;
 const procs: ChildProcess[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(MAIN)) execFileSync('npm', ['run', 'build'], { cwd: packageDir, stdio: 'ignore' });
+  ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'drift-cli-'));
   upstream = await startSandbox();
 }, 120_000);
@@ -44,37 +39,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Recording {
-  proc: ChildProcess;
-  url: string;
-  firstLine: string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Starts `record` as a process; resolves once its first stdout line (the URL) is out. */
-async function startRecord(args: string[], env: Record<string, string> = {}): Promise<Recording> {
-  const proc = spawn(process.execPath, [MAIN, 'record', '--port', '0', ...args], {
-    env: { ...baseEnv, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  procs.push(proc);
-  let err = '';
-  proc.stderr!.on('data', (c: Buffer) => {
-    err += c;
-  });
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  const firstLine = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc.stdout!.on('data', (c: Buffer) => {
-      out += c;
-      if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
-    });
-    proc.on('exit', (code) => reject(new Error(`record exited ${code}: ${err}`)));
-  });
-  const url = /http:\/\/[\d.]+:\d+/.exec(firstLine)![0];
-  return { proc, url, firstLine, stderr: () => err, exited };
-}
+/** Starts `record` as a process (test/drift/record-bin.ts), killed after each test. */
+const startRecord = (args: string[], env: Record<string, string> = {}): Promise<Recording> =>
+  startBin(args, procs, env);
 
 function runVerify(args: string[]) {
   const r = spawnSync(process.execPath, [MAIN, 'verify', ...args], {
