@@ -8,6 +8,7 @@
 // this tree's server CPU time a call and its req/s, each as a ratio to the revision's.
 //   npm run build && node bench/compare.mjs [REV] [--rounds=5] [--seconds=4] [--connections=10]
 //     [--only='controls GET'] [--max-slowdown=0.10] [--gate='controls GET']
+//     [--other-main=DIR/dist/main.js]   (a build of REV made before, instead of building it now)
 // Exit 1 when the gated workload (the controls GET) costs more than 1 + max-slowdown times the
 // revision's CPU a call; the CPU time moves far less than req/s when other work shares the
 // machine. The release workflow runs it against the last tag.
@@ -28,7 +29,7 @@ const names = ['controls GET', 'controls PUT', 'token'].filter((n) => !only || n
 
 const builds = [
   { name: 'this tree', main: sandboxDist().main },
-  { name: rev, main: buildRevision(rev).main },
+  { name: rev, main: arg('other-main', undefined) ?? buildRevision(rev).main },
 ];
 
 async function measure(main, workload) {
