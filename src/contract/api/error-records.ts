@@ -14,8 +14,10 @@ import { header } from './openapi-parts.js';
 /**
  * Which partnership operations document a code, in the order an operation's response lists
  * its codes: every operation; or those whose needs (operation.ts) include the need named;
- * `notFound` those that name the code in needs.notFound; `scenario` and `parser` every
- * operation, listed last (the X-Sandbox-Scenario header, Node's HTTP parser before any route).
+ * `notFound` those that name the code in needs.notFound; `endpoints` (the record's
+ * `on: { endpoints }`) the operations of those scenario endpoint names (operations.ts);
+ * `scenario` and `parser` every operation, listed last (the X-Sandbox-Scenario header, Node's
+ * HTTP parser before any route).
  */
 export const ANSWERED_ON = [
   'every',
@@ -26,6 +28,7 @@ export const ANSWERED_ON = [
   'mapping',
   'account',
   'notFound',
+  'endpoints',
   'scenario',
   'parser',
   'propagation',
@@ -40,8 +43,11 @@ export interface ErrorRecord {
   meaning: string;
   /** `details`, as thrown in src/ (none: the code carries no details). */
   details?: z.ZodType;
-  /** Which partnership operations document it; none: no operation's responses list it. */
-  on?: AnsweredOn;
+  /**
+   * Which partnership operations document it (ANSWERED_ON), or the scenario endpoint names
+   * of those that do (`'layout.patch'`); none: no operation's responses list it.
+   */
+  on?: Exclude<AnsweredOn, 'endpoints'> | { endpoints: readonly string[] };
   /** Only the sandbox answers it: left out of the partner document (with its note). */
   sandboxOnly?: true;
   /** A sentence (leading space) added to the description of each operation response listing it. */

@@ -93,11 +93,11 @@ const leads: Record<number, (o: Needs, codes: readonly ErrorCode[]) => string> =
   503: () => 'Service unavailable; nothing was applied.',
 };
 
-/** Whether an operation of these needs answers a code (ErrorRecord.on). */
-function answers(o: Needs, code: ErrorCode): boolean {
-  const record = recordOf(code);
-  const on = record.on;
+/** Whether the operation of this endpoint and needs answers a code (ErrorRecord.on). */
+function answers(endpoint: string, o: Needs, code: ErrorCode): boolean {
+  const on = recordOf(code).on;
   if (on === undefined) return false;
+  if (typeof on === 'object') return on.endpoints.includes(endpoint);
   if (on === 'every' || on === 'scenario' || on === 'parser') return true;
   if (on === 'notFound') return o.notFound?.includes(code) ?? false;
   return o[on] === true;
@@ -108,9 +108,12 @@ function answers(o: Needs, code: ErrorCode): boolean {
  * order of ANSWERED_ON, then of the records), its description and its headers: all from
  * the records of the codes its needs let it answer.
  */
-function errors(o: Needs) {
-  const rank = (code: ErrorCode) => ANSWERED_ON.indexOf(recordOf(code).on as AnsweredOn);
-  const codes = errorCodes.filter((code) => answers(o, code)).sort((a, b) => rank(a) - rank(b));
+function errors(endpoint: string, o: Needs) {
+  const rank = (code: ErrorCode) => {
+    const on = recordOf(code).on;
+    return ANSWERED_ON.indexOf(typeof on === 'object' ? 'endpoints' : (on as AnsweredOn));
+  };
+  const codes = errorCodes.filter((code) => answers(endpoint, o, code)).sort((a, b) => rank(a) - rank(b));
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
     const record = recordOf(code);
@@ -227,7 +230,7 @@ export function operation<const D extends Declaration>(d: D) {
     request,
     responses: {
       200: success(d.ok.description, d.ok.schema as D['ok']['schema'], o.idempotent ? replayed : {}),
-      ...errors(o),
+      ...errors(d.endpoint, o),
     } as ResponsesOf<D>,
   });
   return { endpoint: d.endpoint as D['endpoint'], needs: o as D['needs'], route };
