@@ -6,11 +6,24 @@
  * The paths are the contract's (src/contract/api/operations.ts: the routes the sandbox serves
  * and documents), matched as the app matches them (domain/route-pattern.ts).
  */
+import { tokenRoute } from '../contract/api/oauth.js';
 import { apiRoutes } from '../contract/api/operations.js';
 import { routePattern } from '../domain/route-pattern.js';
 
+/** The token endpoint's path. */
+export const TOKEN_PATH = tokenRoute.path;
+
 /** The API's paths (src/contract's routes), `{name}` segments captured by their names. */
-const PATTERNS = [...new Set(apiRoutes.map((r) => r.path))].map(routePattern);
+const ROUTES = [...new Set(apiRoutes.map((r) => r.path))].map((path) => ({
+  path,
+  pattern: routePattern(path),
+}));
+const PATTERNS = ROUTES.map((r) => r.pattern);
+
+/** The route an API path is, as the contract writes it (`/v1/partnership/accounts/{account_id}/status`). */
+export function routeOf(path: string): string | undefined {
+  return ROUTES.find((r) => r.pattern.test(path))?.path;
+}
 
 /** Where an API path starts in a URL path: the prefix before it (a base path), or undefined. */
 export function splitApiPath(pathname: string): { prefix: string; path: string } | undefined {
