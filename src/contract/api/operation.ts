@@ -68,7 +68,7 @@ function badRequestDescription(o: Needs): string {
 
 /**
  * What an error response of an operation says before the notes of its codes (ErrorRecord.note).
- * A status without one says what its codes mean.
+ * A status without one, or a response that would say nothing, says what its codes mean.
  */
 const leads: Record<number, (o: Needs, codes: readonly ErrorCode[]) => string> = {
   400: badRequestDescription,
@@ -124,10 +124,11 @@ function errors(endpoint: string, o: Needs) {
   const responses: Record<number, ReturnType<typeof failure>> = {};
   for (const [status, listed] of byStatus) {
     const records = listed.map(recordOf);
-    const lead = leads[status]?.(o, listed) ?? records.map((r) => r.meaning).join(' ');
+    const meanings = records.map((r) => r.meaning).join(' ');
+    const lead = leads[status]?.(o, listed) ?? meanings;
     const notes = records.map((r) => r.note ?? '').join('');
     responses[status] = failure(
-      `${lead}${notes}`.trimStart(),
+      `${lead}${notes}`.trimStart() || meanings,
       listed,
       Object.assign({}, ...records.map((r) => r.headers ?? {})),
     );
