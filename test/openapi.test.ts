@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { CONTROL_OPERATIONS_FILE, renderControlOperations } from '../scripts/generate-control-operations.js';
 import { ORIGINS_KEPT } from '../src/api/docs.js';
 import { createApp } from '../src/app.js';
+import { recordOf } from '../src/contract/api/error-records.js';
 import { errorCodes } from '../src/contract/api/errors.js';
 import { DOMAIN_PATTERN, domainProblem, TEXT_PATTERN, textProblem } from '../src/contract/api/fields.js';
 import { operations as declared } from '../src/contract/api/operations.js';
@@ -256,6 +257,44 @@ describe('error codes typed per response (issue 14 A5, A7)', () => {
     expect(detail('MissingIdempotencyKeyError')).toEqual(['header']);
     expect(detail('PartialFailureError')).toEqual(['failed_count', 'variant_count']);
     expect(s.UnauthorizedError.properties.details).toBeUndefined();
+  });
+
+  it('documents each code where its record says (error-records.ts): under its statuses, with its note; the partner document leaves out the sandbox-only ones', async () => {
+    const { partnership, sandbox } = await documents();
+    const documented = (doc: Doc) => {
+      const found = new Map<string, { statuses: Set<string>; descriptions: string[] }>();
+      for (const [path, item] of Object.entries(doc.paths) as [string, Doc][]) {
+        if (path === '/oauth/token') continue; // its own OAuth errors (RFC 6749), no envelope
+        for (const op of Object.values(item) as Doc[]) {
+          for (const [status, response] of Object.entries(op.responses) as [string, Doc][]) {
+            if (status === '200' || !response.content) continue;
+            for (const code of codesOf(doc, response)) {
+              const entry = found.get(code) ?? { statuses: new Set(), descriptions: [] };
+              entry.statuses.add(status);
+              entry.descriptions.push(response.description);
+              found.set(code, entry);
+            }
+          }
+        }
+      }
+      return found;
+    };
+    const inSandbox = documented(sandbox);
+    const inPartner = documented(partnership);
+    for (const code of errorCodes) {
+      const record = recordOf(code);
+      if (record.on === undefined) {
+        expect(inSandbox.has(code), code).toBe(false);
+        continue;
+      }
+      const statuses = [record.status, ...(record.alsoStatus ?? [])].map(String).sort();
+      expect([...inSandbox.get(code)!.statuses].sort(), code).toEqual(statuses);
+      if (record.note) {
+        for (const d of inSandbox.get(code)!.descriptions) expect(d, code).toContain(record.note.trim());
+      }
+      expect(inPartner.has(code), code).toBe(!record.sandboxOnly);
+    }
+    expect(JSON.stringify(partnership)).not.toContain('(sandbox only)');
   });
 
   it('the error envelope has data: null (type null), and no schema is named like a JS/TS global', async () => {

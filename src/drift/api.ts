@@ -3,35 +3,48 @@
  * spec's seven and the token endpoint), and which fields of its answers are identifiers the
  * service issues (mapped by verify, compared by type only) or timestamps (type and order);
  * and the headers that belong to one connection, which neither record nor verify passes on.
+ * The paths are the contract's (src/contract/api/operations.ts: the routes the sandbox serves
+ * and documents), matched as the app matches them (domain/route-pattern.ts).
  */
+import { tokenRoute } from '../contract/api/oauth.js';
+import { apiRoutes } from '../contract/api/operations.js';
+import { routePattern } from '../domain/route-pattern.js';
 
-/** The API's paths, each with the operation it is; `{id}` segments are identifiers. */
-const ENDPOINTS: readonly { name: string; method: string; pattern: RegExp }[] = [
-  { name: 'token', method: 'POST', pattern: /^\/oauth\/token$/ },
-  { name: 'mappings.get', method: 'GET', pattern: /^\/v1\/partnership\/vertical-mappings$/ },
-  { name: 'register', method: 'POST', pattern: /^\/v1\/accounts\/register\/partnership$/ },
-  {
-    name: 'controls',
-    method: '*',
-    pattern: /^\/v1\/partnership\/accounts\/[^/]+\/marketplacecontrolslists$/,
-  },
-  { name: 'status', method: '*', pattern: /^\/v1\/partnership\/accounts\/[^/]+\/status$/ },
-  { name: 'layout', method: '*', pattern: /^\/v1\/partnership\/accounts\/[^/]+\/layouts\/[^/]+$/ },
-];
+/** The token endpoint's path. */
+export const TOKEN_PATH = tokenRoute.path;
+
+/** The API's paths (src/contract's routes), `{name}` segments captured by their names. */
+const ROUTES = [...new Set(apiRoutes.map((r) => r.path))].map((path) => ({
+  path,
+  pattern: routePattern(path),
+}));
+const PATTERNS = ROUTES.map((r) => r.pattern);
+
+/** The route an API path is, as the contract writes it (`/v1/partnership/accounts/{account_id}/status`). */
+export function routeOf(path: string): string | undefined {
+  return ROUTES.find((r) => r.pattern.test(path))?.path;
+}
 
 /** Where an API path starts in a URL path: the prefix before it (a base path), or undefined. */
 export function splitApiPath(pathname: string): { prefix: string; path: string } | undefined {
-  const at = pathname.search(/\/(oauth\/token|v1\/(partnership|accounts\/register))(\/|$)/);
-  if (at === -1) return undefined;
-  const path = pathname.slice(at);
-  return ENDPOINTS.some((e) => e.pattern.test(path)) ? { prefix: pathname.slice(0, at), path } : undefined;
+  for (let at = pathname.indexOf('/'); at !== -1; at = pathname.indexOf('/', at + 1)) {
+    const path = pathname.slice(at);
+    if (PATTERNS.some((p) => p.test(path))) return { prefix: pathname.slice(0, at), path };
+  }
+  return undefined;
 }
 
-/** The identifiers a path names (the account and the layout), by their place in the path. */
+/** The identifiers an API path names (the account and the layout), by its route's parameters. */
 export function pathIdentifiers(path: string): { account?: string; layout?: string } {
-  const m = /^\/v1\/partnership\/accounts\/([^/]+)(?:\/layouts\/([^/]+))?/.exec(path);
-  if (!m) return {};
-  return { account: safeDecode(m[1]!), ...(m[2] ? { layout: safeDecode(m[2]) } : {}) };
+  for (const pattern of PATTERNS) {
+    const ids = pattern.exec(path)?.groups;
+    if (!ids) continue;
+    return {
+      ...(ids.account_id ? { account: safeDecode(ids.account_id) } : {}),
+      ...(ids.layout_id ? { layout: safeDecode(ids.layout_id) } : {}),
+    };
+  }
+  return {};
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import type { OpenAPIBackend } from 'openapi-backend';
 import { StartupError } from '../base/startup-error.js';
+import { routePattern } from '../domain/route-pattern.js';
 import { startSandbox } from '../start.js';
 
 type Operation = NonNullable<ReturnType<OpenAPIBackend['router']['matchOperation']>>;
@@ -37,12 +38,7 @@ export class ContractChecker {
     // tenth of record's time under load); the document does not change, so this is done once.
     this.#operations = api.router.getOperations().map((op) => ({
       method: op.method.toUpperCase(),
-      pattern: new RegExp(
-        `^${op.path
-          .split(/\{[^}]+\}/)
-          .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
-          .join('[^/]+')}$`,
-      ),
+      pattern: routePattern(op.path),
       op,
       checks: new Map(),
     }));

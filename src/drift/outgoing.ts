@@ -5,7 +5,7 @@
  * service did on its own asked of the sandbox as the scenario that does it.
  */
 import { validateHeaderName, validateHeaderValue } from 'node:http';
-import { APPLIED_HEADER, HOP_BY_HOP, SCENARIO_HEADER, safeDecode } from './api.js';
+import { APPLIED_HEADER, HOP_BY_HOP, SCENARIO_HEADER, safeDecode, TOKEN_PATH } from './api.js';
 import { rewriteForm } from './form.js';
 import { headerValue, type ReadEntry } from './har.js';
 import type { IdMap } from './ids.js';
@@ -48,7 +48,7 @@ export async function outgoing(item: Item, ids: IdMap, freshToken: () => Promise
   }
   // A browser's sanitized export leaves the Authorization header out: a call the service
   // did not refuse for it gets the replay partner's token.
-  const isToken = pathname === '/oauth/token';
+  const isToken = pathname === TOKEN_PATH;
   if (!isToken && entry.status !== 401 && !headers.some(([n]) => n.toLowerCase() === 'authorization')) {
     headers.push(['Authorization', `Bearer ${await freshToken()}`]);
   }

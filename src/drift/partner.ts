@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { type ControlClient, ControlPlaneError } from '../client/control.js';
 import { flattenTaxonomy, type TaxonomyFileData } from '../domain/taxonomy.js';
 import { defaultFixturesDir } from '../package-dir.js';
-import { APPLIED_HEADER, SCENARIO_HEADER } from './api.js';
+import { APPLIED_HEADER, SCENARIO_HEADER, TOKEN_PATH } from './api.js';
 import { headerValue, type ReadEntry, RecordingError } from './har.js';
 import type { IdMap } from './ids.js';
 import type { Plan } from './plan.js';
@@ -95,7 +95,7 @@ function recordedPartner(plan: Plan): {
   // ever refused (a drill with a wrong secret stays wrong in the replay).
   const accepted = { clientIds: new Set<string>(), secrets: new Set<string>(), basics: new Set<string>() };
   for (const { entry, path } of plan.api) {
-    if (path.split('?')[0] !== '/oauth/token') continue;
+    if (path.split('?')[0] !== TOKEN_PATH) continue;
     const refused =
       /invalid_client/.test(entry.responseBody ?? '') && (entry.status === 401 || entry.status === 400);
     if (refused) continue;

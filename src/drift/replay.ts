@@ -23,7 +23,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { type ControlClient, createControlClient } from '../client/control.js';
 import { type RunningSandbox, startSandbox } from '../start.js';
-import { pathIdentifiers } from './api.js';
+import { pathIdentifiers, TOKEN_PATH } from './api.js';
 import { ReplayClock } from './clock-align.js';
 import { type Answer, compareAnswers, TimestampOrder } from './compare.js';
 import { RecordingError, readHar } from './har.js';
@@ -115,7 +115,7 @@ async function setUp(plan: Plan, control: ControlClient, base: string, agent: Ht
   const freshToken = () => {
     fresh ??= send(base, agent, {
       method: 'POST',
-      path: '/oauth/token',
+      path: TOKEN_PATH,
       headers: [['Content-Type', 'application/x-www-form-urlencoded']],
       body: new URLSearchParams({
         grant_type: 'client_credentials',

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { PactStateName } from '../contract/control/pact.js';
 import { isSecretKey } from '../domain/secret-names.js';
-import { pathIdentifiers } from '../drift/api.js';
+import { pathIdentifiers, routeOf, TOKEN_PATH } from '../drift/api.js';
 import type { Exchange } from './exchange.js';
 import { bodyRules, headerRule, type Rules } from './matchers.js';
 
@@ -44,8 +44,6 @@ interface State {
 /** Scenarios that change nothing of an answer: neither a state nor part of what makes a call distinct. */
 const NOT_IN_ANSWER = new Set(['latency', 'connection-reset']);
 
-const TOKEN_PATH = '/oauth/token';
-
 /** A provider-state injected value: `${name}`, filled from the state's answer by the verifier. */
 const injected = (name: string) => `\${${name}}`;
 
@@ -80,9 +78,7 @@ const errorCode = (body: unknown) =>
 
 /** The path with its identifiers named: `/v1/partnership/accounts/{account_id}/status`. */
 export function pathShape(path: string): string {
-  return path
-    .replace(/^(\/v1\/partnership\/accounts\/)[^/]+/, '$1{account_id}')
-    .replace(/(\/layouts\/)[^/]+$/, '$1{layout_id}');
+  return routeOf(path) ?? path;
 }
 
 /** The scenarios a call met that shape its answer, as `[name, value]`, in a stable order. */

@@ -1,51 +1,17 @@
 /**
- * The error model, in one place: every machine-readable code the sandbox can put in
- * `error.code`, its HTTP status, and the one error class that handlers and middleware
- * throw. The envelope writer (http/envelope.ts) turns an ApiError into the response.
+ * The error model: every machine-readable code the sandbox can put in `error.code` and its
+ * HTTP status (from the records, error-records.ts), and the one error class that handlers
+ * and middleware throw. The envelope writer (http/envelope.ts) turns an ApiError into the response.
  */
+import { type ErrorCode, errorRecords } from './error-records.js';
 
-export const errorStatus = {
-  /** Sent with a 200: a status PUT that some variants failed (status-partial-failure). */
-  partial_failure: 200,
-  validation_error: 400,
-  malformed_json: 400,
-  /** Refused by Node's HTTP parser (server.ts): a duplicate Content-Length, a bad header line. */
-  malformed_request: 400,
-  vertical_not_mapped: 400,
-  vertical_mapping_not_seeded: 400,
-  missing_idempotency_key: 400,
-  unknown_scenario: 400,
-  unauthorized: 401,
-  token_expired: 401,
-  auth_propagation_pending: 401,
-  forbidden: 403,
-  parent_account_mismatch: 403,
-  /** A write that would take the partner past what its bundle may hold (http/room.ts). */
-  partner_storage_full: 403,
-  not_found: 404,
-  account_not_found: 404,
-  layout_not_found: 404,
-  method_not_allowed: 405,
-  request_timeout: 408,
-  content_hash_mismatch: 409,
-  idempotency_key_in_progress: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  /** An Expect header other than 100-continue (server.ts). */
-  expectation_failed: 417,
-  missing_parent_account_header: 422,
-  idempotency_key_reused: 422,
-  rate_limited: 429,
-  request_headers_too_large: 431,
-  internal_error: 500,
-  bad_gateway: 502,
-  service_unavailable: 503,
-  /** A write the store refused: a full disk, a read-only store, an I/O error (core/store-health.ts). */
-  store_not_writable: 503,
-} as const;
-
-export type ErrorCode = keyof typeof errorStatus;
-export const errorCodes = Object.keys(errorStatus) as ErrorCode[];
+export type { ErrorCode };
+/** Every code, in its records' order (by status). */
+export const errorCodes = Object.keys(errorRecords) as ErrorCode[];
+/** Each code's HTTP status. */
+export const errorStatus = Object.fromEntries(
+  errorCodes.map((code) => [code, errorRecords[code].status]),
+) as Record<ErrorCode, number>;
 
 /** A field-level problem, named the way the client sent (or should send) it. */
 export interface FieldIssue {

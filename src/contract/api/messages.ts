@@ -3,6 +3,7 @@
  * and the tests that check the answers. Where the spec dictates wording, it is quoted
  * in the comment.
  */
+import { errorRecords } from './error-records.js';
 
 export interface PartnerPair {
   partnerVerticalId: number;
@@ -187,13 +188,11 @@ export const DOMAIN_PORT_MESSAGE = 'must be a bare domain without a port';
 export const DOMAIN_NAME_MESSAGE = 'must be a valid domain name such as "example.com"';
 
 /** A write the store refused (a full disk, a read-only store, an I/O error): core/store-health.ts. */
-export const storeNotWritableMessage = (path: string, failure: { code: string; cause: string }) =>
-  `The sandbox's store (SANDBOX_DB=${path === '' ? ':memory:' : path}) cannot take writes: ${failure.cause} (${failure.code}). Nothing was written; retry once the store can take writes again (free space, or make it writable).`;
+export const storeNotWritableMessage = errorRecords.store_not_writable.message;
 export const UNSAVED_REPLAY_WARNING =
   'the store (SANDBOX_DB) could not record this answer under its Idempotency-Key (it cannot take writes): a retry with the key replays it from memory until the store takes writes again or the sandbox restarts';
 
-export const partnerStorageFullMessage = (parent: string, usedBytes: number, limitBytes: number) =>
-  `Parent account ${parent} holds ${(usedBytes / 2 ** 20).toFixed(1)} MiB of accounts, controls lists and stored answers, and this write would take it past ${(limitBytes / 2 ** 20).toFixed(0)} MiB, the most one partner may hold in the sandbox (so that its bundle always imports). Nothing was written. Reset the partner (POST /__sandbox/partners/${parent}/reset) or use another one.`;
+/** A write past what one partner may hold (http/room.ts). */
+export const partnerStorageFullMessage = errorRecords.partner_storage_full.message;
 /** A call past its partner's fair share (SANDBOX_RATE_LIMIT, docs/hosting.md). */
-export const rateLimitedMessage = (perSecond: number, burst: number, seconds: number) =>
-  `Too many requests: this partner may send ${perSecond} calls per second (bursts of ${burst}); retry after ${seconds} s. Nothing was applied.`;
+export const rateLimitedMessage = errorRecords.rate_limited.message;

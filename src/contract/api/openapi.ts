@@ -13,12 +13,12 @@
  * Generated once per origin, on first request.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi';
-import { SANDBOX_ONLY_SCHEMAS } from './envelope.js';
+import { SANDBOX_ONLY_CODES, SANDBOX_ONLY_SCHEMAS } from './envelope.js';
+import { recordOf } from './error-records.js';
 import { headerComponents, SANDBOX_HEADER_COMPONENTS, SANDBOX_PARAMETER } from './headers.js';
 import { tokenRoute } from './oauth.js';
 import { toOpenApi30 } from './openapi-30.js';
 import type { OpenApiDocument } from './openapi-parts.js';
-import { STORAGE_FULL_NOTE, STORE_NOT_WRITABLE_NOTE } from './operation.js';
 
 export const VERSION = '1.0.0';
 
@@ -116,6 +116,7 @@ export function withoutSandboxItems(doc: OpenApiDocument): OpenApiDocument {
   out.info.title = 'Partnership Accounts API';
   out.info.description = `${INFO_DESCRIPTION} Served by the sandbox: this document in OpenAPI 3.0.3 is /openapi-3.0.json; the sandbox document (with its fault-injection parameter, headers and sandbox-only errors) is /openapi.sandbox.json.`;
   const sandboxSchemas = new Set(SANDBOX_ONLY_SCHEMAS.map((n) => `#/components/schemas/${n}`));
+  const sandboxNotes = SANDBOX_ONLY_CODES.flatMap((code) => recordOf(code).note ?? []);
   const sandboxRefs = new Set(SANDBOX_HEADER_COMPONENTS.map((n) => `#/components/headers/${n}`));
   for (const item of Object.values(out.paths ?? {}) as OpenApiDocument[]) {
     for (const op of Object.values(item) as OpenApiDocument[]) {
@@ -128,10 +129,11 @@ export function withoutSandboxItems(doc: OpenApiDocument): OpenApiDocument {
         for (const [name, h] of Object.entries(response.headers ?? {}) as [string, OpenApiDocument][]) {
           if (sandboxRefs.has(h.$ref)) delete response.headers[name];
         }
-        // The error codes only the sandbox answers (unknown_scenario, store_not_writable, partner_storage_full).
-        response.description = String(response.description)
-          .replace(STORE_NOT_WRITABLE_NOTE, '')
-          .replace(STORAGE_FULL_NOTE, '');
+        // The error codes only the sandbox answers: their notes, then their schemas.
+        response.description = sandboxNotes.reduce(
+          (text, note) => text.replace(note, ''),
+          String(response.description),
+        );
         for (const media of Object.values(response.content ?? {}) as OpenApiDocument[]) {
           const members = media.schema?.anyOf as OpenApiDocument[] | undefined;
           if (!members) continue;

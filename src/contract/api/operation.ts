@@ -7,7 +7,8 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { errorBody } from './envelope.js';
-import type { ErrorCode } from './errors.js';
+import { ANSWERED_ON, type AnsweredOn, recordOf } from './error-records.js';
+import { type ErrorCode, errorCodes } from './errors.js';
 import { commonHeaders, header, json } from './openapi-parts.js';
 import { DryRunQuery } from './schemas.js';
 
@@ -56,15 +57,6 @@ export interface Needs {
   contentHash?: boolean;
 }
 
-/** Every error response of an operation, each with the error codes it can carry and its headers. */
-/** The sandbox-only sentence of a write's 503 (the partner document leaves it out). */
-export const STORE_NOT_WRITABLE_NOTE =
-  " store_not_writable (sandbox only): the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written and the Idempotency-Key stays free.";
-
-/** The sandbox-only sentence of a write's 403 (the partner document leaves it out). */
-export const STORAGE_FULL_NOTE =
-  ' partner_storage_full (sandbox only): the partner holds as much as one partner may (docs/guarantees-and-limits.md); nothing was written.';
-
 /** The 400 of an operation, in words: what its needs let it answer. */
 function badRequestDescription(o: Needs): string {
   if (!o.write) return 'Validation error naming the query or path parameter.';
@@ -74,95 +66,74 @@ function badRequestDescription(o: Needs): string {
   return `${causes.slice(0, -1).join(', ')}, or ${causes.at(-1)}.`;
 }
 
-function errors(o: Needs) {
-  const badRequest: ErrorCode[] = ['validation_error'];
-  if (o.write) badRequest.push('malformed_json');
-  if (o.idempotent) badRequest.push('missing_idempotency_key');
-  if (o.mapping) badRequest.push('vertical_not_mapped', 'vertical_mapping_not_seeded');
-  // Node's HTTP parser refuses a malformed request (a repeated Content-Length, a bad header) before any route.
-  badRequest.push('unknown_scenario', 'malformed_request');
-  const unauthorized: ErrorCode[] = ['unauthorized', 'token_expired'];
-  const forbidden: ErrorCode[] = ['parent_account_mismatch'];
-  if (o.parentQuery) forbidden.push('forbidden');
-  if (o.write) forbidden.push('partner_storage_full');
-  if (o.propagation) {
-    unauthorized.push('auth_propagation_pending');
-    forbidden.push('auth_propagation_pending');
-  }
-  const notFound: ErrorCode[] | undefined = o.account
-    ? ['account_not_found', ...(o.notFound ?? [])]
-    : o.notFound;
-  const propagationNote = o.propagation
-    ? ' For a newly registered account: token authentication that has not propagated yet (auth_propagation_pending; retry every 15 to 30 s for up to 2 minutes).'
-    : '';
-  return {
-    400: failure(badRequestDescription(o), badRequest),
-    401: failure(`Missing, invalid or expired bearer token.${propagationNote}`, unauthorized, {
-      'WWW-Authenticate': header('WWWAuthenticate'),
-    }),
-    403: failure(
-      `X-Platform-Parent-Account-Id (or the parent_account_id query) names another parent than the token's.${o.write ? STORAGE_FULL_NOTE : ''}${propagationNote}`,
-      forbidden,
-    ),
-    ...(notFound
-      ? {
-          404: failure(
-            notFound.includes('layout_not_found')
-              ? "No such account for this parent account (another parent's account is answered the same), or no such layout on this account."
-              : "No such account for this parent account (another parent's account is answered the same).",
-            notFound,
-          ),
-        }
-      : {}),
-    405: failure(
-      'The path does not serve this method: Allow names the ones it serves.',
-      ['method_not_allowed'],
-      {
-        Allow: header('Allow'),
-      },
-    ),
-    ...(o.idempotent
-      ? {
-          409: failure(
-            o.contentHash
-              ? 'content_hash_mismatch: contentHash no longer matches the stored list (re-read, re-apply your change, retry with the new content_hash). idempotency_key_in_progress: the same Idempotency-Key is still executing (wait Retry-After, then send the same request with the same key).'
-              : 'idempotency_key_in_progress: the same Idempotency-Key is still executing (wait Retry-After, then send the same request with the same key).',
-            o.contentHash
-              ? ['content_hash_mismatch', 'idempotency_key_in_progress']
-              : ['idempotency_key_in_progress'],
-            { 'Retry-After': header('RetryAfter') },
-          ),
-        }
-      : {}),
-    ...(o.write
-      ? {
-          413: failure('Request body larger than the limit.', ['payload_too_large']),
-          415: failure(
-            'Content-Type is not application/json in UTF-8, or the body is compressed (Content-Encoding).',
-            ['unsupported_media_type'],
-          ),
-          422: failure(
-            o.idempotent
-              ? 'X-Platform-Parent-Account-Id missing; or an Idempotency-Key first used on another operation (or, in strict mode, with another payload).'
-              : 'X-Platform-Parent-Account-Id missing.',
-            o.idempotent
-              ? ['missing_parent_account_header', 'idempotency_key_reused']
-              : ['missing_parent_account_header'],
-          ),
-        }
-      : {}),
-    429: failure('Too many requests: wait Retry-After seconds; nothing was applied.', ['rate_limited'], {
-      'Retry-After': header('RetryAfter'),
-    }),
-    500: failure('Internal error: quote request_id.', ['internal_error']),
-    502: failure('Bad gateway; nothing was applied.', ['bad_gateway']),
-    503: o.write
-      ? failure(`Service unavailable; nothing was applied.${STORE_NOT_WRITABLE_NOTE}`, [
-          'service_unavailable',
-          'store_not_writable',
-        ])
-      : failure('Service unavailable; nothing was applied.', ['service_unavailable']),
+/**
+ * What an error response of an operation says before the notes of its codes (ErrorRecord.note).
+ * A status without one, or a response that would say nothing, says what its codes mean.
+ */
+const leads: Record<number, (o: Needs, codes: readonly ErrorCode[]) => string> = {
+  400: badRequestDescription,
+  401: () => 'Missing, invalid or expired bearer token.',
+  403: () =>
+    "X-Platform-Parent-Account-Id (or the parent_account_id query) names another parent than the token's.",
+  404: (_, codes) =>
+    codes.includes('layout_not_found')
+      ? "No such account for this parent account (another parent's account is answered the same), or no such layout on this account."
+      : "No such account for this parent account (another parent's account is answered the same).",
+  405: () => 'The path does not serve this method: Allow names the ones it serves.',
+  409: () => '',
+  413: () => 'Request body larger than the limit.',
+  415: () => 'Content-Type is not application/json in UTF-8, or the body is compressed (Content-Encoding).',
+  422: (o) =>
+    o.idempotent
+      ? 'X-Platform-Parent-Account-Id missing; or an Idempotency-Key first used on another operation (or, in strict mode, with another payload).'
+      : 'X-Platform-Parent-Account-Id missing.',
+  429: () => 'Too many requests: wait Retry-After seconds; nothing was applied.',
+  500: () => 'Internal error: quote request_id.',
+  502: () => 'Bad gateway; nothing was applied.',
+  503: () => 'Service unavailable; nothing was applied.',
+};
+
+/** Whether the operation of this endpoint and needs answers a code (ErrorRecord.on). */
+function answers(endpoint: string, o: Needs, code: ErrorCode): boolean {
+  const on = recordOf(code).on;
+  if (on === undefined) return false;
+  if (typeof on === 'object') return on.endpoints.includes(endpoint);
+  if (on === 'every' || on === 'scenario' || on === 'parser') return true;
+  if (on === 'notFound') return o.notFound?.includes(code) ?? false;
+  return o[on] === true;
+}
+
+/**
+ * Every error response of an operation, each with the error codes it can carry (in the
+ * order of ANSWERED_ON, then of the records), its description and its headers: all from
+ * the records of the codes its needs let it answer.
+ */
+function errors(endpoint: string, o: Needs) {
+  const rank = (code: ErrorCode) => {
+    const on = recordOf(code).on;
+    return ANSWERED_ON.indexOf(typeof on === 'object' ? 'endpoints' : (on as AnsweredOn));
   };
+  const codes = errorCodes.filter((code) => answers(endpoint, o, code)).sort((a, b) => rank(a) - rank(b));
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const record = recordOf(code);
+    for (const status of [record.status, ...(record.alsoStatus ?? [])]) {
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
+  }
+  const responses: Record<number, ReturnType<typeof failure>> = {};
+  for (const [status, listed] of byStatus) {
+    const records = listed.map(recordOf);
+    const meanings = records.map((r) => r.meaning).join(' ');
+    const lead = leads[status]?.(o, listed) ?? meanings;
+    const notes = records.map((r) => r.note ?? '').join('');
+    responses[status] = failure(
+      `${lead}${notes}`.trimStart() || meanings,
+      listed,
+      Object.assign({}, ...records.map((r) => r.headers ?? {})),
+    );
+  }
+  return responses;
 }
 
 const scenarioHeader = z.string().optional().openapi({
@@ -260,7 +231,7 @@ export function operation<const D extends Declaration>(d: D) {
     request,
     responses: {
       200: success(d.ok.description, d.ok.schema as D['ok']['schema'], o.idempotent ? replayed : {}),
-      ...errors(o),
+      ...errors(d.endpoint, o),
     } as ResponsesOf<D>,
   });
   return { endpoint: d.endpoint as D['endpoint'], needs: o as D['needs'], route };

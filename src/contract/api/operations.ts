@@ -6,6 +6,7 @@
  * which adds only the handler) all follow from these (operation.ts).
  */
 import { successEnvelope } from './envelope.js';
+import { tokenRoute } from './oauth.js';
 import { operation } from './operation.js';
 import {
   AccountParams,
@@ -138,3 +139,13 @@ export const operations = {
     ok: { description: 'The edited layout.', schema: successEnvelope(LayoutData, 'LayoutEnvelope') },
   }),
 } as const;
+
+/**
+ * Every route of the partner API, as method and path (OpenAPI's `{name}` segments): the
+ * operations and the token endpoint. What a recording's reader (src/drift/api.ts) knows the
+ * API's paths by.
+ */
+export const apiRoutes: readonly { method: string; path: string }[] = [
+  ...Object.values(operations).map((o) => o.route),
+  tokenRoute,
+].map(({ method, path }) => ({ method: method.toUpperCase(), path }));
