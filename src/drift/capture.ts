@@ -67,58 +67,27 @@ const noop = () => {};
 
 /** The request listener of record's server: each request passed through and captured. */
 export function captureExchanges(ctx: CaptureContext) {
-  const { upstream, maxBody, report } = ctx;
   return function capture(req: IncomingMessage, res: ServerResponse): void {
     const startedAt = Date.now();
-    const method = req.method ?? 'GET';
     const path = originForm(req.url ?? '/');
     if (path === undefined) {
-      // '*' or a CONNECT authority: nothing of the API's, and never a tunnel to another host.
-      report(`record: ${req.method} ${req.url}: not a path of the upstream; answered 400, not recorded`);
-      req.resume();
-      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
-      res.end(`record forwards paths to ${upstream.origin} only\n`);
+      refuseNotAPath(ctx, req, res);
       return;
     }
     // The upstream's origin, always: a path starting with '//' or a request-target in absolute
     // form (a client that takes record for a forward proxy) never names the host.
-    const target = targetOf(upstream, path);
-    const settle = ctx.begin();
-    // The exchange is settled once: written, or over without an entry (any of the ways below).
-    let settled = false;
-    const done = () => {
-      if (settled) return;
-      settled = true;
-      settle();
-    };
-
-    // The client's headers for the upstream (without Host and the hop-by-hop ones, Host added),
-    // and what the request says of its body.
-    const raw = req.rawHeaders;
-    const headers: string[] = [];
-    let contentType: string | undefined;
-    let framed = false;
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      const name = raw[i]!;
-      const lower = name.toLowerCase();
-      if (lower === 'content-type') contentType ??= raw[i + 1]!;
-      else if (lower === 'transfer-encoding' || (lower === 'content-length' && raw[i + 1] !== '0'))
-        framed = true;
-      // Expect is answered by record itself (Node's server sends the 100); Transfer-Encoding
-      // is how this hop framed the body, which goes on whole, with its Content-Length.
-      if (lower === 'host' || lower === 'expect' || HOP_BY_HOP.has(lower)) continue;
-      headers.push(name, raw[i + 1]!);
-    }
-    headers.push('Host', upstream.host);
+    const target = targetOf(ctx.upstream, path);
+    const done = settleOnce(ctx.begin());
+    const { headers, contentType, framed } = upstreamHeaders(req.rawHeaders, ctx.upstream.host);
     const exchange: Captured = {
       startedAt,
       firstByteAt: 0,
       end: 0,
-      method,
+      method: req.method ?? 'GET',
       path,
       target,
       httpVersion: `HTTP/${req.httpVersion}`,
-      requestHeaders: raw,
+      requestHeaders: req.rawHeaders,
       requestBody: EMPTY,
       requestMime: contentType ?? '',
       status: 0,
@@ -127,138 +96,221 @@ export function captureExchanges(ctx: CaptureContext) {
       answer: [],
       answerBytes: 0,
     };
-
-    /** Sends the request with its whole body to the upstream, and its answer back. */
-    const forward = (body: Buffer) => {
-      exchange.requestBody = body;
-      // A client that hangs up before the upstream answered: the upstream's request is closed too,
-      // as it would be without the proxy, and there is no answer to record. (Once the answer
-      // has begun it is read to its end and recorded: the service did answer.)
-      let answered = false;
-      let clientGone = false;
-      let abort: ((err?: Error) => void) | undefined;
-      res.on('close', () => {
-        if (answered || res.writableFinished) return;
-        clientGone = true;
-        abort?.(new Error('the client hung up'));
-        done();
-      });
-      // An upstream that dies mid-answer is one reset, one entry.
-      let reset = false;
-      const resetClient = () => {
-        if (reset) return;
-        reset = true;
-        (req.socket as Socket).resetAndDestroy();
-        ctx.complete(
-          {
-            ...exchange,
-            end: Date.now(),
-            status: 0,
-            statusText: '',
-            responseHeaders: [],
-            answer: [],
-            answerBytes: 0,
-            error: RESET_ERROR,
-          },
-          noop,
-          done,
-        );
-      };
-      const chunks: Buffer[] = [];
-      /** The answer's last chunk so far: it goes out once the next one comes, or the entry is written. */
-      let held: Buffer | undefined;
-      /** The exchange once the answer has ended: its entry is queued, the last chunk sent after it. */
-      const ended = () => {
-        exchange.end = Date.now();
-        exchange.answer = chunks;
-        ctx.complete(exchange, () => res.end(held), done);
-      };
-      const failed = (err: NodeJS.ErrnoException) => {
-        if (clientGone) return;
-        if (res.headersSent || RESET_CODES.has(err.code ?? '')) {
-          if (!res.writableEnded) resetClient();
-          return;
-        }
-        // No answer at all (refused, unknown host, a certificate not trusted), or headers past
-        // what record takes: not the service's answer, so not recorded; a 502 that says why.
-        const why =
-          err.code === 'UND_ERR_HEADERS_OVERFLOW'
-            ? `record: ${req.method} ${target.href}: the upstream's answer headers exceed ${ctx.maxAnswerHeaderBytes} bytes; answered 502, not recorded`
-            : `record: ${req.method} ${target.href}: upstream unreachable (${err.code ?? err.message})${
-                /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(err.code ?? '')
-                  ? '; trust its CA with NODE_EXTRA_CA_CERTS'
-                  : ''
-              }`;
-        report(why);
-        res.writeHead(502, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`${why}\n`);
-        done();
-      };
-      ctx.pool.dispatch(
-        { method, path: target.path, headers, body: body.length ? body : null },
-        {
-          onConnect(abortRequest) {
-            abort = abortRequest;
-            if (clientGone) abortRequest(new Error('the client hung up'));
-          },
-          onHeaders(statusCode, rawHeaders, _resume, statusMessage) {
-            if (statusCode < 200) return true; // an interim answer: the final one follows
-            answered = true;
-            exchange.firstByteAt = Date.now();
-            exchange.status = statusCode;
-            exchange.statusText = statusMessage;
-            const resRaw = new Array<string>(rawHeaders.length);
-            for (let i = 0; i < rawHeaders.length; i++) resRaw[i] = rawHeaders[i]!.toString('latin1');
-            exchange.responseHeaders = resRaw;
-            res.writeHead(statusCode, sendableReason(statusMessage), withoutHopByHop(resRaw));
-            return true;
-          },
-          onData(chunk) {
-            exchange.answerBytes += chunk.length;
-            if (exchange.answerBytes <= maxBody) chunks.push(chunk);
-            else chunks.length = 0;
-            if (held) res.write(held);
-            held = chunk;
-            return true;
-          },
-          onComplete: ended,
-          onError: failed,
-        },
-      );
-    };
-
-    let requestBytes = 0;
-    let tooLarge = false;
-    const requestChunks: Buffer[] = [];
-    req.on('error', () => done());
+    const forwarding: Forwarding = { ctx, req, res, exchange, headers, done };
     // A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112 §6.3):
     // it goes to the upstream now, not a turn later when its stream ends.
-    if (!framed) {
-      forward(EMPTY);
+    if (framed) readRequestBody(forwarding);
+    else {
+      req.on('error', () => done());
+      forward(forwarding, EMPTY);
+    }
+  };
+}
+
+/** '*' or a CONNECT authority: nothing of the API's, and never a tunnel to another host. */
+function refuseNotAPath(ctx: CaptureContext, req: IncomingMessage, res: ServerResponse): void {
+  ctx.report(`record: ${req.method} ${req.url}: not a path of the upstream; answered 400, not recorded`);
+  req.resume();
+  res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+  res.end(`record forwards paths to ${ctx.upstream.origin} only\n`);
+}
+
+/** The exchange is settled once: written, or over without an entry (any of the ways below). */
+function settleOnce(settle: () => void): () => void {
+  let settled = false;
+  return () => {
+    if (settled) return;
+    settled = true;
+    settle();
+  };
+}
+
+/**
+ * The client's headers for the upstream (without Host and the hop-by-hop ones, Host added),
+ * and what the request says of its body.
+ */
+function upstreamHeaders(
+  raw: readonly string[],
+  host: string,
+): { headers: string[]; contentType: string | undefined; framed: boolean } {
+  const headers: string[] = [];
+  let contentType: string | undefined;
+  let framed = false;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    const lower = name.toLowerCase();
+    if (lower === 'content-type') contentType ??= raw[i + 1]!;
+    else if (lower === 'transfer-encoding' || (lower === 'content-length' && raw[i + 1] !== '0'))
+      framed = true;
+    // Expect is answered by record itself (Node's server sends the 100); Transfer-Encoding
+    // is how this hop framed the body, which goes on whole, with its Content-Length.
+    if (lower === 'host' || lower === 'expect' || HOP_BY_HOP.has(lower)) continue;
+    headers.push(name, raw[i + 1]!);
+  }
+  headers.push('Host', host);
+  return { headers, contentType, framed };
+}
+
+/** One exchange on its way: what capture's steps share. */
+interface Forwarding {
+  ctx: CaptureContext;
+  req: IncomingMessage;
+  res: ServerResponse;
+  exchange: Captured;
+  /** The headers sent upstream. */
+  headers: string[];
+  done: () => void;
+}
+
+/** The request's body read whole, then forwarded; one over the limit is answered 413 by record. */
+function readRequestBody(f: Forwarding): void {
+  const { ctx, req, res, exchange, done } = f;
+  let requestBytes = 0;
+  let tooLarge = false;
+  const requestChunks: Buffer[] = [];
+  req.on('error', () => done());
+  req.on('data', (chunk: Buffer) => {
+    if (tooLarge) return;
+    requestBytes += chunk.length;
+    if (requestBytes <= ctx.maxBody) {
+      requestChunks.push(chunk);
       return;
     }
-    req.on('data', (chunk: Buffer) => {
-      if (tooLarge) return;
-      requestBytes += chunk.length;
-      if (requestBytes <= maxBody) {
-        requestChunks.push(chunk);
-        return;
-      }
-      // Not sent, not recorded: a 413 from record itself, and the connection closed so the
-      // rest of the body is not read.
-      tooLarge = true;
-      requestChunks.length = 0;
-      report(
-        `record: ${req.method} ${path}: a request body over ${maxBody} bytes; answered 413, not sent, not recorded`,
-      );
-      res.writeHead(413, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
-      res.end(`record keeps request bodies up to ${maxBody} bytes\n`, () => req.socket.destroy());
-      done();
-    });
-    req.on('end', () => {
-      if (tooLarge) return;
-      forward(requestChunks.length === 1 ? requestChunks[0]! : Buffer.concat(requestChunks));
-    });
+    // Not sent, not recorded: a 413 from record itself, and the connection closed so the
+    // rest of the body is not read.
+    tooLarge = true;
+    requestChunks.length = 0;
+    ctx.report(
+      `record: ${req.method} ${exchange.path}: a request body over ${ctx.maxBody} bytes; answered 413, not sent, not recorded`,
+    );
+    res.writeHead(413, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' });
+    res.end(`record keeps request bodies up to ${ctx.maxBody} bytes\n`, () => req.socket.destroy());
+    done();
+  });
+  req.on('end', () => {
+    if (tooLarge) return;
+    forward(f, requestChunks.length === 1 ? requestChunks[0]! : Buffer.concat(requestChunks));
+  });
+}
+
+/** Where one exchange's answer stands while it is relayed. */
+interface Relay {
+  answered: boolean;
+  clientGone: boolean;
+  abort: ((err?: Error) => void) | undefined;
+  reset: boolean;
+  chunks: Buffer[];
+  /** The answer's last chunk so far: it goes out once the next one comes, or the entry is written. */
+  held: Buffer | undefined;
+}
+
+/** Sends the request with its whole body to the upstream, and its answer back. */
+function forward(f: Forwarding, body: Buffer): void {
+  const { ctx, res, exchange, headers, done } = f;
+  exchange.requestBody = body;
+  const relay: Relay = {
+    answered: false,
+    clientGone: false,
+    abort: undefined,
+    reset: false,
+    chunks: [],
+    held: undefined,
   };
+  // A client that hangs up before the upstream answered: the upstream's request is closed too,
+  // as it would be without the proxy, and there is no answer to record. (Once the answer
+  // has begun it is read to its end and recorded: the service did answer.)
+  res.on('close', () => {
+    if (relay.answered || res.writableFinished) return;
+    relay.clientGone = true;
+    relay.abort?.(new Error('the client hung up'));
+    done();
+  });
+  ctx.pool.dispatch(
+    { method: exchange.method, path: exchange.target.path, headers, body: body.length ? body : null },
+    {
+      onConnect(abortRequest) {
+        relay.abort = abortRequest;
+        if (relay.clientGone) abortRequest(new Error('the client hung up'));
+      },
+      onHeaders(statusCode, rawHeaders, _resume, statusMessage) {
+        if (statusCode < 200) return true; // an interim answer: the final one follows
+        relay.answered = true;
+        answerHeaders(f, statusCode, rawHeaders, statusMessage);
+        return true;
+      },
+      onData(chunk) {
+        exchange.answerBytes += chunk.length;
+        if (exchange.answerBytes <= ctx.maxBody) relay.chunks.push(chunk);
+        else relay.chunks.length = 0;
+        if (relay.held) res.write(relay.held);
+        relay.held = chunk;
+        return true;
+      },
+      // The exchange once the answer has ended: its entry is queued, the last chunk sent after it.
+      onComplete() {
+        exchange.end = Date.now();
+        exchange.answer = relay.chunks;
+        ctx.complete(exchange, () => res.end(relay.held), done);
+      },
+      onError: (err) => failed(f, relay, err),
+    },
+  );
+}
+
+/** The final answer's status line and headers: kept for the entry, and sent on to the client. */
+function answerHeaders(f: Forwarding, statusCode: number, rawHeaders: Buffer[], statusMessage: string): void {
+  const { exchange } = f;
+  exchange.firstByteAt = Date.now();
+  exchange.status = statusCode;
+  exchange.statusText = statusMessage;
+  const resRaw = new Array<string>(rawHeaders.length);
+  for (let i = 0; i < rawHeaders.length; i++) resRaw[i] = rawHeaders[i]!.toString('latin1');
+  exchange.responseHeaders = resRaw;
+  f.res.writeHead(statusCode, sendableReason(statusMessage), withoutHopByHop(resRaw));
+}
+
+/** The upstream failed: a reset (mid-answer, or a reset code) resets the client; no answer at all is a 502. */
+function failed(f: Forwarding, relay: Relay, err: NodeJS.ErrnoException): void {
+  const { ctx, req, res, exchange, done } = f;
+  if (relay.clientGone) return;
+  if (res.headersSent || RESET_CODES.has(err.code ?? '')) {
+    if (!res.writableEnded) resetClient(f, relay);
+    return;
+  }
+  // No answer at all (refused, unknown host, a certificate not trusted), or headers past
+  // what record takes: not the service's answer, so not recorded; a 502 that says why.
+  const why =
+    err.code === 'UND_ERR_HEADERS_OVERFLOW'
+      ? `record: ${req.method} ${exchange.target.href}: the upstream's answer headers exceed ${ctx.maxAnswerHeaderBytes} bytes; answered 502, not recorded`
+      : `record: ${req.method} ${exchange.target.href}: upstream unreachable (${err.code ?? err.message})${
+          /CERT|SELF_SIGNED|UNABLE_TO_VERIFY/.test(err.code ?? '')
+            ? '; trust its CA with NODE_EXTRA_CA_CERTS'
+            : ''
+        }`;
+  ctx.report(why);
+  res.writeHead(502, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`${why}\n`);
+  done();
+}
+
+/** An upstream that dies mid-answer is one reset, one entry. */
+function resetClient(f: Forwarding, relay: Relay): void {
+  if (relay.reset) return;
+  relay.reset = true;
+  (f.req.socket as Socket).resetAndDestroy();
+  f.ctx.complete(
+    {
+      ...f.exchange,
+      end: Date.now(),
+      status: 0,
+      statusText: '',
+      responseHeaders: [],
+      answer: [],
+      answerBytes: 0,
+      error: RESET_ERROR,
+    },
+    noop,
+    f.done,
+  );
 }
 
 /**

@@ -4,7 +4,7 @@
  * control-routes-isolation.ts) and the same zod schemas that validate its requests: each
  * operation with the admin token, the errors every route may answer, and the document's info.
  */
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import { headerComponents } from '../api/headers.js';
 import { CONTACT, finish, LICENSE, servers, VERSION } from '../api/openapi.js';
 import { header, type OpenApiDocument } from '../api/openapi-parts.js';
@@ -15,6 +15,40 @@ import { CONTROL_ROUTES, type ControlOperationId } from './control-routes-all.js
 export function controlPlaneDocument(origin: string) {
   const doc = new OpenAPIHono();
   const r = doc.openAPIRegistry;
+  registerComponents(r);
+  const security = [{ adminToken: [] }];
+  const partnerSecurity: Record<string, string[]>[] = [{ adminToken: [] }, { partnerToken: [] }];
+  const tags = ['Control plane'];
+  const responsesOf = routeResponses();
+  for (const p of CONTROL_ROUTES) {
+    const { operationId, access: _access, ...declared } = p;
+    const access = accessOf(p);
+    r.registerPath({
+      operationId, // first, as the document always listed it
+      ...declared,
+      tags,
+      // Health is open even when SANDBOX_ADMIN_TOKEN is set: an empty requirement list.
+      security: access === 'open' ? [] : access === 'admin' ? security : partnerSecurity,
+      responses: responsesOf(p),
+    });
+  }
+  const out = doc.getOpenAPI31Document({
+    openapi: '3.1.0',
+    info: {
+      title: 'Partnership sandbox control plane',
+      version: VERSION,
+      description: 'docs/control-plane.md: plain JSON in and out; errors use the partnership error envelope.',
+      contact: CONTACT,
+      license: LICENSE,
+    },
+    servers: servers(origin),
+    tags: [{ name: 'Control plane', description: 'The sandbox control interface (docs/control-plane.md).' }],
+  }) as OpenApiDocument;
+  return finish(out);
+}
+
+/** The document's security schemes and the headers its answers name. */
+function registerComponents(r: OpenAPIHono['openAPIRegistry']): void {
   r.registerComponent('securitySchemes', 'adminToken', {
     type: 'http',
     scheme: 'bearer',
@@ -29,15 +63,16 @@ export function controlPlaneDocument(origin: string) {
   r.registerComponent('headers', 'XRequestId', headerComponents.XRequestId as never);
   r.registerComponent('headers', 'Allow', headerComponents.Allow as never);
   r.registerComponent('headers', 'RetryAfter', headerComponents.RetryAfter as never);
-  const security = [{ adminToken: [] }];
-  const partnerSecurity: Record<string, string[]>[] = [{ adminToken: [] }, { partnerToken: [] }];
-  const tags = ['Control plane'];
   r.registerComponent('headers', 'WWWAuthenticate', {
     description: 'The Bearer challenge of the control plane.',
     required: true,
     schema: { type: 'string' },
     example: 'Bearer realm="sandbox-control-plane"',
   });
+}
+
+/** Each route's answers: its declared ones and the errors every route of its kind may answer. */
+function routeResponses(): (p: ControlRoute) => RouteConfig['responses'] {
   const common = {
     401: {
       ...err(
@@ -56,7 +91,6 @@ export function controlPlaneDocument(origin: string) {
       headers: { 'X-Request-Id': header('XRequestId'), Allow: header('Allow') },
     },
   };
-  const paths = CONTROL_ROUTES;
   // Every route that reads a JSON body refuses another media type and an oversized body.
   const bodyErrors = {
     413: err('Body larger than the limit (SANDBOX_BODY_LIMIT_BYTES).'),
@@ -82,36 +116,14 @@ export function controlPlaneDocument(origin: string) {
       "store_not_writable: the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written.",
     ),
   };
-  for (const p of paths) {
+  return (p) => {
     const isHealth = p.operationId === 'health';
-    const { operationId, access: _access, ...declared } = p;
-    const access = accessOf(p);
-    r.registerPath({
-      operationId, // first, as the document always listed it
-      ...declared,
-      tags,
-      // Health is open even when SANDBOX_ADMIN_TOKEN is set: an empty requirement list.
-      security: access === 'open' ? [] : access === 'admin' ? security : partnerSecurity,
-      responses: {
-        ...(p.request?.query || isHealth ? {} : queryErrors),
-        ...(p.request?.body ? bodyErrors : {}),
-        ...(writesStore(p) ? storeErrors : {}),
-        ...p.responses,
-        ...(isHealth ? { 405: common[405] } : common),
-      },
-    });
-  }
-  const out = doc.getOpenAPI31Document({
-    openapi: '3.1.0',
-    info: {
-      title: 'Partnership sandbox control plane',
-      version: VERSION,
-      description: 'docs/control-plane.md: plain JSON in and out; errors use the partnership error envelope.',
-      contact: CONTACT,
-      license: LICENSE,
-    },
-    servers: servers(origin),
-    tags: [{ name: 'Control plane', description: 'The sandbox control interface (docs/control-plane.md).' }],
-  }) as OpenApiDocument;
-  return finish(out);
+    return {
+      ...(p.request?.query || isHealth ? {} : queryErrors),
+      ...(p.request?.body ? bodyErrors : {}),
+      ...(writesStore(p) ? storeErrors : {}),
+      ...p.responses,
+      ...(isHealth ? { 405: common[405] } : common),
+    };
+  };
 }

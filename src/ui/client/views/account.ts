@@ -79,6 +79,165 @@ function statusWriteCard(w: StatusWrite, pages: Map<string, { surface: string }>
   );
 }
 
+/** The account itself: its identifiers, its taxonomy by the partner's names, its authorisation. */
+function accountCard(d: Detail, bySub: Map<number, Mapping>) {
+  const a = d.account;
+  const own = bySub.get(a.sub_vertical_id);
+  return card(
+    a.brand,
+    [
+      h('span', { id: 'account-status' }, badge(d.status, STATUS_TONE[d.status])),
+      d.propagation.pending
+        ? badge(`authorisation propagating until ${time(d.propagation.ready_at)}`, 'warn')
+        : badge('authorised', 'ok'),
+    ],
+    h(
+      'div',
+      { class: 'grid2' },
+      kv([
+        ['account_id', mono(a.account_id)],
+        ['parent_account_id', mono(a.parent_account_id)],
+        ['external_account_id', mono(a.external_account_id)],
+        ['store_identifier', a.store_identifier],
+      ]),
+      kv([
+        ['vertical', named(own?.partner_vertical_name, a.vertical_id)],
+        [
+          'sub-vertical',
+          h('span', { id: 'account-sub-vertical' }, named(own?.partner_sub_vertical_name, a.sub_vertical_id)),
+        ],
+        ['country_code', a.country_code],
+        ['created_at', time(a.created_at)],
+        ['auth ready at', time(d.propagation.ready_at)],
+      ]),
+    ),
+  );
+}
+
+/** Its pages with their layouts, and its variants with the latest status write's result of each. */
+function pagesCard(d: Detail, pages: Map<string, Detail['pages'][number]>) {
+  const layouts = new Map(d.layouts.map((l) => [l.page_id, l]));
+  const results = new Map((d.last_status_write?.variants ?? []).map((v) => [v.variant_id, v.result]));
+  return card(
+    'Pages and variants',
+    badge(`aggregate status: ${d.status}`, STATUS_TONE[d.status]),
+    table(
+      ['Surface', 'Page identifier', 'Page ID', 'Layout'],
+      d.pages.map((p) => {
+        const l = layouts.get(p.page_id);
+        return h(
+          'tr',
+          null,
+          h('td', null, badge(p.surface, 'info')),
+          h('td', null, mono(p.page_identifier)),
+          h('td', null, mono(p.page_id)),
+          h('td', null, l ? `${l.layout_type} (${l.name})` : '—'),
+        );
+      }),
+      'No pages.',
+    ),
+    h('h3', null, 'Variants'),
+    table(
+      ['Name', 'Page', 'Status', 'Latest status write', 'Variant ID'],
+      d.variants.map((v) => {
+        const result = v.archived ? undefined : results.get(v.variant_id);
+        return h(
+          'tr',
+          {
+            class: v.archived ? 'archived' : result === 'failed' ? 'failed' : '',
+            dataset: { variantId: v.variant_id },
+          },
+          h('td', { class: 'name' }, v.name),
+          h('td', null, pages.get(v.page_id)?.surface ?? mono(v.page_id)),
+          h(
+            'td',
+            { class: 'variant-status' },
+            v.archived
+              ? [badge('archived'), ' ', h('span', { class: 'muted' }, `(was ${variantStatus(v.enabled)})`)]
+              : badge(variantStatus(v.enabled), v.enabled ? 'ok' : 'warn'),
+          ),
+          h('td', null, result ? badge(result, RESULT_TONE[result]) : h('span', { class: 'muted' }, '—')),
+          h('td', null, mono(v.variant_id)),
+        );
+      }),
+      'No variants.',
+    ),
+    h(
+      'p',
+      { class: 'muted small' },
+      'Status in the API’s words (GET …/status): active or paused, which PATCH /__sandbox/variants/{variant_id} sets as enabled true or false. An archived variant counts in neither the aggregate nor status answers.',
+    ),
+  );
+}
+
+/** Its marketplace controls: the list, the verticals translated as the partner sees them, domains. */
+function controlsCard(d: Detail, bySub: Map<number, Mapping>) {
+  const translated = d.controls.translated;
+  const domains = d.controls.domains.length;
+  return card(
+    'Marketplace controls',
+    [
+      badge(`version ${d.controls.version}`, 'info'),
+      domains ? h('span', { id: 'blocked-domains' }, badge(plural(domains, 'blocked domain'), 'bad')) : null,
+    ],
+    kv([
+      ['list', d.controls.name],
+      ['list_id', mono(d.controls.list_id)],
+      ['content_hash', mono(d.controls.content_hash)],
+      ['updated_at', time(d.controls.updated_at)],
+    ]),
+    h(
+      'div',
+      { class: 'grid2' },
+      h(
+        'div',
+        null,
+        h('h3', null, 'Translated verticals (as the partner sees them)'),
+        table(
+          ['Sub-vertical', 'Vertical', 'Policy', 'Position 1'],
+          translated.translated_verticals.map((t) =>
+            h(
+              'tr',
+              { dataset: { subVertical: t.vertical_id } },
+              h('td', null, named(bySub.get(t.vertical_id)?.partner_sub_vertical_name, t.vertical_id)),
+              h('td', { class: 'muted' }, bySub.get(t.vertical_id)?.partner_vertical_name ?? '—'),
+              h('td', null, policy(t.policy)),
+              h('td', null, policy(t.position_1_policy)),
+            ),
+          ),
+          'No translated verticals (is the taxonomy seeded?).',
+        ),
+      ),
+      h(
+        'div',
+        null,
+        h('h3', null, 'Domains'),
+        table(
+          ['Domain', 'Policy'],
+          translated.marketplace_controls_list.domains.map((x) =>
+            h('tr', null, h('td', null, mono(x.domain)), h('td', null, policy(x.policy))),
+          ),
+          'No blocked domains.',
+        ),
+        h('h3', null, 'Internal blocked verticals'),
+        table(
+          ['Internal vertical', 'Policy', 'Position 1'],
+          d.controls.blocked_internal.map((b) =>
+            h(
+              'tr',
+              null,
+              h('td', null, b.vertical_name),
+              h('td', null, policy(b.policy)),
+              h('td', null, policy(b.position_1_policy)),
+            ),
+          ),
+          'Nothing blocked.',
+        ),
+      ),
+    ),
+  );
+}
+
 export function accountView(): View {
   const drawn = new Drawn();
   const body = h('div');
@@ -100,168 +259,14 @@ export function accountView(): View {
   }
 
   function draw(d: Detail) {
-    const a = d.account;
     const pages = new Map(d.pages.map((p) => [p.page_id, p]));
-    const layouts = new Map(d.layouts.map((l) => [l.page_id, l]));
-    const translated = d.controls.translated;
     const bySub = new Map<number, Mapping>(d.vertical_mappings.map((m) => [m.partner_sub_vertical_id, m]));
-    const own = bySub.get(a.sub_vertical_id);
-    const results = new Map((d.last_status_write?.variants ?? []).map((v) => [v.variant_id, v.result]));
-    const domains = d.controls.domains.length;
     fill(
       body,
-      card(
-        a.brand,
-        [
-          h('span', { id: 'account-status' }, badge(d.status, STATUS_TONE[d.status])),
-          d.propagation.pending
-            ? badge(`authorisation propagating until ${time(d.propagation.ready_at)}`, 'warn')
-            : badge('authorised', 'ok'),
-        ],
-        h(
-          'div',
-          { class: 'grid2' },
-          kv([
-            ['account_id', mono(a.account_id)],
-            ['parent_account_id', mono(a.parent_account_id)],
-            ['external_account_id', mono(a.external_account_id)],
-            ['store_identifier', a.store_identifier],
-          ]),
-          kv([
-            ['vertical', named(own?.partner_vertical_name, a.vertical_id)],
-            [
-              'sub-vertical',
-              h(
-                'span',
-                { id: 'account-sub-vertical' },
-                named(own?.partner_sub_vertical_name, a.sub_vertical_id),
-              ),
-            ],
-            ['country_code', a.country_code],
-            ['created_at', time(a.created_at)],
-            ['auth ready at', time(d.propagation.ready_at)],
-          ]),
-        ),
-      ),
-      card(
-        'Pages and variants',
-        badge(`aggregate status: ${d.status}`, STATUS_TONE[d.status]),
-        table(
-          ['Surface', 'Page identifier', 'Page ID', 'Layout'],
-          d.pages.map((p) => {
-            const l = layouts.get(p.page_id);
-            return h(
-              'tr',
-              null,
-              h('td', null, badge(p.surface, 'info')),
-              h('td', null, mono(p.page_identifier)),
-              h('td', null, mono(p.page_id)),
-              h('td', null, l ? `${l.layout_type} (${l.name})` : '—'),
-            );
-          }),
-          'No pages.',
-        ),
-        h('h3', null, 'Variants'),
-        table(
-          ['Name', 'Page', 'Status', 'Latest status write', 'Variant ID'],
-          d.variants.map((v) => {
-            const result = v.archived ? undefined : results.get(v.variant_id);
-            return h(
-              'tr',
-              {
-                class: v.archived ? 'archived' : result === 'failed' ? 'failed' : '',
-                dataset: { variantId: v.variant_id },
-              },
-              h('td', { class: 'name' }, v.name),
-              h('td', null, pages.get(v.page_id)?.surface ?? mono(v.page_id)),
-              h(
-                'td',
-                { class: 'variant-status' },
-                v.archived
-                  ? [
-                      badge('archived'),
-                      ' ',
-                      h('span', { class: 'muted' }, `(was ${variantStatus(v.enabled)})`),
-                    ]
-                  : badge(variantStatus(v.enabled), v.enabled ? 'ok' : 'warn'),
-              ),
-              h('td', null, result ? badge(result, RESULT_TONE[result]) : h('span', { class: 'muted' }, '—')),
-              h('td', null, mono(v.variant_id)),
-            );
-          }),
-          'No variants.',
-        ),
-        h(
-          'p',
-          { class: 'muted small' },
-          'Status in the API’s words (GET …/status): active or paused, which PATCH /__sandbox/variants/{variant_id} sets as enabled true or false. An archived variant counts in neither the aggregate nor status answers.',
-        ),
-      ),
+      accountCard(d, bySub),
+      pagesCard(d, pages),
       d.last_status_write ? statusWriteCard(d.last_status_write, pages) : null,
-      card(
-        'Marketplace controls',
-        [
-          badge(`version ${d.controls.version}`, 'info'),
-          domains
-            ? h('span', { id: 'blocked-domains' }, badge(plural(domains, 'blocked domain'), 'bad'))
-            : null,
-        ],
-        kv([
-          ['list', d.controls.name],
-          ['list_id', mono(d.controls.list_id)],
-          ['content_hash', mono(d.controls.content_hash)],
-          ['updated_at', time(d.controls.updated_at)],
-        ]),
-        h(
-          'div',
-          { class: 'grid2' },
-          h(
-            'div',
-            null,
-            h('h3', null, 'Translated verticals (as the partner sees them)'),
-            table(
-              ['Sub-vertical', 'Vertical', 'Policy', 'Position 1'],
-              translated.translated_verticals.map((t) =>
-                h(
-                  'tr',
-                  { dataset: { subVertical: t.vertical_id } },
-                  h('td', null, named(bySub.get(t.vertical_id)?.partner_sub_vertical_name, t.vertical_id)),
-                  h('td', { class: 'muted' }, bySub.get(t.vertical_id)?.partner_vertical_name ?? '—'),
-                  h('td', null, policy(t.policy)),
-                  h('td', null, policy(t.position_1_policy)),
-                ),
-              ),
-              'No translated verticals (is the taxonomy seeded?).',
-            ),
-          ),
-          h(
-            'div',
-            null,
-            h('h3', null, 'Domains'),
-            table(
-              ['Domain', 'Policy'],
-              translated.marketplace_controls_list.domains.map((x) =>
-                h('tr', null, h('td', null, mono(x.domain)), h('td', null, policy(x.policy))),
-              ),
-              'No blocked domains.',
-            ),
-            h('h3', null, 'Internal blocked verticals'),
-            table(
-              ['Internal vertical', 'Policy', 'Position 1'],
-              d.controls.blocked_internal.map((b) =>
-                h(
-                  'tr',
-                  null,
-                  h('td', null, b.vertical_name),
-                  h('td', null, policy(b.policy)),
-                  h('td', null, policy(b.position_1_policy)),
-                ),
-              ),
-              'Nothing blocked.',
-            ),
-          ),
-        ),
-      ),
+      controlsCard(d, bySub),
     );
   }
 

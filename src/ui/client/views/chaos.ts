@@ -24,11 +24,8 @@ export function profileFor(profiles: readonly Profile[], parent: string | null):
   );
 }
 
-export function chaosCard() {
-  const drawn = new Drawn();
-  let profiles: readonly Profile[] = [];
-  /** Whether the person changed the form since it last showed the profile in force. */
-  let edited = false;
+/** The form's fields of a profile: rate, seed, the call to start from, scenarios, the partner. */
+function profileInputs() {
   const rate = h('input', {
     id: 'chaos-rate',
     class: 'narrow',
@@ -63,6 +60,15 @@ export function chaosCard() {
     list: 'chaos-targets',
     placeholder: 'every partner (or pa_…)',
   });
+  return { rate, seed, fromCall, scenarios, target };
+}
+
+export function chaosCard() {
+  const drawn = new Drawn();
+  let profiles: readonly Profile[] = [];
+  /** Whether the person changed the form since it last showed the profile in force. */
+  let edited = false;
+  const { rate, seed, fromCall, scenarios, target } = profileInputs();
   const targets = h('datalist', { id: 'chaos-targets' });
   const list = h('div', { id: 'chaos-list' });
   const inForce = h('p', { id: 'chaos-in-force', class: 'in-force' });

@@ -88,6 +88,48 @@ const headerList = (headers: Record<string, string>, id?: string) =>
     ),
   );
 
+/** An entry's facts, beside its exchange: identifiers, timing, trace, query, scenarios, warnings. */
+function entryFacts(e: Entry) {
+  const query = Object.entries(e.query);
+  const orNone = (value: string | null): Child => (value ? mono(value) : '—');
+  return kv([
+    ['journal #', mono(e.id)],
+    ['request_id', mono(e.request_id)],
+    ['time (sandbox clock)', time(e.time)],
+    ['duration', `${e.duration_ms} ms`],
+    ['parent_account_id', orNone(e.parent_account_id)],
+    ['account_id', orNone(e.account_id)],
+    e.trace_id ? ['trace_id', h('span', { class: 'mono', id: 'detail-trace' }, e.trace_id)] : null,
+    e.span_id ? ['span_id', mono(e.span_id)] : null,
+    e.tracestate ? ['tracestate', mono(e.tracestate)] : null,
+    query.length ? ['query', mono(query.map(([k, v]) => `${k}=${v}`).join('&'))] : null,
+    [
+      'scenarios applied',
+      e.scenarios_applied.length ? scenarioChips(e.scenarios_applied, 'detail-scenarios') : 'none',
+    ],
+    e.chaos
+      ? [
+          'chaos',
+          h(
+            'span',
+            { class: 'mono', id: 'detail-chaos' },
+            `${e.chaos.scenario}: seed=${e.chaos.seed}; ${e.chaos.token_call === undefined ? `call=${e.chaos.call}` : `token_call=${e.chaos.token_call}`}`,
+          ),
+        ]
+      : null,
+    [
+      'warnings',
+      e.warnings.length
+        ? h(
+            'ul',
+            { class: 'plain', id: 'detail-warnings' },
+            e.warnings.map((w) => h('li', { class: 'warning-item' }, w)),
+          )
+        : 'none',
+    ],
+  ]);
+}
+
 export function journalView(): View {
   const drawn = new Drawn();
   const filters = {
@@ -222,8 +264,6 @@ export function journalView(): View {
       return;
     }
     detail.dataset.shown = String(e.id);
-    const query = Object.entries(e.query);
-    const orNone = (value: string | null): Child => (value ? mono(value) : '—');
     const kind = kindOf(e);
     fill(
       detail,
@@ -239,42 +279,7 @@ export function journalView(): View {
             ? badge('drill', 'warn')
             : null,
       ),
-      kv([
-        ['journal #', mono(e.id)],
-        ['request_id', mono(e.request_id)],
-        ['time (sandbox clock)', time(e.time)],
-        ['duration', `${e.duration_ms} ms`],
-        ['parent_account_id', orNone(e.parent_account_id)],
-        ['account_id', orNone(e.account_id)],
-        e.trace_id ? ['trace_id', h('span', { class: 'mono', id: 'detail-trace' }, e.trace_id)] : null,
-        e.span_id ? ['span_id', mono(e.span_id)] : null,
-        e.tracestate ? ['tracestate', mono(e.tracestate)] : null,
-        query.length ? ['query', mono(query.map(([k, v]) => `${k}=${v}`).join('&'))] : null,
-        [
-          'scenarios applied',
-          e.scenarios_applied.length ? scenarioChips(e.scenarios_applied, 'detail-scenarios') : 'none',
-        ],
-        e.chaos
-          ? [
-              'chaos',
-              h(
-                'span',
-                { class: 'mono', id: 'detail-chaos' },
-                `${e.chaos.scenario}: seed=${e.chaos.seed}; ${e.chaos.token_call === undefined ? `call=${e.chaos.call}` : `token_call=${e.chaos.token_call}`}`,
-              ),
-            ]
-          : null,
-        [
-          'warnings',
-          e.warnings.length
-            ? h(
-                'ul',
-                { class: 'plain', id: 'detail-warnings' },
-                e.warnings.map((w) => h('li', { class: 'warning-item' }, w)),
-              )
-            : 'none',
-        ],
-      ]),
+      entryFacts(e),
       h(
         'div',
         { id: 'detail-response' },
