@@ -84,7 +84,7 @@ export function controlPlaneDocument(origin: string) {
   };
   for (const p of paths) {
     const isHealth = p.operationId === 'health';
-    const { operationId, access: _access, ...declared } = p;
+    const { operationId, access: _access, tool: _tool, ...declared } = p;
     const access = accessOf(p);
     r.registerPath({
       operationId, // first, as the document always listed it
