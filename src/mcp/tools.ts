@@ -10,6 +10,7 @@
  * coaching warnings of the journal.
  */
 
+import type { JournalView } from '../client/control.js';
 import { headerComponents } from '../contract/api/headers.js';
 import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control/control-operations.js';
 import { CONTROL_ROUTES } from '../contract/control/control-routes-all.js';
@@ -56,10 +57,10 @@ export const EXPOSED: readonly ControlOperationId[] = CONTROL_ROUTES.filter(
 
 /** The journal's entries that carry a coaching warning, each with what identifies its call. */
 function warningsOf(answer: unknown): unknown {
-  const { requests } = answer as { requests: Record<string, unknown>[] };
+  const { requests } = answer as JournalView;
   return {
     warnings: requests
-      .filter((e) => Array.isArray(e.warnings) && e.warnings.length > 0)
+      .filter((e) => e.warnings.length > 0)
       .map((e) => ({
         time: e.time,
         method: e.method,
