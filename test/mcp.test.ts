@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROL_OPERATIONS, type ControlOperationId } from '../src/contract/control/control-operations.js';
+import { CONTROL_ROUTES } from '../src/contract/control/control-routes-all.js';
 import { EXPOSED, JOURNAL_DEFAULT_LIMIT } from '../src/mcp/tools.js';
 import { packageDir } from '../src/package-dir.js';
 import { type RunningSandbox, startSandbox } from '../src/start.js';
@@ -61,6 +62,29 @@ afterAll(async () => {
 });
 
 describe('mcp: the tools are the control plane’s declared operations', () => {
+  it('the tools are the operations whose declaration gives them a place (tool), each place once, in that order', () => {
+    const places = CONTROL_ROUTES.flatMap((route) => (route.tool === undefined ? [] : [route.tool]));
+    expect(new Set(places).size).toBe(places.length);
+    expect(EXPOSED).toEqual([
+      'listRequests',
+      'countRequests',
+      'getReport',
+      'listScenarios',
+      'armScenario',
+      'disarmScenarios',
+      'setChaos',
+      'getChaos',
+      'endChaos',
+      'resetPartner',
+      'getClock',
+      'advanceClock',
+      'getPartnerClock',
+      'advancePartnerClock',
+      'listPartners',
+      'getAccount',
+    ]);
+  });
+
   it('one tool per exposed operationId (and the coaching warnings), named, described and parametrised as the served document declares', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual([...EXPOSED, 'listWarnings']);

@@ -5,7 +5,8 @@
  * its method and path come from contract/control/control-operations.ts, generated from the
  * declarations; its body and answer types from the declarations themselves (types only: z.input
  * of the declared body, z.output of the declared 2xx answer), so nothing of zod or hono is
- * loaded. Global fetch, no dependency. A non-2xx answer throws ControlPlaneError with the status and
+ * loaded. Each call is client/http.ts's exchange (global fetch, no dependency), the one the MCP
+ * server and the dashboard make too. A non-2xx answer throws ControlPlaneError with the status and
  * the parsed body.
  *
  * Every declared operation is a method of `operations`, derived from the generated table and
@@ -23,6 +24,7 @@ import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control
 import type { controlRoutes } from '../contract/control/control-routes.js';
 import type { isolationRoutes } from '../contract/control/control-routes-isolation.js';
 import type { pactRoutes } from '../contract/control/control-routes-pact.js';
+import { CONTROL_TIMEOUT_MS, exchange, type OperationRequest, operationTarget } from './http.js';
 
 /** The declarations (contract/control/control-routes*.ts), as types only: nothing of them is loaded. */
 type Routes = typeof controlRoutes & typeof isolationRoutes & typeof pactRoutes;
@@ -105,14 +107,6 @@ export type ControlOperations = {
     : (input: InputOf<Id>) => Promise<AnswerOf<Id>>;
 };
 
-/** An operation's path with its parameters filled in, each encoded as one path segment. */
-function operationPath<Id extends ControlOperationId>(id: Id, params: ParamsOf<Id>): string {
-  const values = params as Record<string, string>;
-  return CONTROL_OPERATIONS[id].path.replace(/\{([^}]+)\}/g, (_, name: string) =>
-    encodeURIComponent(values[name] ?? ''),
-  );
-}
-
 export interface ControlClientOptions {
   /**
    * Sent as `Authorization: Bearer`: the sandbox's SANDBOX_ADMIN_TOKEN, or a partner's access
@@ -126,7 +120,7 @@ export interface ControlClientOptions {
 }
 
 /** The default of `timeoutMs`: far above any control-plane call, far below a CI job's patience. */
-export const CONTROL_TIMEOUT_MS = 30_000;
+export { CONTROL_TIMEOUT_MS };
 
 export interface ControlClient {
   /** The sandbox's base URL, without a trailing slash. */
@@ -244,10 +238,9 @@ export class ControlPlaneError extends Error {
 export function createControlClient(url: string | URL, options: ControlClientOptions = {}): ControlClient {
   const base = String(url).replace(/\/+$/, '');
   const token = options.token ?? options.adminToken;
-  const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   const timeoutMs = options.timeoutMs ?? CONTROL_TIMEOUT_MS;
 
-  /** One call; its answer must be JSON (a report in JUnit XML is text). */
+  /** One call (client/http.ts); its answer must be JSON (a report in JUnit XML is text). */
   async function call<T>(
     method: string,
     path: string,
@@ -263,18 +256,10 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
     ) {
       throw new TypeError(`${method} ${path}: "." and ".." are not identifiers (a URL resolves them)`);
     }
-    const headers: Record<string, string> = { accept: 'application/json', ...auth };
-    if (body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;
     let text: string;
     try {
-      res = await fetch(base + path, {
-        method,
-        headers,
-        signal: AbortSignal.timeout(timeoutMs),
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      text = await res.text();
+      ({ res, text } = await exchange(base, method, path, body, { token, timeoutMs }));
     } catch (err) {
       // No answer: the sandbox is down, unreachable, or did not answer in time.
       const timedOut = err instanceof Error && err.name === 'TimeoutError';
@@ -307,41 +292,27 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
     return parsed as T;
   }
 
-  /** An operation's URL: its path with the parameters filled in, a query string after it. */
-  function urlOf<Id extends ControlOperationId>(
-    id: Id,
-    params: ParamsOf<Id>,
-    query?: URLSearchParams,
-  ): string {
-    const path = operationPath(id, params);
-    const qs = query?.toString();
-    return qs ? `${path}?${qs}` : path;
-  }
-
   /** One declared operation: its path filled in, its query written, its body sent. */
-  function send(id: ControlOperationId, input: { params?: object; query?: object; body?: unknown } = {}) {
-    const query = new URLSearchParams();
-    for (const [name, value] of Object.entries(input.query ?? {})) {
-      if (value !== undefined) query.set(name, String(value));
-    }
-    const path = urlOf(id, (input.params ?? {}) as never, query);
-    return call(CONTROL_OPERATIONS[id].method.toUpperCase(), path, input.body);
+  function send(id: ControlOperationId, input: OperationRequest = {}) {
+    const { method, path } = operationTarget(id, input);
+    return call(method, path, input.body);
   }
 
   /** The operations, one per entry of the generated table. */
   const op = Object.fromEntries(
     Object.keys(CONTROL_OPERATIONS).map((id) => [
       id,
-      (input?: Parameters<typeof send>[1]) => send(id as ControlOperationId, input),
+      (input?: OperationRequest) => send(id as ControlOperationId, input),
     ]),
   ) as ControlOperations;
 
   function report(parentAccountId: string, format?: 'json'): Promise<ReportView>;
   function report(parentAccountId: string, format: 'junit'): Promise<string>;
   function report(parentAccountId: string, format: 'json' | 'junit' = 'json') {
-    const query = new URLSearchParams({ parent_account_id: parentAccountId, format });
-    const path = urlOf('getReport', {}, query);
-    return call('GET', path, undefined, format === 'junit' ? 'text' : 'json');
+    const { method, path } = operationTarget('getReport', {
+      query: { parent_account_id: parentAccountId, format },
+    });
+    return call(method, path, undefined, format === 'junit' ? 'text' : 'json');
   }
 
   return {

@@ -6,42 +6,25 @@
 
 import type { z } from 'zod';
 import type { JournalEntry as JournalEntrySchema } from '../contract/control/control-journal.js';
+import type { CountRequest, JournalFilters } from '../contract/control/journal-filters.js';
 import type { TraceContext } from '../domain/trace-context.js';
 import { type RequestHeaders, redactBody, redactHeaders, redactJson, redactQuery } from './journal-redact.js';
 
 /** One journal entry; its shape is the control plane's contract (src/contract/control/control-journal.ts). */
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;
 
-export interface JournalFilter {
-  account_id?: string;
-  parent_account_id?: string;
-  method?: string;
-  path?: string;
-  status?: number;
-  since?: string;
-  /** The W3C trace-id of the partner's traceparent (32 lower-case hex digits). */
-  trace_id?: string;
-  limit?: number;
-}
+/** The journal's filters, as GET /__sandbox/requests's typed filters parse (contract/control/journal-filters.ts). */
+export type JournalFilter = z.output<typeof JournalFilters>;
 
-/** The journal's filters plus what `POST /__sandbox/requests/count` matches on (docs/parallel-tests.md). */
-export interface CountFilter extends Omit<JournalFilter, 'limit'> {
-  /**
-   * A request header by name (any case); with `value`, its value exactly as sent (repeated
-   * headers joined with ", "). Compared with the raw header, secrets included, but only a
-   * count is answered, never a value.
-   */
-  header?: { name: string; value?: string };
-  /**
-   * A substring of the request body as the journal shows it (secrets redacted, JSON compact),
-   * searched only in what was kept of it: a body cut at SANDBOX_JOURNAL_BODY_BYTES is not
-   * searched past the cut.
-   */
-  body_contains?: string;
-}
+/**
+ * The journal's filters plus what `POST /__sandbox/requests/count` matches on (docs/parallel-tests.md),
+ * as its body parses: `header` is compared with the raw header, secrets included, but only a
+ * count is answered, never a value; `body_contains` searches only what the journal kept of a body.
+ */
+export type CountFilter = z.output<typeof CountRequest>;
 
 /** `request_body_truncated` / `response_body_truncated` of an entry: null when the body is whole. */
-export type Truncated = { original_bytes: number } | null;
+export type Truncated = JournalEntry['request_body_truncated'];
 
 /** What the journal keeps of a body: its first `limit` bytes (never half a character), and whether it was cut. */
 export function keep(text: string | null, limit: number): { text: string | null; truncated: Truncated } {

@@ -12,7 +12,7 @@ import {
   type CallToolResult,
   ListToolsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { CONTROL_OPERATIONS } from '../contract/control/control-operations.js';
+import { exchange, operationTarget } from '../client/http.js';
 import { buildGuides } from '../guides/build-guides.js';
 import { controlTools, type ToolDefinition } from './tools.js';
 
@@ -114,7 +114,6 @@ async function callTool(
   base: string,
   options: McpOptions,
 ): Promise<CallToolResult> {
-  const { method, path } = CONTROL_OPERATIONS[tool.operation];
   const { parts } = tool;
   const unknown = Object.keys(args).filter(
     (name) => !parts.path.includes(name) && !parts.query.includes(name) && !parts.body.includes(name),
@@ -125,47 +124,42 @@ async function callTool(
       `${tool.name} takes no ${unknown.join(', ')}; its parameters: ${known.length ? known.join(', ') : 'none'}`,
     );
   }
-  let target: string = path;
+  const params: Record<string, string> = {};
   for (const name of parts.path) {
     const value = args[name];
     // A path segment: "." and ".." would move the URL to another operation.
     if (typeof value !== 'string' || value === '' || value === '.' || value === '..')
       return failure(`${name} is required: a non-empty string (not "." or "..")`);
-    target = target.replace(`{${name}}`, encodeURIComponent(value));
+    params[name] = value;
   }
-  const query = new URLSearchParams();
+  const query: Record<string, string | number | boolean> = {};
   for (const name of parts.query) {
     const value = args[name] ?? tool.defaults?.[name];
     if (value === undefined || value === null) continue;
     if (typeof value === 'object') return failure(`${name} must be a string, a number or a boolean`);
-    query.set(name, String(value));
+    query[name] = value as string | number | boolean;
   }
   const body = parts.hasBody
-    ? JSON.stringify(Object.fromEntries(parts.body.filter((n) => n in args).map((n) => [n, args[n]])))
+    ? Object.fromEntries(parts.body.filter((n) => n in args).map((n) => [n, args[n]]))
     : undefined;
-  const url = `${base}${target}${query.size ? `?${query}` : ''}`;
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const bearer = options.token ?? options.adminToken;
-  if (bearer) headers.Authorization = `Bearer ${bearer}`;
+  // The client's own exchange (client/http.ts): the same request line, headers and time limit.
+  const { method, path } = operationTarget(tool.operation, { params, query });
   let res: Response;
+  let text: string;
   try {
-    res = await fetch(url, {
-      method: method.toUpperCase(),
-      headers,
-      body,
-      signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+    ({ res, text } = await exchange(base, method, path, body, {
+      token: options.token ?? options.adminToken,
+      timeoutMs: options.timeoutMs,
       // The token goes to --url only: a redirect elsewhere is reported, never followed.
       redirect: 'manual',
-    });
+    }));
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
     return failure(
-      `cannot reach the sandbox at ${base} (${cause}): is it running? ${method.toUpperCase()} ${target}`,
+      `cannot reach the sandbox at ${base} (${cause}): is it running? ${method} ${path.split('?')[0]}`,
     );
   }
-  const text = await res.text();
-  const line = `${method.toUpperCase()} ${target}${query.size ? `?${query}` : ''} -> ${res.status}`;
+  const line = `${method} ${path} -> ${res.status}`;
   if (res.status >= 300 && res.status < 400)
     return failure(
       `${line}: a redirect${res.headers.get('location') ? ` to ${res.headers.get('location')}` : ''}, not followed (the token is sent to --url only): is ${base} the sandbox's own URL, the first line it prints?`,

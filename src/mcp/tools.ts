@@ -5,12 +5,15 @@
  * body fields by the control plane's own names (parent_account_id, account_id, trace_id, ...),
  * each with the schema and description the control-plane document gives it. The schemas are
  * read from that document as the declarations generate it (contract/control/openapi-control.ts), so the
- * tools say what `/__sandbox/openapi.json` says. Only the list of exposed operations is written
- * here, with the one view of an operation's answer: the coaching warnings of the journal.
+ * tools say what `/__sandbox/openapi.json` says. Which operations are tools, and in what order,
+ * their declarations say (`tool`); written here is the one view of an operation's answer: the
+ * coaching warnings of the journal.
  */
 
+import type { JournalView } from '../client/control.js';
 import { headerComponents } from '../contract/api/headers.js';
 import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control/control-operations.js';
+import { CONTROL_ROUTES } from '../contract/control/control-routes-all.js';
 import { controlPlaneDocument } from '../contract/control/openapi-control.js';
 
 /** A JSON Schema, as the control-plane document has it. */
@@ -43,36 +46,21 @@ export interface ToolDefinition {
 export const JOURNAL_DEFAULT_LIMIT = 20;
 
 /**
- * The operations a coding agent may call: the journal and its count, the report, the
- * scenarios (catalogue, arm, disarm), chaos (set, read, end), a partner's reset, the clocks,
- * and the partners and accounts to find them. Not the global reset, snapshots, bundles or
- * the journal's clearing: those touch every partner or move whole states.
+ * The operations a coding agent may call, in the order the tools are listed: those whose
+ * declaration gives them a place (`tool`, contract/control/control-routes.ts says which and why).
  */
-export const EXPOSED: readonly ControlOperationId[] = [
-  'listRequests',
-  'countRequests',
-  'getReport',
-  'listScenarios',
-  'armScenario',
-  'disarmScenarios',
-  'setChaos',
-  'getChaos',
-  'endChaos',
-  'resetPartner',
-  'getClock',
-  'advanceClock',
-  'getPartnerClock',
-  'advancePartnerClock',
-  'listPartners',
-  'getAccount',
-];
+export const EXPOSED: readonly ControlOperationId[] = CONTROL_ROUTES.filter(
+  (route) => route.tool !== undefined,
+)
+  .sort((a, b) => a.tool! - b.tool!)
+  .map((route) => route.operationId as ControlOperationId);
 
 /** The journal's entries that carry a coaching warning, each with what identifies its call. */
 function warningsOf(answer: unknown): unknown {
-  const { requests } = answer as { requests: Record<string, unknown>[] };
+  const { requests } = answer as JournalView;
   return {
     warnings: requests
-      .filter((e) => Array.isArray(e.warnings) && e.warnings.length > 0)
+      .filter((e) => e.warnings.length > 0)
       .map((e) => ({
         time: e.time,
         method: e.method,

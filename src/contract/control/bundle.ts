@@ -14,6 +14,7 @@ import {
   MappingSeedEntry,
   pathSegment,
 } from './control.js';
+import type { JournalEntry } from './control-journal.js';
 
 /**
  * The largest counter a bundle may carry (a controls list's version, a chaos call position):
@@ -84,6 +85,7 @@ const hexId = (digits: number) =>
       new RegExp(`^(?!0+$)[0-9a-f]{${digits}}$`),
       `must be ${digits} lower-case hex digits, not all zero`,
     );
+/** A journal entry as a bundle carries it: the journal's own fields, checked strictly, with the limits of a file from outside. */
 const BundleJournalEntry = z
   .strictObject({
     time: isoTime,
@@ -120,7 +122,8 @@ const BundleJournalEntry = z
       .default(null),
     warnings: z.array(text(BUNDLE_WARNING_MAX)).max(100),
     duration_ms: z.number().min(0),
-  })
+    // The journal's entry (control-journal.ts) without its id, field for field: one added there fails to compile here.
+  } satisfies { [K in Exclude<keyof typeof JournalEntry.shape, 'id'>]: z.ZodType })
   // The journal keeps the three together: a trace-id and span-id from one traceparent, its tracestate only beside them.
   .refine((e) => (e.trace_id === null) === (e.span_id === null), {
     error: 'trace_id and span_id come together (both null without a trace)',

@@ -23,6 +23,7 @@ import { body, byOperationId, err, ok, parentParam, snapshotParam } from './cont
 /** The test-isolation routes (docs/parallel-tests.md): partner reset and clock, snapshots, the request count, bundles. */
 export const isolationRoutes = byOperationId({
   resetPartner: createRoute({
+    tool: 10,
     access: partnerMay('parent'),
     method: 'post',
     path: '/__sandbox/partners/{parent_account_id}/reset',
@@ -33,6 +34,7 @@ export const isolationRoutes = byOperationId({
     responses: { 200: ok('Reset.', PartnerResetAnswer), 404: err('No such partner.') },
   }),
   getPartnerClock: createRoute({
+    tool: 13,
     access: partnerMay('parent'),
     method: 'get',
     path: '/__sandbox/partners/{parent_account_id}/clock',
@@ -42,6 +44,7 @@ export const isolationRoutes = byOperationId({
     responses: { 200: ok("The partner's time.", PartnerClockView), 404: err('No such partner.') },
   }),
   advancePartnerClock: createRoute({
+    tool: 14,
     access: partnerMay('parent'),
     method: 'post',
     path: '/__sandbox/partners/{parent_account_id}/clock/advance',
@@ -95,6 +98,7 @@ export const isolationRoutes = byOperationId({
     },
   }),
   countRequests: createRoute({
+    tool: 2,
     access: partnerMay('own'),
     method: 'post',
     path: '/__sandbox/requests/count',

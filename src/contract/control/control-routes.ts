@@ -72,6 +72,14 @@ export type ControlRoute = RouteConfig & {
   operationId: string;
   /** Who may call it when SANDBOX_ADMIN_TOKEN is set (access.ts); none: the admin token only. */
   access?: ControlAccess;
+  /**
+   * Its place in the MCP server's list of tools (mcp/tools.ts), when a coding agent may call it
+   * as a tool of its operationId; none: not a tool. The journal, its count, the report, the
+   * scenarios, chaos, a partner's reset, the clocks, the partners and accounts to find them are;
+   * not the global reset, snapshots, bundles or the journal's clearing: those touch every partner
+   * or move whole states.
+   */
+  tool?: number;
   summary: string;
   description: string;
   getRoutingPath(): string;
@@ -100,6 +108,7 @@ export const controlRoutes = byOperationId({
     responses: { 200: ok('Serving.', Health) },
   }),
   listPartners: createRoute({
+    tool: 15,
     method: 'get',
     path: '/__sandbox/partners',
     summary: 'Partners and their most recent accounts (up to 200 each)',
@@ -152,6 +161,7 @@ export const controlRoutes = byOperationId({
     },
   }),
   getAccount: createRoute({
+    tool: 16,
     access: partnerMay('account'),
     method: 'get',
     path: '/__sandbox/accounts/{account_id}',
@@ -198,6 +208,7 @@ export const controlRoutes = byOperationId({
     },
   }),
   getClock: createRoute({
+    tool: 11,
     method: 'get',
     path: '/__sandbox/clock',
     summary: 'The sandbox clock',
@@ -205,6 +216,7 @@ export const controlRoutes = byOperationId({
     responses: { 200: ok('Now.', ClockView) },
   }),
   advanceClock: createRoute({
+    tool: 12,
     method: 'post',
     path: '/__sandbox/clock/advance',
     summary: 'Advance the sandbox clock',
@@ -214,6 +226,7 @@ export const controlRoutes = byOperationId({
     responses: { 200: ok('Now.', ClockView), 400: err('Invalid seconds.') },
   }),
   listRequests: createRoute({
+    tool: 1,
     access: partnerMay('own'),
     method: 'get',
     path: '/__sandbox/requests',
@@ -230,6 +243,7 @@ export const controlRoutes = byOperationId({
     responses: { 200: ok('Cleared.', ClearedAnswer) },
   }),
   listScenarios: createRoute({
+    tool: 4,
     access: partnerMay('own'),
     method: 'get',
     path: '/__sandbox/scenarios',
@@ -238,6 +252,7 @@ export const controlRoutes = byOperationId({
     responses: { 200: ok('Catalogue.', Catalogue) },
   }),
   armScenario: createRoute({
+    tool: 5,
     access: partnerMay('body'),
     method: 'put',
     path: '/__sandbox/scenarios',
@@ -252,6 +267,7 @@ export const controlRoutes = byOperationId({
     },
   }),
   disarmScenarios: createRoute({
+    tool: 6,
     access: partnerMay('own'),
     method: 'delete',
     path: '/__sandbox/scenarios',
@@ -261,6 +277,7 @@ export const controlRoutes = byOperationId({
   }),
   // Chaos (docs/chaos.md)
   setChaos: createRoute({
+    tool: 7,
     access: partnerMay('body'),
     method: 'put',
     path: '/__sandbox/chaos',
@@ -277,6 +294,7 @@ export const controlRoutes = byOperationId({
     },
   }),
   getChaos: createRoute({
+    tool: 8,
     access: partnerMay('own'),
     method: 'get',
     path: '/__sandbox/chaos',
@@ -286,6 +304,7 @@ export const controlRoutes = byOperationId({
     responses: { 200: ok('Profiles.', ChaosList) },
   }),
   endChaos: createRoute({
+    tool: 9,
     access: partnerMay('query'),
     method: 'delete',
     path: '/__sandbox/chaos',
@@ -299,6 +318,7 @@ export const controlRoutes = byOperationId({
     },
   }),
   getReport: createRoute({
+    tool: 3,
     access: partnerMay('query'),
     method: 'get',
     path: '/__sandbox/report',

@@ -21,7 +21,7 @@ export function controlPlaneDocument(origin: string) {
   const tags = ['Control plane'];
   const responsesOf = routeResponses();
   for (const p of CONTROL_ROUTES) {
-    const { operationId, access: _access, ...declared } = p;
+    const { operationId, access: _access, tool: _tool, ...declared } = p;
     const access = accessOf(p);
     r.registerPath({
       operationId, // first, as the document always listed it

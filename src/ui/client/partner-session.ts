@@ -6,6 +6,7 @@
  * list made of that one partner, so every view shows that partner only.
  */
 import type { ClockState, ControlClient, PartnerClockState, PartnerListView } from '../../client/control.js';
+import { exchange, operationTarget } from '../../client/http.js';
 
 const PARTNER_KEY = 'partnership-sandbox.partner';
 const PARTNER_HEADER = 'x-sandbox-partner';
@@ -50,7 +51,9 @@ export async function signIn(
   });
   if (!grant.ok) return { problem: `Those client credentials were refused (${grant.status}). Try again.` };
   const { access_token: token } = (await grant.json()) as { access_token: string };
-  const probe = await fetch('/__sandbox/scenarios', { headers: { authorization: `Bearer ${token}` } });
+  // Any route a partner may call names it: the scenario catalogue, by the client's own exchange.
+  const { method, path } = operationTarget('listScenarios');
+  const { res: probe } = await exchange('', method, path, undefined, { token });
   const parent = probe.headers.get(PARTNER_HEADER);
   if (!probe.ok || !parent)
     return { problem: `The control plane did not take that partner's token (${probe.status}).` };
