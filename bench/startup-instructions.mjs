@@ -57,7 +57,7 @@ async function counted(tag, args, env, marks) {
       const t0 = Date.now();
       while (!(await mark({ stdout: () => stdout, child }))) {
         if (exited) throw new Error(`${tag} exited under valgrind: ${stderr.slice(-2000)}`);
-        if (Date.now() - t0 > 300_000) throw new Error(`${tag}: no mark within 300 s`);
+        if (Date.now() - t0 > 900_000) throw new Error(`${tag}: no mark within 900 s`);
         await sleep(20);
       }
       execFileSync('callgrind_control', ['-d', String(child.pid)], { env, stdio: 'ignore' });
