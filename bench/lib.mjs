@@ -45,6 +45,7 @@ export function sandboxDist() {
     'index.js',
     'index.js.map',
     'openapi-validator.js',
+    'guides.json',
   ]) {
     if (existsSync(join(root, 'dist', f))) copyFileSync(join(root, 'dist', f), join(dir, 'dist', f));
   }

@@ -25,7 +25,8 @@
 // through tsx), and its output takes that module's place in both bundles: dist/ carries
 // app.js and app.css as two string constants and never loads esbuild at run time.
 // The manual (README.md and docs/*.md, served as HTML under /docs/guides/) is rendered
-// the same way, by src/guides/build-guides.ts, and takes that module's place.
+// the same way, by src/guides/build-guides.ts, into dist/guides.json, which a small reader
+// in that module's place reads on the first request for a guide.
 // Type-checking is `npm run typecheck` (tsc --noEmit); esbuild only strips types.
 import { execFileSync } from 'node:child_process';
 import {
@@ -37,7 +38,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, transformSync } from 'esbuild';
@@ -86,19 +87,31 @@ const dashboardAssets = {
  */
 const { buildGuides } = await tsImport('../src/guides/build-guides.ts', import.meta.url);
 const guides = buildGuides(fileURLToPath(new URL('..', import.meta.url)));
-/** Each bundle keeps the form it serves: the HTML for /docs/guides/, the Markdown for the MCP server (dist/mcp.js). */
+/** The pages in one form: the HTML for /docs/guides/, the Markdown for the MCP server (dist/mcp.js). */
+const pagesIn = (form) => {
+  const drop = form === 'html' ? 'markdown' : 'html';
+  return { pages: guides.pages.map(({ [drop]: _, ...page }) => page) };
+};
+/**
+ * The HTML pages (about 0.5 MB) are not in dist/cli.js and dist/index.js but in
+ * dist/guides.json beside them, read on the first request for a guide: a start-up never
+ * reads, decodes and scans them (docs/performance.md, "Start-up"). dist/mcp.js, which
+ * serves the Markdown to coding agents, keeps its pages as constants.
+ */
 const manualPagesOf = (form) => ({
   name: 'manual-pages',
   setup(b) {
-    const drop = form === 'html' ? 'markdown' : 'html';
-    const pages = { pages: guides.pages.map(({ [drop]: _, ...page }) => page) };
     b.onResolve({ filter: /^\.\.?\/.*build-guides\.js$/ }, (args) =>
       /[\\/]src[\\/](api|mcp)$/.test(args.resolveDir)
         ? { path: 'build-guides', namespace: 'guides' }
         : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'guides' }, () => ({
-      contents: `export const buildGuides = () => (${JSON.stringify(pages)});`,
+      contents:
+        form === 'html'
+          ? "import { readFileSync } from 'node:fs';\n" +
+            "export const buildGuides = () => JSON.parse(readFileSync(new URL('./guides.json', import.meta.url), 'utf8'));"
+          : `export const buildGuides = () => (${JSON.stringify(pagesIn(form))});`,
       loader: 'js',
     }));
   },
@@ -117,7 +130,33 @@ const validatorBeside = {
   },
 };
 
+/**
+ * Node's built-in modules are loaded with require() (the banner's), not imported: an import
+ * of a built-in builds its ES module facade, which reads every export, and node:http's
+ * getters load Node's bundled undici (about 370 M instructions here, a third of the bin's
+ * start-up; @hono/node-server then needs it anyway, for the global Request) and each other
+ * facade costs its own reads: 19 M instructions for the 16 built-ins dist/cli.js uses
+ * (bench/startup-instructions.mjs, docs/performance.md "Start-up"). A named import becomes a
+ * property read of the module's exports at its use, as esbuild reads any CommonJS module.
+ */
+const builtinsRequired = {
+  name: 'builtins-required',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?[a-z_0-9/]+$/ }, (args) =>
+      args.kind === 'import-statement' && args.namespace !== 'builtin' && isBuiltin(args.path)
+        ? { path: args.path.replace(/^node:/, ''), namespace: 'builtin' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => ({
+      contents: `module.exports = require('node:${args.path}');`,
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+mkdirSync(new URL('../dist', import.meta.url));
+writeFileSync(new URL('../dist/guides.json', import.meta.url), JSON.stringify(pagesIn('html')));
 const common = {
   bundle: true,
   platform: 'node',
@@ -127,7 +166,7 @@ const common = {
   sourcemap: true,
   legalComments: 'none',
   logLevel: 'warning',
-  plugins: [zodEnglishOnly, dashboardAssets, manualPagesOf('html'), validatorBeside],
+  plugins: [builtinsRequired, zodEnglishOnly, dashboardAssets, manualPagesOf('html'), validatorBeside],
   // The dashboard shell (src/ui/index.tsx) is Hono JSX. Said here as in tsconfig.json,
   // because the image's build stage copies src/ and this script, not tsconfig.json.
   jsx: 'automatic',

@@ -119,6 +119,7 @@ describe('the tarball', () => {
       'dist/index.js',
       'dist/openapi-validator.js',
       'dist/mcp.js',
+      'dist/guides.json',
       'dist/types/index.d.ts',
       'dist/types/start.d.ts',
       'dist/types/client/control.d.ts',
@@ -138,7 +139,7 @@ describe('the tarball', () => {
       expect(files).toContain(needed);
     }
     const allowed =
-      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|cli|index|mcp|openapi-validator)\.js|dist\/types\/.+\.d\.ts|dist\/swagger-ui\/(swagger-ui-bundle\.js|swagger-ui\.css|LICENSE|NOTICE)|docs\/screenshots\/[a-z0-9-]+\.png|fixtures\/.+\.json|scenarios\/.+\.json|node_modules\/better-sqlite3\/(package\.json|LICENSE|README\.md|lib\/.+\.js|prebuilds\/[a-z0-9-]+\.node))$/;
+      /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|dist\/(main|cli|index|mcp|openapi-validator)\.js|dist\/guides\.json|dist\/types\/.+\.d\.ts|dist\/swagger-ui\/(swagger-ui-bundle\.js|swagger-ui\.css|LICENSE|NOTICE)|docs\/screenshots\/[a-z0-9-]+\.png|fixtures\/.+\.json|scenarios\/.+\.json|node_modules\/better-sqlite3\/(package\.json|LICENSE|README\.md|lib\/.+\.js|prebuilds\/[a-z0-9-]+\.node))$/;
     expect(files.filter((f) => !allowed.test(f))).toEqual([]);
     // better-sqlite3 bundled (package.json says so in the tarball only: postpack puts the
     // checkout's back), with nothing that would make npm build: no binding.gyp, no C sources.
@@ -190,10 +191,14 @@ describe('the install', () => {
 });
 
 describe('the bundles', () => {
-  it('carry the manual (README.md and docs/) as constants for /docs/guides/, without marked', () => {
+  it('leave the manual (README.md and docs/ as HTML, for /docs/guides/) to dist/guides.json, read on the first request for a guide, and carry no marked', () => {
+    const dist = join(project, 'node_modules', 'partnership-sandbox', 'dist');
+    const guides = JSON.parse(readFileSync(join(dist, 'guides.json'), 'utf8'));
+    expect(guides.pages.map((p: { name: string }) => p.name)).toContain('where-the-spec-is-silent');
+    expect(JSON.stringify(guides)).toMatch(/id=\\?"where-the-spec-is-silent\\?"/);
     for (const bundle of ['cli.js', 'index.js']) {
-      const text = readFileSync(join(project, 'node_modules', 'partnership-sandbox', 'dist', bundle), 'utf8');
-      expect(text, bundle).toMatch(/id=\\?"where-the-spec-is-silent\\?"/);
+      const text = readFileSync(join(dist, bundle), 'utf8');
+      expect(text, bundle).not.toMatch(/id=\\?"where-the-spec-is-silent\\?"/);
       expect(text, bundle).not.toContain('walkTokens');
     }
   });
@@ -285,6 +290,10 @@ describe('npx partnership-sandbox', () => {
     const shot = await fetch(`${url}/docs/guides/screenshots/journal.png`);
     expect(shot.status).toBe(200);
     expect(shot.headers.get('content-type')).toBe('image/png');
+    // And its pages, read from dist/guides.json on this first request for one.
+    const page = await fetch(`${url}/docs/guides/where-the-spec-is-silent`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('id="where-the-spec-is-silent"');
     // Ctrl-C in a terminal signals the whole foreground process group: npx, its shell, the sandbox.
     process.kill(-child.pid!, 'SIGINT');
     await exited;

@@ -6,7 +6,7 @@
  * /__sandbox/openapi.json (control plane), GET /docs (Swagger UI over the sandbox
  * document, served from Swagger UI's own files, copied into dist/ at build time: no CDN,
  * works without internet), and the manual: README.md and docs/*.md rendered to HTML under
- * /docs/guides/ (build-guides.ts; embedded in the bundle at build time) with its screenshots
+ * /docs/guides/ (build-guides.ts; dist/guides.json, written at build time) with its screenshots
  * (read from the package's docs/screenshots/), linked from /docs. /docs and every page of the
  * manual link each other and the dashboard (/__sandbox/ui).
  */

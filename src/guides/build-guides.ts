@@ -8,9 +8,9 @@
  * Two callers, one build (as src/ui/build-assets.ts for the dashboard):
  * - from source (tsx, vitest), docs.ts calls buildGuides() on the first request for a
  *   guide and the pages are read from the checkout;
- * - scripts/build.mjs calls it once and puts its answer in the place of this module in the
- *   production bundles: there the pages are string constants, nothing is read from disk at
- *   run time and marked (a devDependency) is never loaded. A build from a tree without
+ * - scripts/build.mjs calls it once and puts, in the place of this module in the production
+ *   bundles, a reader of its answer: dist/guides.json, read on the first request for a guide
+ *   (dist/mcp.js carries the Markdown as constants); marked (a devDependency) is never loaded. A build from a tree without
  *   docs/ (the image's build stage copies src/ and scripts/ only) has no pages, and
  *   /docs/guides/ says so.
  *
