@@ -87,6 +87,17 @@ export class RateLimiter {
     return Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000));
   }
 
+  /**
+   * Whether the partner's next call would be limited, without taking it: 0 when a call is in
+   * its bucket (or it has none yet), else what take() would answer. Changes nothing.
+   */
+  peek(partner: string): number {
+    const bucket = this.buckets.get(partner);
+    if (bucket === undefined) return 0;
+    const tokens = Math.min(this.spec.burst, bucket.tokens + (this.now() - bucket.at) * this.perMs);
+    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.perMs / 1000));
+  }
+
   /** Drops the buckets that are full again: they behave as new ones would. */
   private prune(now: number): void {
     for (const [partner, bucket] of this.buckets) {
