@@ -88,14 +88,17 @@ export class RateLimiter {
   }
 
   /**
-   * Whether the partner's next call would be limited, without taking it: 0 when a call is in
-   * its bucket (or it has none yet), else what take() would answer. Changes nothing.
+   * take() for a call that may not go on: the whole seconds take() would answer when the
+   * partner's bucket holds no call (the bucket then is as take() leaves it), else 0 and the
+   * call is not taken (take() it where the call goes on). No bucket yet is a full one: 0.
    */
-  peek(partner: string): number {
+  short(partner: string): number {
     const bucket = this.buckets.get(partner);
     if (bucket === undefined) return 0;
-    const tokens = Math.min(this.spec.burst, bucket.tokens + (this.now() - bucket.at) * this.perMs);
-    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.perMs / 1000));
+    const now = this.now();
+    bucket.tokens = Math.min(this.spec.burst, bucket.tokens + (now - bucket.at) * this.perMs);
+    bucket.at = now;
+    return bucket.tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000));
   }
 
   /** Drops the buckets that are full again: they behave as new ones would. */

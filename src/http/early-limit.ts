@@ -20,6 +20,7 @@
  * so does every call not limited: what they pay here is one Map lookup at most.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorStatus } from '../contract/api/errors.js';
 import { operations } from '../contract/api/operations.js';
 import { NO_PARTNER, type RateLimiter } from '../core/rate-limit.js';
 import type { Sandbox } from '../core/state.js';
@@ -28,8 +29,8 @@ import { routePattern } from '../domain/route-pattern.js';
 import { traceOf } from '../domain/trace-context.js';
 import { SCENARIO_HEADER } from '../scenarios/header.js';
 import { verifyToken } from '../services/auth.js';
-import { parseBearer, rawHeader } from './headers.js';
-import { overLimit } from './rate-limit.js';
+import { parseBearer } from './headers.js';
+import { limitedParts } from './rate-limit.js';
 import { commonHeaders } from './request-context.js';
 
 interface Early {
@@ -92,7 +93,7 @@ export function earlyLimit(
       partner = limited.get(authorization);
       if (partner === undefined) return false;
     } else {
-      if (!req.url?.startsWith('/v1/') || limiter.peek(NO_PARTNER) === 0) return false;
+      if (!req.url?.startsWith('/v1/') || limiter.short(NO_PARTNER) === 0) return false;
       partner = NO_PARTNER;
     }
     const answer = limitedAnswer(sandbox, limiter, req, partner, authorization);
@@ -116,10 +117,12 @@ function limitedAnswer(
   authorization: string | undefined,
 ) {
   const startedAt = performance.now();
-  const url = plainCall(sandbox, req);
-  if (url === undefined) return undefined;
+  if (!plainCall(sandbox, req)) return undefined;
+  const url = partnershipUrl(req);
+  if (url === null) return undefined;
+  const sent = headersOf(req.rawHeaders);
   // Repeated Authorization lines reach the app joined (http/headers.ts): it decides.
-  if (rawHeader(req.rawHeaders, 'authorization') !== authorization) return undefined;
+  if (sent.authorization !== authorization) return undefined;
   if (authorization !== undefined) {
     const token = parseBearer(authorization);
     const check = token === undefined ? undefined : verifyToken(sandbox, token);
@@ -127,27 +130,27 @@ function limitedAnswer(
     // Being swapped in by a large import: the app holds the call, then starts it over.
     if (sandbox.gate.heldFor(partner)) return undefined;
   }
-  if (limiter.peek(partner) === 0) return undefined;
-  const limited = overLimit(limiter, partner);
-  if (limited === undefined) return undefined;
+  const seconds = limiter.short(partner);
+  if (seconds === 0) return undefined;
+  const { message, headers: extra, details } = limitedParts(limiter, seconds);
 
   // errorResponse and send (http/envelope.ts), for an answer no scenario shapes.
   const requestId = ids.request();
+  const status = errorStatus.rate_limited;
   const body = {
-    status: limited.status,
-    error: limited.body,
-    message: limited.message,
+    status,
+    error: { code: 'rate_limited', details },
+    message,
     request_id: requestId,
     data: null,
   };
   const text = JSON.stringify(body);
   const headers: Record<string, string> = commonHeaders(requestId);
   headers['content-type'] = 'application/json';
-  for (const name in limited.headers) headers[name.toLowerCase()] = limited.headers[name]!;
+  for (const name in extra) headers[name.toLowerCase()] = extra[name as keyof typeof extra];
   // requestContext's journal entry (http/request-context.ts).
   const parent = partner === NO_PARTNER ? null : partner;
   const at = sandbox.clock.now();
-  const traceparent = rawHeader(req.rawHeaders, 'traceparent');
   sandbox.journal.add({
     at,
     partnerAt: parent === null ? null : at + sandbox.clock.partnerOffsetMs(parent),
@@ -155,12 +158,12 @@ function limitedAnswer(
     url,
     headers: req.rawHeaders,
     requestBody: null,
-    status: limited.status,
+    status,
     responseBody: body,
     responseChars: text.length,
     responseHeaders: { ...headers },
     request_id: requestId,
-    trace: traceparent === undefined ? null : traceOf(traceparent, rawHeader(req.rawHeaders, 'tracestate')),
+    trace: sent.traceparent === undefined ? null : traceOf(sent.traceparent, sent.tracestate),
     parent_account_id: parent,
     account_id: null,
     scenarios_applied: [],
@@ -173,38 +176,69 @@ function limitedAnswer(
   return { head: headers, text };
 }
 
-/**
- * The call's URL as the app sees it (@hono/node-server's newRequest), when nothing before the
- * limit would answer otherwise or shape the 429: a partnership route, no query, no body, no
- * scenario header, nothing armed, the partner not being swapped in. Otherwise undefined.
- */
-function plainCall(sandbox: Sandbox, req: IncomingMessage): string | undefined {
-  const target = req.url ?? '';
-  const host = req.headers.host;
+/** Whether nothing before the limit would answer otherwise or shape the 429: no body, no scenario header, nothing armed. */
+function plainCall(sandbox: Sandbox, req: IncomingMessage): boolean {
   const headers = req.headers;
-  if (
-    target[0] !== '/' ||
-    target.includes('\\') ||
-    target.includes('?') ||
-    target.includes('%') ||
-    !host ||
-    headers[SCENARIO] !== undefined ||
-    headers['transfer-encoding'] !== undefined ||
-    (headers['content-length'] !== undefined && headers['content-length'] !== '0') ||
-    !sandbox.armed.empty ||
-    (req.socket as { encrypted?: boolean }).encrypted
-  ) {
-    return undefined;
+  const length = headers['content-length'];
+  return (
+    headers[SCENARIO] === undefined &&
+    headers['transfer-encoding'] === undefined &&
+    (length === undefined || length === '0') &&
+    sandbox.armed.empty &&
+    !(req.socket as { encrypted?: boolean }).encrypted
+  );
+}
+
+/** Method, Host and target -> the URL the app sees, or null: the few a limited partner sends, kept. */
+const urls = new Map<string, string | null>();
+const URLS_MAX = 1000;
+
+/**
+ * The call's URL as the app sees it (@hono/node-server's newRequest), when it is a partnership
+ * route without a query (dry_run shapes the envelope) nor a percent-escape; else null.
+ */
+function partnershipUrl(req: IncomingMessage): string | null {
+  const target = req.url ?? '';
+  const host = req.headers.host ?? '';
+  const key = `${req.method} ${host} ${target}`;
+  let url = urls.get(key);
+  if (url === undefined) {
+    url = parseUrl(req.method!, host, target);
+    if (urls.size >= URLS_MAX) urls.clear();
+    urls.set(key, url);
   }
+  return url;
+}
+
+function parseUrl(method: string, host: string, target: string): string | null {
+  if (target[0] !== '/' || /[\\?%#]/.test(target) || !host) return null;
   let url: URL;
   try {
     url = new URL(`http://${host}${target}`);
   } catch {
-    return undefined;
+    return null;
   }
-  if (url.hostname.length !== host.length && url.hostname !== host.replace(/:\d+$/, '')) return undefined;
-  if (url.search !== '' || url.hash !== '') return undefined;
+  if (url.hostname.length !== host.length && url.hostname !== host.replace(/:\d+$/, '')) return null;
+  if (url.search !== '' || url.hash !== '') return null;
   const path = url.pathname;
-  if (!routes.some((r) => r.method === req.method && r.pattern.test(path))) return undefined;
-  return url.href;
+  return routes.some((r) => r.method === method && r.pattern.test(path)) ? url.href : null;
+}
+
+/** The request headers the answer depends on, in one pass, repeated lines joined as the app joins them. */
+function headersOf(raw: readonly string[]) {
+  let authorization: string | undefined;
+  let traceparent: string | undefined;
+  let tracestate: string | undefined;
+  const join = (value: string | undefined, more: string) =>
+    value === undefined ? more : `${value}, ${more}`;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization')
+      authorization = join(authorization, raw[i + 1]!);
+    else if (name.length === 11 && name.toLowerCase() === 'traceparent')
+      traceparent = join(traceparent, raw[i + 1]!);
+    else if (name.length === 10 && name.toLowerCase() === 'tracestate')
+      tracestate = join(tracestate, raw[i + 1]!);
+  }
+  return { authorization, traceparent, tracestate };
 }
