@@ -121,7 +121,7 @@ async function main() {
     }
 
     // The floor of Node's HTTP server alone: constant bytes of a 429's size, no Hono.
-    const bare = await startServer('bench/baselines/constant-node.mjs', { readyPath: '/health' });
+    const bare = await startServer('bench/baselines/constant-node.mjs');
     let bareCost;
     try {
       const bareRun = (duration) =>

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The floor of any answer on Node's HTTP server: a plain node:http listener (no Hono, no
 // Fetch objects) answering every request with constant bytes of a limited call's size (a 429
-// envelope and the same headers). PORT env; every path answers, /health included, with 200
-// there so bench/lib.mjs sees it start.
+// envelope and the same headers). PORT env. Every path answers those bytes: with 200 at
+// /__sandbox/health and 201 to POST /__sandbox/partners, so that the bench helpers (start-up,
+// partnerWithToken) and bench/instructions.mjs --main=bench/baselines/constant-node.mjs
+// --workload='limited GET' run against it as against a sandbox.
 import { createServer } from 'node:http';
 
 const body = JSON.stringify({
@@ -24,6 +26,12 @@ const headers = {
 };
 
 createServer((req, res) => {
-  res.writeHead(req.url === '/health' ? 200 : 429, headers);
+  const status =
+    req.url === '/__sandbox/health'
+      ? 200
+      : req.method === 'POST' && req.url === '/__sandbox/partners'
+        ? 201
+        : 429;
+  res.writeHead(status, headers);
   res.end(body);
 }).listen(Number(process.env.PORT ?? 4021), '127.0.0.1');
