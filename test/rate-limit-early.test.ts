@@ -311,6 +311,33 @@ describe('what changes a noted token answers as the app answers', () => {
     await gone(p);
   });
 
+  it("a Pact state's planted token forgotten at its teardown: 401; planted again for another partner, that partner's bucket", async () => {
+    await serve(1);
+    const state = (action: string, parent: string) =>
+      control('POST', '/__sandbox/pact/states', {
+        state: 'a partner',
+        params: { parent_account_id: parent, access_token: 'planted-token' },
+        action,
+      });
+    await state('setup', 'pa_early_pact');
+    const p = {
+      headers: { Authorization: 'Bearer planted-token', 'X-Platform-Parent-Account-Id': 'pa_early_pact' },
+    };
+    expect((await raw('GET', MAPPINGS, p.headers)).status).toBe(200); // 1 of 1
+    await limited(p);
+    await state('teardown', 'pa_early_pact');
+    await gone(p);
+    // The same string planted for another partner: its own bucket, served (not answered early).
+    await state('setup', 'pa_early_pact_2');
+    const before = answered();
+    const other = {
+      Authorization: 'Bearer planted-token',
+      'X-Platform-Parent-Account-Id': 'pa_early_pact_2',
+    };
+    expect((await raw('GET', MAPPINGS, other)).status).toBe(200);
+    expect(answered()).toBe(before);
+  });
+
   it('the bucket refilled: the call is served by the app, and the note forgotten', async () => {
     await serve(1);
     const p = await partner('pa_early_refill');
