@@ -5,7 +5,8 @@
 // - the cost of a limited call against a served GET, as the server's CPU time per request
 //   (/proc/<pid>/stat over each window; target: under 1/10), beside the floor every answer
 //   pays here (a Hono server answering constant JSON: sockets, HTTP parsing, routing), and
-//   the same ratio above that floor.
+//   the same ratio above that floor; and beside the floor of Node's HTTP server alone (constant
+//   bytes of a 429's size, no Hono), which no answer written by Node goes below.
 //
 // Usage: npm run build && node bench/hosted-fair.mjs [--seconds=10] [--limit=25]
 import {
@@ -119,6 +120,18 @@ async function main() {
       await floor.stop();
     }
 
+    // The floor of Node's HTTP server alone: constant bytes of a 429's size, no Hono.
+    const bare = await startServer('bench/baselines/constant-node.mjs');
+    let bareCost;
+    try {
+      const bareRun = (duration) =>
+        cannon(bare.url, { requests: [{ method: 'GET', path: '/limited' }], connections: NOISY_C, duration });
+      await bareRun(2);
+      bareCost = await cpuPerRequest(bare, () => bareRun(seconds));
+    } finally {
+      await bare.stop();
+    }
+
     const steal = stealShare(steal0, cpuCounters());
     const quietOk = (r) => `${r.ok}/${r.total}`;
     console.log(
@@ -139,6 +152,9 @@ async function main() {
     );
     console.log(
       `floor (constant JSON, Hono): ${fmt(floorCost.cpuUs)} CPU µs/req; above it: limited ${fmt(limitedCost.cpuUs - floorCost.cpuUs)}, served ${fmt(servedCost.cpuUs - floorCost.cpuUs)} µs  ratio ${fmt((limitedCost.cpuUs - floorCost.cpuUs) / (servedCost.cpuUs - floorCost.cpuUs), 3)}`,
+    );
+    console.log(
+      `floor (constant bytes, node:http alone): ${fmt(bareCost.cpuUs)} CPU µs/req, ${fmt(bareCost.cpuUs / servedCost.cpuUs, 3)} of a served GET; a limited call costs ${fmt(limitedCost.cpuUs / bareCost.cpuUs, 2)}x it`,
     );
   } finally {
     await limited.stop();

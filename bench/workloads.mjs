@@ -4,6 +4,8 @@
 //   controls PUT   a fresh Idempotency-Key and the account's current content hash each call
 //   status PUT     a fresh key, each account paused and activated in turn
 //   token          POST /oauth/token of the demo client
+//   limited GET    a partner's vertical-mappings GET past its fair share: start the sandbox
+//                  with SANDBOX_RATE_LIMIT=1 in the environment, and nearly every call is a 429
 //   hosted mix     many partners' calls, mixed as a hosted sandbox sees them (HOSTED_MIX)
 import {
   accountPool,
@@ -15,6 +17,7 @@ import {
   getToken,
   MAPPINGS,
   makeAccounts,
+  partnerWithToken,
   REGISTER,
   refreshHashes,
   registerBody,
@@ -73,6 +76,10 @@ export const WORKLOADS = {
   'controls PUT': controlsPuts,
   'status PUT': statusPuts,
   token: async () => ({ requests: () => [tokenRequest()] }),
+  'limited GET': async (url) => {
+    const { headers } = await partnerWithToken(url, 'pa_limited');
+    return { requests: () => [{ method: 'GET', path: MAPPINGS, headers }] };
+  },
 };
 
 /** Runs `fn` over `items`, `width` at a time. */

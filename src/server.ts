@@ -29,6 +29,7 @@ import { createApp } from './app.js';
 import { StartupError } from './base/startup-error.js';
 import type { Config } from './core/config.js';
 import { drain, trackSockets } from './http/drain.js';
+import { earlyLimit } from './http/early-limit.js';
 import { answerExpectation, answerParserError, hostProblem, requestError } from './http/outside-app.js';
 import { createSandbox, type Logger, type Sandbox } from './sandbox/create.js';
 
@@ -87,8 +88,11 @@ function listen(sandbox: Sandbox, config: Config): Promise<ServerType> {
     // reaches the app; @hono/node-server would answer a bare 400. It gets the envelope.
     const fallbackHost = config.host.includes(':') ? `[${config.host}]` : config.host;
     const listener = getRequestListener(app.fetch, { hostname: fallbackHost, errorHandler: requestError });
+    // A call past its partner's fair share is answered before the app (http/early-limit.ts).
+    const limited = earlyLimit(sandbox);
     const checked = (req: IncomingMessage, res: ServerResponse) => {
       if (hostProblem(req, res)) return;
+      if (limited?.(req, res)) return;
       void listener(req, res);
     };
     // Node would answer a request without Host a bare 400: checked() answers it with the envelope.

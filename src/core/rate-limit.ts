@@ -87,6 +87,20 @@ export class RateLimiter {
     return Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000));
   }
 
+  /**
+   * take() for a call that may not go on: the whole seconds take() would answer when the
+   * partner's bucket holds no call (the bucket then is as take() leaves it), else 0 and the
+   * call is not taken (take() it where the call goes on). No bucket yet is a full one: 0.
+   */
+  short(partner: string): number {
+    const bucket = this.buckets.get(partner);
+    if (bucket === undefined) return 0;
+    const now = this.now();
+    bucket.tokens = Math.min(this.spec.burst, bucket.tokens + (now - bucket.at) * this.perMs);
+    bucket.at = now;
+    return bucket.tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000));
+  }
+
   /** Drops the buckets that are full again: they behave as new ones would. */
   private prune(now: number): void {
     for (const [partner, bucket] of this.buckets) {

@@ -12,6 +12,7 @@ import {
 import { NO_PARTNER } from '../core/rate-limit.js';
 import { verifyToken } from '../services/auth.js';
 import { ownedAccount } from './account.js';
+import { noteLimited } from './early-limit.js';
 import type { AppEnv } from './env.js';
 import { parseBearer, requestHeader } from './headers.js';
 import { limitCall } from './rate-limit.js';
@@ -26,7 +27,8 @@ const expired = () =>
 
 export function authenticate(c: Context<AppEnv>): Response | undefined | Promise<void> {
   const sandbox = c.get('sandbox');
-  const token = parseBearer(requestHeader(c, 'authorization'));
+  const authorization = requestHeader(c, 'authorization');
+  const token = parseBearer(authorization);
   if (!token) {
     const limited = sandbox.rateLimit && limitCall(c, sandbox.rateLimit, NO_PARTNER);
     if (limited) return limited;
@@ -49,7 +51,11 @@ export function authenticate(c: Context<AppEnv>): Response | undefined | Promise
   // Past its fair share (docs/hosting.md): the 429 now, before anything is read or drawn.
   if (sandbox.rateLimit) {
     const limited = limitCall(c, sandbox.rateLimit, check.principal.parent_account_id);
-    if (limited) return limited;
+    if (limited) {
+      // Its next calls with this header are answered before the app (http/early-limit.ts).
+      noteLimited(sandbox.rateLimit, authorization!, check.principal.parent_account_id);
+      return limited;
+    }
   }
   // Its partner is being swapped in by a large import: it waits first (the pipeline then starts
   // it over), before it reads an account or draws its chaos position.

@@ -18,7 +18,11 @@ export function incoming(c: Context): IncomingMessage | undefined {
 /** One request header by name (any case); undefined when absent. */
 export function requestHeader(c: Context, name: string): string | undefined {
   const raw = incoming(c)?.rawHeaders;
-  if (!raw) return c.req.header(name);
+  return raw ? rawHeader(raw, name) : c.req.header(name);
+}
+
+/** One header of Node's raw list by name (any case), repeated lines joined as `Headers` joins them. */
+export function rawHeader(raw: readonly string[], name: string): string | undefined {
   const lower = name.toLowerCase();
   let value: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {

@@ -20,17 +20,24 @@ import { errorResponse } from './envelope.js';
 export function overLimit(limiter: RateLimiter, partner: string): ApiError | undefined {
   const seconds = limiter.take(partner);
   if (seconds === 0) return undefined;
-  const { perSecond, burst } = limiter.spec;
+  const { message, headers, details } = limitedParts(limiter, seconds);
   const depth = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return new ApiError('rate_limited', rateLimitedMessage(perSecond, burst, seconds), {
-      headers: { 'Retry-After': String(seconds) },
-      details: { retry_after_seconds: seconds },
-    });
+    return new ApiError('rate_limited', message, { headers, details });
   } finally {
     Error.stackTraceLimit = depth;
   }
+}
+
+/** What a call past the limit answers, `seconds` (at least 1) before a call is back in its bucket. */
+export function limitedParts(limiter: RateLimiter, seconds: number) {
+  const { perSecond, burst } = limiter.spec;
+  return {
+    message: rateLimitedMessage(perSecond, burst, seconds),
+    headers: { 'Retry-After': String(seconds) },
+    details: { retry_after_seconds: seconds },
+  };
 }
 
 /** The partnership API's 429 envelope for a call past its partner's limit, or undefined. */
