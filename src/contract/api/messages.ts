@@ -193,7 +193,7 @@ export const UNSAVED_REPLAY_WARNING =
   'the store (SANDBOX_DB) could not record this answer under its Idempotency-Key (it cannot take writes): a retry with the key replays it from memory until the store takes writes again or the sandbox restarts';
 
 export const partnerStorageFullMessage = (parent: string, usedBytes: number, limitBytes: number) =>
-  `Parent account ${parent} holds ${(usedBytes / 2 ** 20).toFixed(1)} MiB of accounts, controls lists and stored answers, and this write would take it past ${(limitBytes / 2 ** 20).toFixed(0)} MiB, the most one partner may hold in the sandbox (so that its bundle always imports). Nothing was written. Reset the partner (POST /__sandbox/partners/${parent}/reset) or use another one.`;
+  `Parent account ${parent} holds ${(usedBytes / 2 ** 20).toFixed(1)} MiB of accounts (with their variants and controls lists), vertical mapping and stored answers, and this write would take it past ${(limitBytes / 2 ** 20).toFixed(0)} MiB, the most one partner may hold in the sandbox (so that its bundle always imports). Nothing was written. Reset the partner (POST /__sandbox/partners/${parent}/reset) or use another one.`;
 /** A call past its partner's fair share (SANDBOX_RATE_LIMIT, docs/hosting.md). */
 export const rateLimitedMessage = (perSecond: number, burst: number, seconds: number) =>
   `Too many requests: this partner may send ${perSecond} calls per second (bursts of ${burst}); retry after ${seconds} s. Nothing was applied.`;

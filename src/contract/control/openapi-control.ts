@@ -82,6 +82,14 @@ export function controlPlaneDocument(origin: string) {
       "store_not_writable: the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written.",
     ),
   };
+  // The control-plane writes that add to a partner's rows count in its room (http/room.ts).
+  const addsToRoom = new Set<string>(['addVariant', 'seedVerticalMappings'] satisfies ControlOperationId[]);
+  const roomForbidden = {
+    403: {
+      ...common[403],
+      description: `${common[403].description} Or partner_storage_full: the write would take the partner past what one partner may hold (docs/guarantees-and-limits.md); nothing was written.`,
+    },
+  };
   for (const p of paths) {
     const isHealth = p.operationId === 'health';
     const { operationId, access: _access, ...declared } = p;
@@ -98,6 +106,7 @@ export function controlPlaneDocument(origin: string) {
         ...(writesStore(p) ? storeErrors : {}),
         ...p.responses,
         ...(isHealth ? { 405: common[405] } : common),
+        ...(addsToRoom.has(p.operationId) ? roomForbidden : {}),
       },
     });
   }
