@@ -8,9 +8,25 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { headerComponents } from '../api/headers.js';
 import { CONTACT, finish, LICENSE, servers, VERSION } from '../api/openapi.js';
 import { header, type OpenApiDocument } from '../api/openapi-parts.js';
-import { accessOf } from './access.js';
+import { accessOf, PARTNER_HEADER, PARTNER_HEADER_OBJECT } from './access.js';
 import { type ControlRoute, err } from './control-routes.js';
 import { CONTROL_ROUTES, type ControlOperationId } from './control-routes-all.js';
+
+type Responses = Record<string, { headers?: Record<string, unknown> }>;
+
+/**
+ * A route a partner's token opens names the partner in X-Sandbox-Partner on each answer (the
+ * 401 excepted: no partner is known then), as http/control-access.ts sets it.
+ */
+function namingPartner<R extends Responses>(responses: R): R {
+  const named = { $ref: '#/components/headers/XSandboxPartner' };
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, answer]) => [
+      status,
+      status === '401' ? answer : { ...answer, headers: { ...answer.headers, [PARTNER_HEADER]: named } },
+    ]),
+  ) as R;
+}
 
 export function controlPlaneDocument(origin: string) {
   const doc = new OpenAPIHono();
@@ -29,6 +45,7 @@ export function controlPlaneDocument(origin: string) {
   r.registerComponent('headers', 'XRequestId', headerComponents.XRequestId as never);
   r.registerComponent('headers', 'Allow', headerComponents.Allow as never);
   r.registerComponent('headers', 'RetryAfter', headerComponents.RetryAfter as never);
+  r.registerComponent('headers', 'XSandboxPartner', PARTNER_HEADER_OBJECT as never);
   const security = [{ adminToken: [] }];
   const partnerSecurity: Record<string, string[]>[] = [{ adminToken: [] }, { partnerToken: [] }];
   const tags = ['Control plane'];
@@ -94,20 +111,21 @@ export function controlPlaneDocument(origin: string) {
     const isHealth = p.operationId === 'health';
     const { operationId, access: _access, ...declared } = p;
     const access = accessOf(p);
+    const responses = {
+      ...(p.request?.query || isHealth ? {} : queryErrors),
+      ...(p.request?.body ? bodyErrors : {}),
+      ...(writesStore(p) ? storeErrors : {}),
+      ...p.responses,
+      ...(isHealth ? { 405: common[405] } : common),
+      ...(addsToRoom.has(p.operationId) ? roomForbidden : {}),
+    };
     r.registerPath({
       operationId, // first, as the document always listed it
       ...declared,
       tags,
       // Health is open even when SANDBOX_ADMIN_TOKEN is set: an empty requirement list.
       security: access === 'open' ? [] : access === 'admin' ? security : partnerSecurity,
-      responses: {
-        ...(p.request?.query || isHealth ? {} : queryErrors),
-        ...(p.request?.body ? bodyErrors : {}),
-        ...(writesStore(p) ? storeErrors : {}),
-        ...p.responses,
-        ...(isHealth ? { 405: common[405] } : common),
-        ...(addsToRoom.has(p.operationId) ? roomForbidden : {}),
-      },
+      responses: typeof access === 'object' ? namingPartner(responses) : responses,
     });
   }
   const out = doc.getOpenAPI31Document({

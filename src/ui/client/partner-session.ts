@@ -6,9 +6,9 @@
  * list made of that one partner, so every view shows that partner only.
  */
 import type { ClockState, ControlClient, PartnerClockState, PartnerListView } from '../../client/control.js';
+import { PARTNER_HEADER } from '../../contract/control/access.js';
 
 const PARTNER_KEY = 'partnership-sandbox.partner';
-const PARTNER_HEADER = 'x-sandbox-partner';
 
 export interface PartnerSession {
   parent: string;
