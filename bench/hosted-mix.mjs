@@ -1,36 +1,49 @@
 #!/usr/bin/env node
 // A hosted sandbox's mix of calls (bench/workloads.mjs HOSTED_MIX: token 5 %, register 10,
-// controls GET 45, controls PUT with a key 25, status PUT with a key 15), spread over 1 and over
-// 10,000 partners, each call's partner and kind drawn from a seeded sequence: the server's CPU
-// time a call (user + system, /proc/<pid>/stat, over the measured run), its req/s, p99.
-//   npm run build && node bench/hosted-mix.mjs [--partners=1,10000] [--seconds=10]
-//     [--warmup=3] [--connections=10] [--main=OTHER/dist/main.js]
+// controls GET 45, controls PUT with a key 25, status PUT with a key 15), spread over 1, 100,
+// 1,000 and 10,000 partners, each call's partner and kind drawn from a seeded sequence: the
+// server's CPU time a call (user + system, /proc/<pid>/stat, over the measured run), its req/s,
+// p99, and the issue's check: req/s within 10 % of the first row's (1 partner) at every count.
+//   npm run build && node bench/hosted-mix.mjs [--partners=1,100,1000,10000] [--seconds=10]
+//     [--warmup=3] [--connections=10] [--kinds] [--only=KIND] [--main=OTHER/dist/main.js]
 // Each count of partners gets a fresh sandbox (in-memory store), its partners made on the
-// control plane, each with a token and an account, before the warm-up.
-import { cpus } from 'node:os';
+// control plane, each with a token and an account, before the warm-up: nothing of the set-up
+// (partners, tokens, accounts) is in the measured window, whose calls are the mix alone.
+// --kinds: first, each kind of the mix alone at the first count, in the same run, so the mix's
+// CPU a call is compared with what its calls cost one by one under the same load (a figure from
+// another run, or from `npm run bench` on a quieter machine, is no comparison: CPU µs a call
+// grows about threefold on a loaded machine). --only=KIND: that kind alone at every count.
+// Every measured call must be a 2xx: a row with any other status is marked and its codes printed.
+import { cpus, loadavg } from 'node:os';
 import { arg, cannon, cpuMs, numberArg, rssMiB, sandboxDist, startServer } from './lib.mjs';
 import { HOSTED_MIX, hostedMix } from './workloads.mjs';
 
-const counts = arg('partners', '1,10000').split(',').map(Number);
+const counts = arg('partners', '1,100,1000,10000').split(',').map(Number);
 const seconds = numberArg('seconds', 10);
 const warmup = numberArg('warmup', 3);
 const connections = numberArg('connections', 10);
 const main = arg('main', sandboxDist().main);
+/** One kind of the mix alone (HOSTED_MIX's names). */
+const only = arg('only', '') || undefined;
+const kinds = process.argv.includes('--kinds');
+/** The issue's target: throughput within 10 % from 1 to 10,000 partners. */
+const TOLERANCE = 0.1;
 
-const rows = [];
-for (const partners of counts) {
+async function measure(partners, kind) {
   const server = await startServer(main);
   try {
     const t0 = Date.now();
-    const prep = await hostedMix(server.url, connections, partners);
+    const prep = await hostedMix(server.url, connections, partners, 41, kind);
     const setupS = (Date.now() - t0) / 1000;
     await cannon(server.url, { requests: prep.requests(), connections, duration: warmup });
     await prep.between();
     const cpu0 = cpuMs(server.pid);
+    const load = loadavg()[0];
     const r = await cannon(server.url, { requests: prep.requests(), connections, duration: seconds });
     const cpu = cpuMs(server.pid) - cpu0;
-    rows.push({
+    const row = {
       partners,
+      kind: kind ?? 'mix',
       setupS,
       rps: r.rps,
       p99: r.p99,
@@ -39,22 +52,55 @@ for (const partners of counts) {
       cpuUs: (cpu * 1000) / r.total,
       rss: rssMiB(server.pid),
       codes: r.statusCodes,
-    });
-    process.stderr.write(`  ${partners} partners: ${((cpu * 1000) / r.total).toFixed(1)} CPU µs a call\n`);
+      load,
+    };
+    process.stderr.write(
+      `  ${partners} partners, ${row.kind}: ${row.cpuUs.toFixed(1)} CPU µs a call, ${Math.round(r.rps)} req/s\n`,
+    );
+    return row;
   } finally {
     await server.stop();
   }
 }
 
+const alone = [];
+if (kinds) for (const [name] of HOSTED_MIX) alone.push(await measure(counts[0], name));
+const rows = [];
+for (const partners of counts) rows.push(await measure(partners, only));
+
 console.log(
-  `\nhosted mix (${HOSTED_MIX.map(([n, w]) => `${n} ${w} %`).join(', ')}), node ${process.version}, ` +
+  `\nhosted mix (${only ?? HOSTED_MIX.map(([n, w]) => `${n} ${w} %`).join(', ')}), node ${process.version}, ` +
     `${cpus().length} CPUs, c=${connections}, ${seconds} s after ${warmup} s warm-up\n`,
 );
-console.log('| partners | CPU µs a call | req/s | p99 ms | 2xx | calls | RSS after, MiB | set-up s |');
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
-for (const r of rows)
+const base = rows[0];
+console.log(
+  '| partners | req/s | against 1st row | within 10 % | CPU µs a call | p99 ms | 2xx | calls | RSS after, MiB | set-up s | load |',
+);
+console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+for (const r of rows) {
+  const ratio = r.rps / base.rps;
+  const check = r.ok < 1 ? 'FAIL (not all 2xx)' : Math.abs(1 - ratio) <= TOLERANCE ? 'PASS' : 'FAIL';
   console.log(
-    `| ${r.partners.toLocaleString('en-US')} | **${r.cpuUs.toFixed(1)}** | ${Math.round(r.rps)} | ${r.p99.toFixed(1)} | ${(r.ok * 100).toFixed(1)}% | ${r.calls} | ${r.rss.toFixed(1)} | ${r.setupS.toFixed(1)} |`,
+    `| ${r.partners.toLocaleString('en-US')} | **${Math.round(r.rps)}** | ${ratio.toFixed(3)} | ${check} | ${r.cpuUs.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.ok * 100).toFixed(1)}% | ${r.calls} | ${r.rss.toFixed(1)} | ${r.setupS.toFixed(1)} | ${r.load.toFixed(1)} |`,
   );
-for (const r of rows)
-  if (r.ok < 0.99) console.log(`${r.partners} partners: status codes ${JSON.stringify(r.codes)}`);
+}
+if (alone.length) {
+  // What the mix would cost a call if each kind cost what it costs alone, in this same run.
+  const total = HOSTED_MIX.reduce((n, [, w]) => n + w, 0);
+  const expected = HOSTED_MIX.reduce(
+    (n, [name, w]) => n + (w / total) * alone.find((a) => a.kind === name).cpuUs,
+    0,
+  );
+  console.log(`\neach kind alone at ${counts[0].toLocaleString('en-US')} partner(s), same run:\n`);
+  console.log('| kind | share | CPU µs a call | req/s | 2xx |');
+  console.log('| --- | --- | --- | --- | --- |');
+  for (const a of alone)
+    console.log(
+      `| ${a.kind} | ${HOSTED_MIX.find(([n]) => n === a.kind)[1]} % | ${a.cpuUs.toFixed(1)} | ${Math.round(a.rps)} | ${(a.ok * 100).toFixed(1)}% |`,
+    );
+  console.log(
+    `| the mix, by those shares | | ${expected.toFixed(1)} (measured: ${base.cpuUs.toFixed(1)}, ratio ${(base.cpuUs / expected).toFixed(2)}) | | |`,
+  );
+}
+for (const r of [...alone, ...rows])
+  if (r.ok < 1) console.log(`${r.partners} partners, ${r.kind}: status codes ${JSON.stringify(r.codes)}`);

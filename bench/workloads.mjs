@@ -176,11 +176,12 @@ export async function hostedPartners(url, partners, connections) {
  * The hosted mix over `partners` partners: each call's kind drawn by HOSTED_MIX's shares and its
  * account (so its partner) at random among those not in flight, from a seeded sequence.
  */
-export async function hostedMix(url, connections, partners, seed = 41) {
+export async function hostedMix(url, connections, partners, seed = 41, only = undefined) {
   const { accounts } = await hostedPartners(url, partners, connections);
   const random = prng(seed);
   const total = HOSTED_MIX.reduce((n, [, w]) => n + w, 0);
   const kind = () => {
+    if (only) return only;
     let r = random() * total;
     for (const [name, w] of HOSTED_MIX) {
       r -= w;

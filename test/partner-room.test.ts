@@ -7,20 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PARTNER_ROOM_BYTES } from '../src/http/room.js';
-import { CONTROLS, createHarness, DEMO, expectErrorEnvelope, expectOk, pair } from './harness.js';
-
-/** A controls list of 900 domains of 240 characters (about 230 KB: under the 256 KB body limit). */
-function fatList(contentHash: string | null, tag: string) {
-  const label = (n: number) => `${tag}${n}`.padEnd(60, 'x');
-  return {
-    blockedVerticals: [pair(10, 1001)],
-    domains: Array.from({ length: 900 }, (_, i) => ({
-      domain: `${label(i)}.${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(50)}.example`,
-      policy: 'Block',
-    })),
-    contentHash,
-  };
-}
+import { CONTROLS, createHarness, DEMO, expectErrorEnvelope, expectOk } from './harness.js';
+import { fatList } from './room-fill.js';
 
 describe("a partner's room: its export always imports", () => {
   it('fills to a 403 partner_storage_full that writes nothing; its bundle imports back; a reset frees the room', async () => {

@@ -415,6 +415,33 @@ describe('the dashboard in headless Chromium', () => {
     expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
   });
 
+  it('signed in as a partner, the forms say what they cover for it: never "every partner"', async () => {
+    const base = await start({ adminToken: 'ui-admin-token-wording' });
+    const { page, problems } = await open(`${base}/__sandbox/ui#/scenarios`);
+    await page.locator('#token-dialog').waitFor({ state: 'visible' });
+    await page.locator('#partner-client-id').fill(DEMO.clientId);
+    await page.locator('#partner-client-secret').fill(DEMO.clientSecret);
+    await page.locator('#partner-submit').click();
+    await page.locator('#token-dialog').waitFor({ state: 'hidden' });
+    await page.locator('#chaos-in-force').getByText(DEMO.parent).waitFor();
+    expect(await page.locator('#chaos-target').getAttribute('placeholder')).toBe(
+      `${DEMO.parent} (its own profile)`,
+    );
+    expect(await page.locator('#chaos-end-all').textContent()).toBe('End its profile');
+    expect(await page.locator('#disarm-all').textContent()).toBe(`Disarm ${DEMO.parent}'s`);
+    expect(await page.locator('#chaos-in-force').textContent()).toContain(
+      `In force for ${DEMO.parent}: none`,
+    );
+    expect(await page.locator('#view-scenarios').textContent()).not.toMatch(/every partner|any partner/);
+    await page.locator('#tab-clock').click();
+    await page.locator('#clock-covers').getByText(DEMO.parent).waitFor();
+    expect(await page.locator('#clock-route').textContent()).toBe(
+      `GET /__sandbox/partners/${DEMO.parent}/clock`,
+    );
+    expect(await page.locator('#view-clock').textContent()).not.toMatch(/every partner|any partner/);
+    expect(problems.filter((p) => !p.includes('401'))).toEqual([]);
+  });
+
   it("a partner's clock and reset from the Partners view touch that partner alone", async () => {
     const base = await start();
     const other = (await (

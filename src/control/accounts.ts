@@ -4,6 +4,7 @@ import { controlRoutes as op } from '../contract/control/control-routes.js';
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
+import { controlWrite } from '../http/room.js';
 import { accountDetail, addVariant, patchVariant } from '../services/accounts.js';
 import { accountOr404 } from '../services/lookup.js';
 
@@ -15,8 +16,12 @@ export function accountRoutes(s: Sandbox) {
   bind(api, op.addVariant, async (input, c) => {
     accountOr404(s, input.params.account_id);
     const body = await input.body();
-    // The account is looked up again, after the await.
-    return c.json(addVariant(s, input.params.account_id, body), 201);
+    // The account is looked up again, after the await; the variant counts in its partner's room.
+    const parent = accountOr404(s, input.params.account_id).parent_account_id;
+    return c.json(
+      controlWrite(c, parent, () => addVariant(s, input.params.account_id, body)),
+      201,
+    );
   });
 
   bind(api, op.updateVariant, async (input, c) => {

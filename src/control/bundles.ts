@@ -13,7 +13,7 @@ import { controlJsonText } from '../http/control-body.js';
 import type { AppEnv } from '../http/env.js';
 import { parseJson } from '../http/json.js';
 import { ASIDE_MIN_CHARS, parseJsonAside } from '../http/json-aside.js';
-import { exportBundleText } from '../services/bundle-export.js';
+import { exportBundlePieces, piecesStream } from '../services/bundle-export.js';
 import { ACCOUNTS_PER_TURN, importBundleInTurns } from '../services/bundles.js';
 
 export function bundleRoutes(s: Sandbox) {
@@ -21,10 +21,12 @@ export function bundleRoutes(s: Sandbox) {
 
   bind(api, iso.exportBundle, async (call, c) => {
     const parent = call.params.parent_account_id;
-    const text = await exportBundleText(s, parent);
+    const pieces = await exportBundlePieces(s, parent);
+    const length = pieces.reduce((n, piece) => n + piece.length, 0);
     const file = `sandbox-bundle-${parent.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
-    // The text is the bundle's JSON (services/bundle-export.ts), written by turns for a large one.
-    return c.body(text, 200, {
+    // The bundle's JSON (services/bundle-export.ts), written by turns and sent a chunk at a time.
+    return c.body(piecesStream(pieces), 200, {
+      'Content-Length': String(length),
       'Content-Type': 'application/json',
       'Content-Disposition': `attachment; filename="${file}"`,
     }) as never;

@@ -5,6 +5,7 @@ import { isolationRoutes as iso } from '../contract/control/control-routes-isola
 import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
+import { mappingWrite } from '../http/room.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { clearMappings, createPartner, listPartnersInTurns, seedMappings } from '../services/partners.js';
 import { partnerClockView } from './clock.js';
@@ -24,13 +25,18 @@ export function partnerRoutes(s: Sandbox) {
     partnerOr404(s, parent);
     const { vertical_mappings } = await input.body();
     partnerOr404(s, parent); // again: a reset may have come while the body was read
-    return c.json({ vertical_mappings: [...seedMappings(s, parent, vertical_mappings)] }, 200);
+    // The mapping counts in the partner's room (docs/hosting.md).
+    const seeded = mappingWrite(c, parent, vertical_mappings, () =>
+      seedMappings(s, parent, vertical_mappings),
+    );
+    return c.json({ vertical_mappings: [...seeded] }, 200);
   });
 
   bind(api, op.unseedVerticalMappings, (call, c) => {
     const parent = call.params.parent_account_id;
     partnerOr404(s, parent);
     clearMappings(s, parent);
+    s.store.sizes.forget(parent);
     return c.json({ vertical_mappings: [] }, 200);
   });
 

@@ -12,7 +12,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
 import { EXPIRED_TOKEN_MESSAGE } from '../contract/api/messages.js';
-import { accessOf, type ControlAccess } from '../contract/control/access.js';
+import { accessOf, type ControlAccess, PARTNER_HEADER } from '../contract/control/access.js';
 import { secretsEqual, verifyToken } from '../services/auth.js';
 import { accountNotFound, partnerNotFound, variantNotFound } from '../services/lookup.js';
 import type { AppEnv } from './env.js';
@@ -23,8 +23,8 @@ export const CONTROL_TOKEN_MESSAGE =
   "The control plane needs Authorization: Bearer <SANDBOX_ADMIN_TOKEN>, or a partner's access token from POST /oauth/token.";
 export const PARTNER_FORBIDDEN_MESSAGE =
   "A partner's access token does not open this route: it needs the admin token (SANDBOX_ADMIN_TOKEN).";
-/** The header naming the partner a partner's token acts for, on each of its control-plane answers. */
-export const PARTNER_HEADER = 'X-Sandbox-Partner';
+/** The header naming the partner a partner's token acts for (declared with the access rules). */
+export { PARTNER_HEADER } from '../contract/control/access.js';
 
 /**
  * The control plane's caller. `open(path)`: the paths served to anyone (health, the dashboard's

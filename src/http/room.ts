@@ -4,7 +4,8 @@
  * larger than the import accepts"). The last stage of every write: a write that could take the
  * partner past PARTNER_ROOM_BYTES is a 403 partner_storage_full, nothing written (its
  * Idempotency-Key freed as for any error); a write that went through grows the partner's count
- * by an estimate of what it stored (store/sizes.ts).
+ * by an estimate of what it stored (store/sizes.ts). The control plane's writes that add to a
+ * partner's rows (a variant, a mapping) are held to the same room (controlWrite, mappingWrite).
  */
 import type { Context } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
@@ -13,9 +14,9 @@ import { BUNDLE_LIMIT_BYTES } from '../contract/control/bundle.js';
 import { type AppEnv, known } from './env.js';
 
 /**
- * The most one partner's accounts, controls lists and stored answers may take of its bundle:
- * the import's limit less room for the rest of the bundle (credentials, a mapping of up to
- * 10,000 rows, armed scenarios, chaos; the journal is cut to what is left).
+ * The most one partner's accounts (with their variants and controls lists), vertical mapping
+ * and stored answers may take of its bundle: the import's limit less room for the rest of the
+ * bundle (credentials, armed scenarios, chaos; the journal is cut to what is left).
  */
 export const PARTNER_ROOM_BYTES = BUNDLE_LIMIT_BYTES - 6 * 1024 * 1024;
 
@@ -29,17 +30,58 @@ const WRITE_BYTES = 16 * 1024;
 const estimate = (body: string | null, answer = 2 * (body?.length ?? 0)) =>
   2 * ((body?.length ?? 0) + answer) + WRITE_BYTES;
 
-export function room(c: Context<AppEnv>): void {
+/**
+ * 403 partner_storage_full unless `need` more bytes fit in the partner's room; `replaced`: the
+ * bytes the write takes away as it adds (a mapping seeded replaces the one before).
+ */
+export function ensureRoom(c: Context<AppEnv>, parent: string, need: number, replaced = () => 0): void {
   const sizes = c.get('sandbox').store.sizes;
-  const parent = known(c, 'principal').parent_account_id;
-  const need = estimate(c.get('rawBody'));
   if (sizes.of(parent) + need <= PARTNER_ROOM_BYTES) return;
   // The estimate grew past the room: what the store holds decides.
   const used = sizes.exact(parent);
-  if (used + need <= PARTNER_ROOM_BYTES) return;
+  if (used - replaced() + need <= PARTNER_ROOM_BYTES) return;
   throw new ApiError('partner_storage_full', partnerStorageFullMessage(parent, used, PARTNER_ROOM_BYTES), {
     details: { parent_account_id: parent, used_bytes: used, limit_bytes: PARTNER_ROOM_BYTES },
   });
+}
+
+export function room(c: Context<AppEnv>): void {
+  ensureRoom(c, known(c, 'principal').parent_account_id, estimate(c.get('rawBody')));
+}
+
+/**
+ * A control-plane write that adds rows to a partner's accounts (a variant: docs/hosting.md), by
+ * its admin or its own token: refused past the partner's room like a partnership write, and
+ * counted once written (its body and its answer, as a partnership write's).
+ */
+export function controlWrite<T>(c: Context<AppEnv>, parent: string, write: () => T): T {
+  ensureRoom(c, parent, estimate(c.get('rawBody')));
+  const written = write();
+  c.get('sandbox').store.sizes.grow(parent, estimate(c.get('rawBody')));
+  return written;
+}
+
+/** What a mapping row gains when stored: `,"created_at":"…"` (an ISO time), and more. */
+const MAPPING_ROW_EXTRA = 64;
+/** The bytes a mapping takes in the bundle: each row's JSON with its created_at, and a comma. */
+const mappingBytes = (rows: readonly object[]) =>
+  Buffer.byteLength(JSON.stringify(rows)) + rows.length * MAPPING_ROW_EXTRA;
+
+/**
+ * A mapping seeded on the control plane replaces the partner's: refused when the new one would
+ * take the partner past its room (what the old one took is given back), counted once written.
+ */
+export function mappingWrite<T>(
+  c: Context<AppEnv>,
+  parent: string,
+  rows: readonly object[],
+  write: () => T,
+): T {
+  const sizes = c.get('sandbox').store.sizes;
+  ensureRoom(c, parent, mappingBytes(rows), () => sizes.mapping(parent));
+  const written = write();
+  sizes.forget(parent);
+  return written;
 }
 
 /** After a write: one that succeeded grows its partner's count by what it may have stored. */

@@ -11,7 +11,7 @@ import {
   type BundleData,
 } from '../contract/control/bundle.js';
 import type { Sandbox } from '../core/state.js';
-import { jsonTexts, nextTurn } from '../core/turns.js';
+import { nextTurn, stretch } from '../core/turns.js';
 import { partnerNotFound } from './lookup.js';
 
 /** The bundle of one partner, as `GET /__sandbox/partners/{parent}/bundle` answers it. */
@@ -29,13 +29,13 @@ export function exportBundle(s: Sandbox, parent: string): BundleData {
 }
 
 /**
- * `GET /__sandbox/partners/{parent}/bundle`'s answer as JSON text, exported by turns: its
+ * `GET /__sandbox/partners/{parent}/bundle`'s answer as JSON bytes, exported by turns: its
  * accounts read and written out a slice at a time, other partners' calls served in between
  * (a partner of 18,000 accounts held them about a second), while its own calls and the control
  * plane wait (core/swap-gate.ts, as for an import, and one at a time with imports): the bundle
  * is the partner at one moment.
  */
-export async function exportBundleText(s: Sandbox, parent: string): Promise<string> {
+export async function exportBundlePieces(s: Sandbox, parent: string): Promise<Buffer[]> {
   if (!s.store.partners.byParent(parent)) throw partnerNotFound(parent);
   return s.gate.oneImport(async () => {
     const open = await s.gate.close(parent);
@@ -48,7 +48,7 @@ export async function exportBundleText(s: Sandbox, parent: string): Promise<stri
         exported_at: s.clock.iso(),
         ...(await s.state.exportInTurns(parent, nextTurn)),
       };
-      return await bundleText(
+      return await bundlePieces(
         Object.fromEntries(Object.keys(Bundle.shape).map((k) => [k, parts[k]])) as BundleData,
       );
     } finally {
@@ -57,36 +57,105 @@ export async function exportBundleText(s: Sandbox, parent: string): Promise<stri
   });
 }
 
+/** The bundle's lists that grow with a partner's use, each written out an item at a time. */
+const LISTS = ['accounts', 'idempotency_keys', 'journal'] as const;
+type List = (typeof LISTS)[number];
+const COMMA = Buffer.from(',');
+
 /**
- * The bundle as JSON text, its accounts and journal written out by turns; within the import's
- * limit as withinImportLimit keeps it (the same text JSON.stringify gives the bundle it returns:
- * test/bundle-swap.test.ts compares the two).
+ * The bundle as UTF-8 JSON in pieces, written out by turns (a stretch of MS_PER_TURN at most between
+ * other requests): each item of its accounts, stored answers and journal encoded on its own, the
+ * rest (credentials, mapping, armed scenarios, chaos) at once (no 30 MB string is encoded at
+ * once; piecesStream sends them). Within the import's limit as withinImportLimit keeps it: the
+ * same bytes JSON.stringify gives the bundle it returns (test/bundle-swap.test.ts compares them).
  */
-export async function bundleText(bundle: BundleData): Promise<string> {
-  const accounts = await jsonTexts(bundle.accounts);
-  const journal = await jsonTexts(bundle.journal);
+export async function bundlePieces(bundle: BundleData): Promise<Buffer[]> {
+  const lists = LISTS.filter((name) => Array.isArray((bundle as Record<string, unknown>)[name]));
+  const encoded = new Map<List, Buffer[]>();
+  for (const name of lists) encoded.set(name, await jsonBuffers(bundle[name] as readonly unknown[]));
   // Each list stands in the rest as a string no value can hold (JSON escapes its NULs).
-  const mark = (name: string) => `\u0000${name}-${Math.random().toString(36).slice(2)}\u0000`;
-  const marks = { accounts: mark('accounts'), journal: mark('journal') };
+  const marks = new Map(
+    lists.map((name) => [name, `\u0000${name}-${Math.random().toString(36).slice(2)}\u0000`]),
+  );
   const restOf = (left?: number) =>
     JSON.stringify({
       ...bundle,
-      accounts: marks.accounts,
-      journal: marks.journal,
+      ...Object.fromEntries(marks),
       ...(left === undefined ? {} : { journal_left_out: left }),
     });
-  const bytes = (texts: readonly string[]) => texts.reduce((n, t) => n + Buffer.byteLength(t) + 1, 0);
-  let room = BUNDLE_LIMIT_BYTES - SLACK_BYTES - Buffer.byteLength(restOf()) - bytes(accounts);
+  const bytes = (items: readonly Buffer[]) => items.reduce((n, b) => n + b.length + 1, 0);
+  let room = BUNDLE_LIMIT_BYTES - SLACK_BYTES - Buffer.byteLength(restOf());
+  for (const name of lists) if (name !== 'journal') room -= bytes(encoded.get(name) ?? []);
+  const journal = encoded.get('journal') ?? [];
   let kept = 0;
   for (const entry of journal) {
-    room -= Buffer.byteLength(entry) + 1;
+    room -= entry.length + 1;
     if (room < 0) break;
     kept++;
   }
+  if (encoded.has('journal')) encoded.set('journal', journal.slice(0, kept));
   const rest = restOf(kept === journal.length ? undefined : journal.length - kept);
-  return rest
-    .replace(JSON.stringify(marks.accounts), () => `[${accounts.join(',')}]`)
-    .replace(JSON.stringify(marks.journal), () => `[${journal.slice(0, kept).join(',')}]`);
+  // The rest cut at each mark, in the order they stand in it, each list's items in its place.
+  const spots = lists
+    .map((name) => ({ name, mark: JSON.stringify(marks.get(name)) }))
+    .map((spot) => ({ ...spot, at: rest.indexOf(spot.mark) }))
+    .sort((x, y) => x.at - y.at);
+  const pieces: Buffer[] = [];
+  let from = 0;
+  for (const { name, mark, at } of spots) {
+    pieces.push(Buffer.from(`${rest.slice(from, at)}[`));
+    (encoded.get(name) ?? []).forEach((item, i) => {
+      if (i) pieces.push(COMMA);
+      pieces.push(item);
+    });
+    pieces.push(Buffer.from(']'));
+    from = at + mark.length;
+  }
+  pieces.push(Buffer.from(rest.slice(from)));
+  return pieces;
+}
+
+/** The bundle as JSON text (bundlePieces, joined). */
+export async function bundleText(bundle: BundleData): Promise<string> {
+  return Buffer.concat(await bundlePieces(bundle)).toString('utf8');
+}
+
+/** How much of the bundle one pull of its answer's stream joins: other requests go between pulls. */
+const CHUNK_BYTES = 256 * 1024;
+
+/**
+ * The pieces as a stream of chunks of about CHUNK_BYTES, each joined when the socket asks for
+ * it: a 30 MB answer is never copied at once (into one buffer, or by the Response).
+ */
+export function piecesStream(pieces: readonly Buffer[]): ReadableStream<Uint8Array> {
+  let next = 0;
+  return new ReadableStream({
+    pull(controller) {
+      const chunk: Buffer[] = [];
+      let size = 0;
+      while (next < pieces.length && size < CHUNK_BYTES) {
+        const piece = pieces[next++]!;
+        chunk.push(piece);
+        size += piece.length;
+      }
+      if (chunk.length) controller.enqueue(Buffer.concat(chunk, size));
+      if (next >= pieces.length) controller.close();
+    },
+  });
+}
+
+/** Each item's JSON as UTF-8, pausing for a turn every stretch. */
+async function jsonBuffers(items: readonly unknown[]): Promise<Buffer[]> {
+  const out: Buffer[] = [];
+  const time = stretch();
+  for (const item of items) {
+    if (time.due()) {
+      await nextTurn();
+      time.restart();
+    }
+    out.push(Buffer.from(JSON.stringify(item)));
+  }
+  return out;
 }
 
 /** Room left for the journal's commas, the new field and the answer's own bytes. */

@@ -1,7 +1,8 @@
 /**
  * How many bytes of a bundle each partner's stored rows take (docs/guarantees-and-limits.md):
- * its accounts with their pages, layouts, variants and controls lists, and its stored
- * idempotency answers, the parts of its export that grow with what it sends. A write that would
+ * its accounts with their pages, layouts, variants and controls lists, its vertical mapping and
+ * its stored idempotency answers, the parts of its export that grow with what it or the control
+ * plane sends (a variant added, a mapping seeded: docs/hosting.md). A write that would
  * take a partner past its room is refused before it runs (http/room.ts), so every export is a
  * bundle the import takes back (docs/parallel-tests.md).
  *
@@ -33,8 +34,20 @@ function rowBytes(db: Db, table: string, asString: readonly string[] = []): stri
   return `coalesce(sum(${ROW_BYTES} + ${each.join(' + ')}), 0)`;
 }
 
+/**
+ * The mapping's rows as the bundle writes them: each row's JSON (SQLite's, whose escapes are
+ * at least as long as JSON.stringify's) and a comma.
+ */
+const MAPPING_BYTES = `coalesce(sum(1 + length(CAST(json_object(
+  'partner_vertical_id', partner_vertical_id, 'partner_vertical_name', partner_vertical_name,
+  'partner_sub_vertical_id', partner_sub_vertical_id, 'partner_sub_vertical_name', partner_sub_vertical_name,
+  'vertical_name', vertical_name, 'created_at', created_at) AS BLOB))), 0)`;
+
 export function sizeStore(db: Db) {
+  const mappingSql = `SELECT ${MAPPING_BYTES} FROM vertical_mappings WHERE parent_account_id = @parent`;
+  const mapping = db.prepare<{ parent: string }, number>(mappingSql).pluck();
   const parts = [
+    mappingSql,
     `SELECT ${rowBytes(db, 'accounts')} FROM accounts WHERE parent_account_id = @parent`,
     ...BY_ACCOUNT.map(
       (t) =>
@@ -58,6 +71,14 @@ export function sizeStore(db: Db) {
       const bytes = exact.get({ parent }) ?? 0;
       known.set(parent, bytes);
       return bytes;
+    },
+    /** The bytes of the partner's vertical mapping alone, read from the store now. */
+    mapping(parent: string): number {
+      return mapping.get({ parent }) ?? 0;
+    },
+    /** A write replaced part of the partner's rows (its mapping): read it from the store next time. */
+    forget(parent: string): void {
+      known.delete(parent);
     },
     /** A write of the partner went through: its estimate of what it added. */
     grow(parent: string, bytes: number): void {

@@ -206,7 +206,7 @@ export const errorRecords = {
     sandboxOnly: true,
     note: ' partner_storage_full (sandbox only): the partner holds as much as one partner may (docs/guarantees-and-limits.md); nothing was written.',
     message: (parent: string, usedBytes: number, limitBytes: number) =>
-      `Parent account ${parent} holds ${(usedBytes / 2 ** 20).toFixed(1)} MiB of accounts, controls lists and stored answers, and this write would take it past ${(limitBytes / 2 ** 20).toFixed(0)} MiB, the most one partner may hold in the sandbox (so that its bundle always imports). Nothing was written. Reset the partner (POST /__sandbox/partners/${parent}/reset) or use another one.`,
+      `Parent account ${parent} holds ${(usedBytes / 2 ** 20).toFixed(1)} MiB of accounts (with their variants and controls lists), vertical mapping and stored answers, and this write would take it past ${(limitBytes / 2 ** 20).toFixed(0)} MiB, the most one partner may hold in the sandbox (so that its bundle always imports). Nothing was written. Reset the partner (POST /__sandbox/partners/${parent}/reset) or use another one.`,
     details: z.object({
       parent_account_id: z.string().openapi({ example: 'pa_demo_platform' }),
       used_bytes: int("What the partner's accounts, controls lists and stored answers take now.", 27262976),

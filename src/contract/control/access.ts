@@ -37,3 +37,21 @@ export const partnerMay = (scope: PartnerScope): ControlAccess => ({ partner: sc
 
 /** A declaration's access: anyone, even without the admin token. */
 export const OPEN: ControlAccess = 'open';
+
+/**
+ * The header naming the partner a partner's token acts for, on each answer of a route that
+ * token opens (and on the 403 of one it does not): how a client (the dashboard) learns whose
+ * token it holds. Declared here once: http/control-access.ts sets it, the control document
+ * (openapi-control.ts) lists it on every answer of each route declared `partnerMay` (the 403
+ * of an admin-only route to a partner's token carries it too, as that route's common 403).
+ */
+export const PARTNER_HEADER = 'X-Sandbox-Partner';
+
+/** Its OpenAPI Header Object (components.headers.XSandboxPartner of the control document). */
+export const PARTNER_HEADER_OBJECT = {
+  description:
+    "The partner's parent account ID, when the call was made with a partner's access token (SANDBOX_ADMIN_TOKEN set): the one partner the control plane acted for (docs/hosting.md). Absent on the admin token's answers and without SANDBOX_ADMIN_TOKEN.",
+  required: false,
+  schema: { type: 'string' },
+  example: 'pa_demo_platform',
+};

@@ -8,9 +8,25 @@ import { OpenAPIHono, type RouteConfig } from '@hono/zod-openapi';
 import { headerComponents } from '../api/headers.js';
 import { CONTACT, finish, LICENSE, servers, VERSION } from '../api/openapi.js';
 import { header, type OpenApiDocument } from '../api/openapi-parts.js';
-import { accessOf } from './access.js';
+import { accessOf, PARTNER_HEADER, PARTNER_HEADER_OBJECT } from './access.js';
 import { type ControlRoute, err } from './control-routes.js';
 import { CONTROL_ROUTES, type ControlOperationId } from './control-routes-all.js';
+
+type Responses = Record<string, { headers?: Record<string, unknown> }>;
+
+/**
+ * A route a partner's token opens names the partner in X-Sandbox-Partner on each answer (the
+ * 401 excepted: no partner is known then), as http/control-access.ts sets it.
+ */
+function namingPartner<R extends Responses>(responses: R): R {
+  const named = { $ref: '#/components/headers/XSandboxPartner' };
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, answer]) => [
+      status,
+      status === '401' ? answer : { ...answer, headers: { ...answer.headers, [PARTNER_HEADER]: named } },
+    ]),
+  ) as R;
+}
 
 export function controlPlaneDocument(origin: string) {
   const doc = new OpenAPIHono();
@@ -29,7 +45,10 @@ export function controlPlaneDocument(origin: string) {
       tags,
       // Health is open even when SANDBOX_ADMIN_TOKEN is set: an empty requirement list.
       security: access === 'open' ? [] : access === 'admin' ? security : partnerSecurity,
-      responses: responsesOf(p),
+      responses:
+        typeof access === 'object'
+          ? (namingPartner(responsesOf(p) as Responses) as RouteConfig['responses'])
+          : responsesOf(p),
     });
   }
   const out = doc.getOpenAPI31Document({
@@ -63,6 +82,7 @@ function registerComponents(r: OpenAPIHono['openAPIRegistry']): void {
   r.registerComponent('headers', 'XRequestId', headerComponents.XRequestId as never);
   r.registerComponent('headers', 'Allow', headerComponents.Allow as never);
   r.registerComponent('headers', 'RetryAfter', headerComponents.RetryAfter as never);
+  r.registerComponent('headers', 'XSandboxPartner', PARTNER_HEADER_OBJECT as never);
   r.registerComponent('headers', 'WWWAuthenticate', {
     description: 'The Bearer challenge of the control plane.',
     required: true,
@@ -116,6 +136,14 @@ function routeResponses(): (p: ControlRoute) => RouteConfig['responses'] {
       "store_not_writable: the sandbox's store (SANDBOX_DB) cannot take writes (a full disk, a read-only store, an I/O error); nothing was written.",
     ),
   };
+  // The control-plane writes that add to a partner's rows count in its room (http/room.ts).
+  const addsToRoom = new Set<string>(['addVariant', 'seedVerticalMappings'] satisfies ControlOperationId[]);
+  const roomForbidden = {
+    403: {
+      ...common[403],
+      description: `${common[403].description} Or partner_storage_full: the write would take the partner past what one partner may hold (docs/guarantees-and-limits.md); nothing was written.`,
+    },
+  };
   return (p) => {
     const isHealth = p.operationId === 'health';
     return {
@@ -124,6 +152,7 @@ function routeResponses(): (p: ControlRoute) => RouteConfig['responses'] {
       ...(writesStore(p) ? storeErrors : {}),
       ...p.responses,
       ...(isHealth ? { 405: common[405] } : common),
+      ...(addsToRoom.has(p.operationId) ? roomForbidden : {}),
     };
   };
 }

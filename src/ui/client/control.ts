@@ -13,6 +13,13 @@ const TOKEN_KEY = 'partnership-sandbox.admin-token';
 
 const storedToken = () => sessionStorage.getItem(TOKEN_KEY) ?? undefined;
 
+/**
+ * The partner this tab is signed in as (its client credentials), if any: the control plane then
+ * acts for it alone, and the forms say so instead of "every partner".
+ */
+export const signedInPartner = (): string | undefined =>
+  storedToken() === undefined ? undefined : storedPartner()?.parent;
+
 let client: { token: string | undefined; control: ControlClient } | undefined;
 function clientFor(token: string | undefined): ControlClient {
   if (!client || client.token !== token) {

@@ -7,9 +7,9 @@
  */
 import type { ClockState, ControlClient, PartnerClockState, PartnerListView } from '../../client/control.js';
 import { exchange, operationTarget } from '../../client/http.js';
+import { PARTNER_HEADER } from '../../contract/control/access.js';
 
 const PARTNER_KEY = 'partnership-sandbox.partner';
-const PARTNER_HEADER = 'x-sandbox-partner';
 
 export interface PartnerSession {
   parent: string;

@@ -6,7 +6,7 @@
  */
 import type { ChaosProfileInput, ChaosProfilesView } from '../../../client/control.js';
 import { DEFAULT_CHAOS_SCENARIOS } from '../../../contract/control/control-operations.js';
-import { control } from '../control.js';
+import { control, signedInPartner } from '../control.js';
 import { card, Drawn, fill, h, label, mono, table, time } from '../dom.js';
 import { knownPartners } from '../partners.js';
 import { fail, toast } from '../toast.js';
@@ -82,7 +82,8 @@ export function chaosCard() {
 
   /** Says which profile the named partner's calls are under, and shows it in the form unless edited. */
   function showInForce() {
-    const parent = target.value.trim() || null;
+    // Signed in as a partner, no target is its own parent (the control plane fills it in).
+    const parent = target.value.trim() || signedInPartner() || null;
     const who = parent ?? 'every partner';
     const p = profileFor(profiles, parent);
     if (!p) {
@@ -134,7 +135,8 @@ export function chaosCard() {
   const end = (parent?: string) =>
     control((c) => c.chaos.end(parent))
       .then(() => {
-        toast(parent ? `Chaos ended for ${parent}` : 'Every chaos profile ended');
+        const mine = signedInPartner();
+        toast(parent || mine ? `Chaos ended for ${parent ?? mine}` : 'Every chaos profile ended');
         edited = false;
         return refresh();
       })
@@ -201,6 +203,10 @@ export function chaosCard() {
 
   async function refresh() {
     const data = await control((c) => c.chaos.get());
+    // Signed in as a partner (known once a call went through), each action covers it alone.
+    const mine = signedInPartner();
+    target.placeholder = mine ? `${mine} (its own profile)` : 'every partner (or pa_…)';
+    endAll.textContent = mine ? 'End its profile' : 'End all';
     if (!drawn.changed(data)) return;
     profiles = data.profiles;
     draw(data);

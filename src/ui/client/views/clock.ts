@@ -4,7 +4,7 @@
  * from the same answers.
  */
 import type { ClockState } from '../../../client/control.js';
-import { control } from '../control.js';
+import { control, signedInPartner } from '../control.js';
 import { card, fill, h, humanSeconds, label, time, viewHead } from '../dom.js';
 import { fail, toast } from '../toast.js';
 import type { View } from '../view.js';
@@ -27,16 +27,14 @@ export function clockView(shown: (clock: ClockState) => void): View & { show(clo
       })
       .catch(fail);
 
+  const route = h('span', { class: 'sub mono muted', id: 'clock-route' }, 'GET /__sandbox/clock');
+  const covers = h('p', { class: 'muted', id: 'clock-covers' });
   const clockCard = card(
     'Sandbox clock',
-    h('span', { class: 'sub mono muted' }, 'GET /__sandbox/clock'),
+    route,
     now,
     offset,
-    h(
-      'p',
-      { class: 'muted' },
-      'Token expiry, the idempotency window and authorisation propagation all follow this clock.',
-    ),
+    covers,
     h(
       'div',
       { class: 'toolbar' },
@@ -76,6 +74,14 @@ export function clockView(shown: (clock: ClockState) => void): View & { show(clo
     },
     refresh: () => report.refresh(),
     show(clock) {
+      // Signed in as a partner (known once a call went through), the clock and its advance are that partner's own.
+      const mine = signedInPartner();
+      const title = clockCard.querySelector('h2');
+      if (title) title.textContent = mine ? `${mine}'s clock` : 'Sandbox clock';
+      route.textContent = mine ? `GET /__sandbox/partners/${mine}/clock` : 'GET /__sandbox/clock';
+      covers.textContent = mine
+        ? `Advance moves ${mine}'s clock only: its token expiry, idempotency window and authorisation propagation follow it.`
+        : 'Token expiry, the idempotency window and authorisation propagation all follow this clock; Advance moves every partner.';
       now.textContent = time(clock.now).slice(0, 19);
       offset.textContent = clock.offset_seconds
         ? `Ahead of real time by ${clock.offset_seconds} s`

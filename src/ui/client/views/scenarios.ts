@@ -3,7 +3,7 @@
  * armed now; and the chaos profiles (/__sandbox/chaos).
  */
 import type { ArmInput, CatalogueView } from '../../../client/control.js';
-import { control } from '../control.js';
+import { control, signedInPartner } from '../control.js';
 import { card, Drawn, effectChip, fill, h, label, mono, plural, table, time, viewHead } from '../dom.js';
 import { knownAccounts, knownPartners, loadPartners } from '../partners.js';
 import { fail, toast } from '../toast.js';
@@ -103,7 +103,8 @@ export function scenariosView(): View {
   disarm.onclick = () =>
     control((c) => c.scenarios.disarm())
       .then(() => {
-        toast('Disarmed every scenario');
+        const mine = signedInPartner();
+        toast(mine ? `Disarmed the scenarios armed for ${mine}` : 'Disarmed every scenario');
         return refresh();
       })
       .catch(fail);
@@ -214,6 +215,9 @@ export function scenariosView(): View {
 
   async function refresh() {
     data = await control((c) => c.scenarios.list());
+    // Signed in as a partner (known once a call went through), Disarm covers its own alone.
+    const mine = signedInPartner();
+    disarm.textContent = mine ? `Disarm ${mine}'s` : 'Disarm all';
     if (drawnCatalogue.changed([data.built_ins, data.presets])) drawCatalogue();
     if (drawnArmed.changed(data.armed)) drawArmed();
     await chaos.refresh();
