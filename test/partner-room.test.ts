@@ -7,8 +7,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PARTNER_ROOM_BYTES } from '../src/http/room.js';
-import { CONTROLS, createHarness, DEMO, expectErrorEnvelope, expectOk } from './harness.js';
+import { CONTROLS, createHarness, DEMO, expectErrorEnvelope, expectOk, pair } from './harness.js';
 import { fatList } from './room-fill.js';
+
+/** A short list: one pair, two domains (a controls PUT of the benchmark's size). */
+const smallList = (contentHash: string | null, n: number) => ({
+  blockedVerticals: [pair(10, 1001)],
+  domains: [
+    { domain: `a${n}.example`, policy: 'Block' },
+    { domain: `b${n}.example`, policy: 'Block' },
+  ],
+  contentHash,
+});
 
 describe("a partner's room: its export always imports", () => {
   it('fills to a 403 partner_storage_full that writes nothing; its bundle imports back; a reset frees the room', async () => {
@@ -93,6 +103,31 @@ describe("a partner's room: its export always imports", () => {
     const hash = expectOk(await fresh.get(CONTROLS(account))).marketplace_controls_list.content_hash;
     expect((await fresh.put(CONTROLS(account), fatList(hash, 'fresh'))).status).toBe(200);
   }, 120_000);
+
+  it("after each write the partner's count grows by what that write stored, not by an estimate of any write", async () => {
+    const h = createHarness();
+    const demo = await h.client(DEMO);
+    const sizes = h.sandbox.store.sizes;
+    const accounts = [await demo.account(), await demo.account()];
+    const before = sizes.exact(DEMO.parent);
+    let writes = 0;
+    for (let i = 0; i < 20; i++) {
+      const account = accounts[i % 2]!;
+      const hash = expectOk(await demo.get(CONTROLS(account))).marketplace_controls_list.content_hash;
+      const res = await demo.put(CONTROLS(account), smallList(hash, i));
+      expect(res.status).toBe(200);
+      writes++;
+    }
+    expect((await demo.register()).status).toBe(200);
+    writes++;
+    const counted = sizes.of(DEMO.parent);
+    const stored = sizes.exact(DEMO.parent);
+    // An upper bound (a write near the room is refused as the store's count says) ...
+    expect(counted).toBeGreaterThanOrEqual(stored);
+    // ... within a few KB a write of what was stored (16 KiB and more a write before).
+    expect((counted - stored) / writes).toBeLessThan(4 * 1024);
+    expect(stored).toBeGreaterThan(before);
+  });
 
   it("the partner document leaves partner_storage_full out; the sandbox's documents every write's 403 with it", async () => {
     const h = createHarness();

@@ -174,6 +174,8 @@ const hot: Record<string, (s: Store) => unknown> = {
   'idempotency complete': (s) => s.idempotency.complete(PARENT, 'k2', 200, '{}'),
   'idempotency release': (s) => s.idempotency.release(PARENT, 'k2'),
   'idempotency prune': (s) => s.idempotency.prune(NOW),
+  // After each write: its account's rows and its stored answer, counted into the partner's room.
+  "a write's stored bytes (the partner's room)": (s) => s.sizes.written(PARENT, 'acct_a', 'k'),
   // Start-up, not a request: but every partner's stored keys are in the table (hosted: 10,000).
   'abandoned idempotency reservations (start-up)': (s) => s.idempotency.releaseAbandoned(),
   // A release the store refuses (read-only here) reads the key's row to keep the release in memory.
@@ -214,6 +216,8 @@ const cold: Record<string, (s: Store) => unknown> = {
     }),
   // Read once per partner per process, then again only when a write comes near its room.
   "a partner's stored bytes (a write near its room)": (s) => s.sizes.exact(PARENT),
+  // A mapping seeded on the control plane: what the one it replaces took.
+  "a partner's mapping bytes (a mapping seeded)": (s) => s.sizes.mapping(PARENT),
   'partner insert': (s) =>
     s.partners.insert({
       parent_account_id: 'pa_x',

@@ -120,11 +120,11 @@ export function claimKey(c: Context<AppEnv>): Response | undefined {
 /**
  * After the handler (or its failure): a 2xx answer written by `send` is stored under the
  * reserved key; anything else (an error thrown, a non-2xx, a reset connection, which
- * answers nothing) frees the key.
+ * answers nothing) frees the key. False when the store refused it (kept in memory meanwhile).
  */
-export function settleKey(c: Context<AppEnv>, answer: Response | undefined): void {
+export function settleKey(c: Context<AppEnv>, answer: Response | undefined): boolean {
   const key = c.get('idempotencyKey');
-  if (key === undefined) return;
+  if (key === undefined) return true;
   c.set('idempotencyKey', undefined);
   const store = c.get('sandbox').store.idempotency;
   const parent = known(c, 'principal').parent_account_id;
@@ -133,10 +133,12 @@ export function settleKey(c: Context<AppEnv>, answer: Response | undefined): voi
   try {
     if (success) store.complete(parent, key, answer.status, text);
     else store.release(parent, key);
+    return true;
   } catch (err) {
     // The store refused it (a full disk): the key is settled in memory until it takes writes
     // (store/idempotency.ts), and the answer stands: a success was written, an error was not.
     if (!c.get('sandbox').storeHealth.refused(err)) throw err;
     if (success) c.get('warnings').push(UNSAVED_REPLAY_WARNING);
+    return false;
   }
 }

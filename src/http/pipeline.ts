@@ -108,8 +108,9 @@ export function pipeline(
       await next();
       answer = c.res;
     } finally {
-      if (o.idempotent) settleKey(c, answer);
-      if (o.write) roomUsed(c, answer);
+      const key = c.get('idempotencyKey') ?? null;
+      const saved = o.idempotent ? settleKey(c, answer) : true;
+      if (o.write) roomUsed(c, answer, saved ? key : undefined);
     }
   };
 }

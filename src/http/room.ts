@@ -4,7 +4,7 @@
  * larger than the import accepts"). The last stage of every write: a write that could take the
  * partner past PARTNER_ROOM_BYTES is a 403 partner_storage_full, nothing written (its
  * Idempotency-Key freed as for any error); a write that went through grows the partner's count
- * by an estimate of what it stored (store/sizes.ts). The control plane's writes that add to a
+ * by what its account's rows and its stored answer now take (store/sizes.ts `written`). The control plane's writes that add to a
  * partner's rows (a variant, a mapping) are held to the same room (controlWrite, mappingWrite).
  */
 import type { Context } from 'hono';
@@ -84,9 +84,20 @@ export function mappingWrite<T>(
   return written;
 }
 
-/** After a write: one that succeeded grows its partner's count by what it may have stored. */
-export function roomUsed(c: Context<AppEnv>, answer: Response | undefined): void {
+/**
+ * After a write: one that succeeded grows its partner's count by what it may have stored: its
+ * account's rows and the answer kept under `key` (null: no key; undefined: the store did not
+ * take the answer, kept in memory until it does, so the estimate counts it).
+ */
+export function roomUsed(
+  c: Context<AppEnv>,
+  answer: Response | undefined,
+  key: string | null | undefined,
+): void {
   const parent = c.get('principal')?.parent_account_id;
   if (parent === undefined || !answer || answer.status < 200 || answer.status >= 300) return;
-  c.get('sandbox').store.sizes.grow(parent, estimate(c.get('rawBody'), c.get('responseText')?.length ?? 0));
+  const sizes = c.get('sandbox').store.sizes;
+  const account = c.get('accountId');
+  if (account !== undefined && key !== undefined) sizes.wrote(parent, account, key);
+  else sizes.grow(parent, estimate(c.get('rawBody'), c.get('responseText')?.length ?? 0));
 }

@@ -119,7 +119,7 @@ export function writeControls(s: Sandbox, { account, body, dryRun, faults }: Con
     concurrentWrite(s, account);
   }
 
-  return s.store.tx(() => {
+  const next = s.store.tx(() => {
     const current = storedList(s, account);
     if (!isCurrentHash(current, body.contentHash)) {
       throw new ApiError('content_hash_mismatch', STALE_CONTENT_HASH_MESSAGE, {
@@ -128,6 +128,10 @@ export function writeControls(s: Sandbox, { account, body, dryRun, faults }: Con
     }
     const next = nextList(current, { name: body.name, blocked: blocks, domains, at: s.clock.iso(parent) });
     if (!dryRun) s.store.controls.put(next);
-    return view(s, account, next);
+    return next;
   });
+  // Committed (not inside a caller's transaction, which could still roll it back): the next
+  // read of this list, a GET or the next PUT's check, takes this row and its view.
+  if (!dryRun && !s.store.db.inTransaction) s.store.controls.remember(next);
+  return view(s, account, next);
 }

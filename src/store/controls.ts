@@ -50,6 +50,14 @@ export function controlsStore(db: Db) {
       cache.delete(row.account_id);
       s.upsert.run(storedControls(row));
     },
+    /**
+     * A row `put` wrote, once its transaction committed: the next read takes it as it is, not
+     * parsed again from the store (a row is replaced, never changed in place).
+     */
+    remember(row: ControlsListRow): void {
+      if (cache.size >= CACHE_MAX) cache.clear();
+      cache.set(row.account_id, row);
+    },
     /** The parent account holding each of these list IDs (those held by none are absent). */
     listOwners(listIds: readonly string[]): Map<string, string> {
       if (listIds.length === 0) return new Map();

@@ -44,6 +44,8 @@ function parts(db: Db) {
   );
   return {
     db,
+    /** Runs its argument in a transaction (better-sqlite3's, nested as savepoints): made once, not per call. */
+    transact: db.transaction(<T>(fn: () => T): T => fn()),
     partners: partnerStore(db),
     accounts: accountStore(db),
     controls: controlsStore(db),
@@ -72,7 +74,7 @@ export function createStore(path: string, hooks: MigrationHooks) {
     memory,
     /** Runs fn in one synchronous transaction (no await inside: that is what makes check-then-write atomic). */
     tx<T>(fn: () => T): T {
-      return store.db.transaction(fn)();
+      return store.transact(fn) as T;
     },
     /**
      * Runs fn (a transaction's writes) with the foreign keys not enforced: for rows checked

@@ -8,7 +8,8 @@
  *
  * The count is an upper bound of those parts' JSON in the bundle: each column's bytes as text
  * plus ROW_BYTES a row for its field names and punctuation. It is read from the store once
- * for a partner (one indexed query), then grown by an estimate after each write, and read
+ * for a partner (one indexed query), then grown after each write by what the written account's
+ * rows and the stored answer take (an upper bound of what the write added), and read
  * exactly again only when the estimate comes near the room. Every bulk change (a reset, a
  * partner reset, an import, a restore) drops it with the store's other caches.
  */
@@ -58,6 +59,18 @@ export function sizeStore(db: Db) {
   const exact = db
     .prepare<{ parent: string }, number>(`SELECT ${parts.map((p) => `(${p})`).join(' + ')}`)
     .pluck();
+  // One account's rows and one stored answer, counted as `exact` counts them (each by its key;
+  // an aggregate has its one row even when the account has none).
+  const others = [
+    ...BY_ACCOUNT.map((t) => `SELECT ${rowBytes(db, t)} FROM ${t} WHERE account_id = @account`),
+    `SELECT ${rowBytes(db, 'idempotency_keys', ['body'])} FROM idempotency_keys WHERE parent_account_id = @parent AND key = @key`,
+  ];
+  const written = db
+    .prepare<{ parent: string; account: string; key: string | null }, number>(
+      `SELECT ${rowBytes(db, 'accounts')} + ${others.map((p) => `(${p})`).join(' + ')}
+       FROM accounts WHERE account_id = @account`,
+    )
+    .pluck();
   /** Each partner's count as last read or grown (absent: read it from the store). */
   const known = new Map<string, number>();
   return {
@@ -79,6 +92,21 @@ export function sizeStore(db: Db) {
     /** A write replaced part of the partner's rows (its mapping): read it from the store next time. */
     forget(parent: string): void {
       known.delete(parent);
+    },
+    /**
+     * What a write on one account can have added, counted as `exact` counts it: every row of
+     * that account as it is now, and the answer stored under the write's key (`key` null: none).
+     * A write changes no other account's rows, and the rows it replaced only lower the real
+     * growth, so this bounds it, much closer than `grow` with `room.ts`'s estimate of any write
+     * (16 KiB and more a call: `exact` ran again every few hundred writes, over every stored answer).
+     */
+    written(parent: string, account: string, key: string | null): number {
+      return written.get({ parent, account, key }) ?? 0;
+    },
+    /** A write on one account went through: the partner's count grows by `written` (if it is known). */
+    wrote(parent: string, account: string, key: string | null): void {
+      const was = known.get(parent);
+      if (was !== undefined) known.set(parent, was + this.written(parent, account, key));
     },
     /** A write of the partner went through: its estimate of what it added. */
     grow(parent: string, bytes: number): void {
