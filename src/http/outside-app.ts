@@ -9,7 +9,6 @@ import { type IncomingMessage, maxHeaderSize, type ServerResponse, STATUS_CODES 
 import type { Duplex } from 'node:stream';
 import type { ErrorCode } from '../contract/api/errors.js';
 import { ids } from '../domain/ids.js';
-import { sameName } from './headers.js';
 import { markTimedOut } from './read-body.js';
 import { commonHeaders } from './request-context.js';
 
@@ -74,7 +73,7 @@ function answerOutsideApp(res: ServerResponse, status: number, code: ErrorCode, 
  */
 export function hostProblem(req: IncomingMessage, res: ServerResponse): boolean {
   let count = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (sameName(req.rawHeaders[i]!, 'host')) count++;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') count++;
   const host = req.headers.host;
   if (count === 1 && host) return false;
   if (count === 0 && req.httpVersion === '1.0') {
