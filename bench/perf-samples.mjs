@@ -11,7 +11,7 @@
 // Needs `perf` and permission to sample the process (root, or perf_event_paranoid <= 1).
 // On a loaded machine the µs stretch; the shares and the order of symbols hold better.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -22,6 +22,7 @@ import {
   getToken,
   makeAccounts,
   numberArg,
+  root,
   sandboxDist,
   sleep,
   startServer,
@@ -91,6 +92,9 @@ const report = perfReport('--sort', 'dso,sym', '--percent-limit', '0.3');
 const threads = perfReport('--sort', 'comm', '--percent-limit', '0.5');
 const bySym = perfReport('--sort', 'sym', '--percent-limit', '0');
 rmSync(dir, { recursive: true, force: true });
+// what --perf-basic-prof leaves behind: the JIT map, and V8's log in the working directory
+rmSync(`/tmp/perf-${sb.pid}.map`, { force: true });
+for (const f of readdirSync(root)) if (f.startsWith('isolate-') && f.includes(`-${sb.pid}-`)) rmSync(join(root, f));
 const perCall = (ms) => ((ms * 1000) / window.calls).toFixed(1);
 console.log(
   `\n${ceiling ? 'ceiling: constant JSON' : workload}, c=${connections}: ${window.calls} calls after ${warmup} ` +
