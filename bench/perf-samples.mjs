@@ -94,7 +94,8 @@ const bySym = perfReport('--sort', 'sym', '--percent-limit', '0');
 rmSync(dir, { recursive: true, force: true });
 // what --perf-basic-prof leaves behind: the JIT map, and V8's log in the working directory
 rmSync(`/tmp/perf-${sb.pid}.map`, { force: true });
-for (const f of readdirSync(root)) if (f.startsWith('isolate-') && f.includes(`-${sb.pid}-`)) rmSync(join(root, f));
+for (const f of readdirSync(root))
+  if (f.startsWith('isolate-') && f.includes(`-${sb.pid}-`)) rmSync(join(root, f));
 const perCall = (ms) => ((ms * 1000) / window.calls).toFixed(1);
 console.log(
   `\n${ceiling ? 'ceiling: constant JSON' : workload}, c=${connections}: ${window.calls} calls after ${warmup} ` +
