@@ -2,10 +2,11 @@
 // Instructions per call under callgrind: a count that repeats on a shared, loaded machine where
 // req/s and even CPU time do not (docs/performance.md, "Instructions per call").
 //   npm run build && node bench/instructions.mjs [--workload='controls GET'] [--calls=2000]
-//     [--warmup=20000] [--partners=1] [--rev=REV ...] [--main=OTHER/dist/main.js ...]
+//     [--warmup=20000] [--partners=1] [--connections=1] [--rev=REV ...] [--main=OTHER/dist/main.js ...]
+//     [--ceiling] [--cache-sim]
 // The bin (this tree's dist/main.js, then each --rev built beside it by bench/revision.mjs, then
 // each --main) runs under `valgrind --tool=callgrind --instr-atstart=no` with V8 on one thread
-// (--single-threaded) and fixed seeds; the load (autocannon, one connection, outside valgrind)
+// (--single-threaded) and fixed seeds; the load (autocannon, --connections, outside valgrind)
 // warms it up with `--warmup` calls, then `callgrind_control -i on` counts the next `--calls`
 // calls, and `callgrind_control -d` dumps the count. Printed: instructions per call, and the
 // ratio to the first bin. Workloads: bench/workloads.mjs ('hosted mix' takes --partners).
@@ -22,6 +23,11 @@ const workload = arg('workload', 'controls GET');
 const calls = numberArg('calls', 2000);
 const warmup = numberArg('warmup', 20000);
 const partners = numberArg('partners', 1);
+const connections = numberArg('connections', 1);
+// --cache-sim: callgrind simulates the caches too, and each bin gets an estimated cycle count
+// (callgrind's own weights: Ir + 10 × L1 misses + 100 × last-level misses), which sees what
+// a large heap or young generation costs in memory traffic where the instruction count does not.
+const cacheSim = process.argv.includes('--cache-sim');
 const many = (name) =>
   process.argv.filter((a) => a.startsWith(`--${name}=`)).map((a) => a.slice(name.length + 3));
 
@@ -33,14 +39,23 @@ if (!prepare)
 const bins = arg('this', 'yes') === 'no' ? [] : [{ name: 'this tree', main: sandboxDist().main }];
 for (const rev of many('rev')) bins.push({ name: rev, main: buildRevision(rev).main });
 for (const main of many('main')) bins.push({ name: main, main });
+// --ceiling: the constant-JSON Hono server `npm run bench` compares reads with (same bytes)
+if (process.argv.includes('--ceiling'))
+  bins.push({
+    name: 'ceiling: constant JSON',
+    main: 'bench/baselines/constant-json.mjs',
+    health: '/health',
+    prepare: async () => ({ requests: () => [{ method: 'GET', path: '/json' }] }),
+  });
 
 const out = mkdtempSync(join(tmpdir(), 'sandbox-callgrind-'));
 process.once('exit', () => {
-  if (!process.env.BENCH_KEEP_CALLGRIND) rmSync(out, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP_CALLGRIND) process.stderr.write(`callgrind files kept in ${out}\n`);
+  else rmSync(out, { recursive: true, force: true });
 });
 
 /** The sandbox under callgrind, instrumentation off; resolves once healthy. */
-async function underCallgrind(main, tag) {
+async function underCallgrind(main, tag, health = '/__sandbox/health') {
   const port = await freePort();
   const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', SANDBOX_LOG: 'silent' };
   const child = spawn(
@@ -49,6 +64,7 @@ async function underCallgrind(main, tag) {
       '--tool=callgrind',
       '--instr-atstart=no',
       '--smc-check=all-non-file',
+      ...(cacheSim ? ['--cache-sim=yes'] : []),
       `--callgrind-out-file=${join(out, `${tag}.%p`)}`,
       process.execPath,
       '--single-threaded',
@@ -75,7 +91,7 @@ async function underCallgrind(main, tag) {
   for (;;) {
     if (exited) throw new Error(`sandbox under valgrind exited: ${stderr.slice(-2000)}`);
     try {
-      const res = await fetch(`${url}/__sandbox/health`);
+      const res = await fetch(url + health);
       await res.arrayBuffer();
       if (res.status === 200) break;
     } catch {
@@ -108,10 +124,19 @@ async function underCallgrind(main, tag) {
 function dumpedInstructions(tag, pid) {
   let total = 0;
   let gc = 0;
+  let cycles = 0;
   for (const f of readdirSync(out)) {
     if (!f.startsWith(`${tag}.${pid}.`)) continue;
-    const m = /^totals:\s+(\d+)/m.exec(readFileSync(join(out, f), 'utf8'));
+    const text = readFileSync(join(out, f), 'utf8');
+    const m = /^totals:\s+(\d+)/m.exec(text);
     if (m) total += Number(m[1]);
+    const events = /^events:\s+(.*)$/m.exec(text)?.[1].trim().split(/\s+/);
+    const totals = /^totals:\s+(.*)$/m.exec(text)?.[1].trim().split(/\s+/).map(Number);
+    if (events && totals) {
+      const of = (name) => totals[events.indexOf(name)] ?? 0;
+      cycles +=
+        of('Ir') + 10 * (of('I1mr') + of('D1mr') + of('D1mw')) + 100 * (of('ILmr') + of('DLmr') + of('DLmw'));
+    }
     const annotated = execFileSync(
       'callgrind_annotate',
       ['--inclusive=yes', '--threshold=100', join(out, f)],
@@ -123,29 +148,32 @@ function dumpedInstructions(tag, pid) {
     const line = annotated.split('\n').find((l) => /v8::internal::Heap::CollectGarbage\(/.test(l));
     if (line) gc += Number(line.trim().split(/\s+/)[0].replaceAll(',', ''));
   }
-  return { total, gc };
+  return { total, gc, cycles };
 }
 
 const rows = [];
 for (const [i, bin] of bins.entries()) {
   const tag = `bin${i}`;
   process.stderr.write(`${bin.name}: starting under callgrind ...`);
-  const sb = await underCallgrind(bin.main, tag);
+  const sb = await underCallgrind(bin.main, tag, bin.health);
   try {
-    const prep = await prepare(sb.url, 1);
+    const prep = await (bin.prepare ?? prepare)(sb.url, connections);
     process.stderr.write(` warm-up of ${warmup} calls ...`);
-    if (warmup > 0) await cannon(sb.url, { requests: prep.requests(), connections: 1, amount: warmup });
+    if (warmup > 0) await cannon(sb.url, { requests: prep.requests(), connections, amount: warmup });
     if (prep.between) await prep.between();
     const requests = prep.requests();
     process.stderr.write(` counting ${calls} calls ...`);
     sb.control('-i', 'on');
-    const r = await cannon(sb.url, { requests, connections: 1, amount: calls });
+    const r = await cannon(sb.url, { requests, connections, amount: calls });
     sb.control('-d');
-    const { total, gc } = dumpedInstructions(tag, sb.pid);
+    const { total, gc, cycles } = dumpedInstructions(tag, sb.pid);
     const perCall = total / r.total;
     const gcPerCall = gc / r.total;
-    process.stderr.write(` ${Math.round(perCall)} a call (${Math.round(gcPerCall)} in GC)\n`);
-    rows.push({ bin: bin.name, calls: r.total, rate2xx: r.rate2xx, perCall, gcPerCall });
+    const cyclesPerCall = cycles / r.total;
+    process.stderr.write(
+      ` ${Math.round(perCall)} a call (${Math.round(gcPerCall)} in GC)${cacheSim ? `, ${Math.round(cyclesPerCall)} estimated cycles` : ''}\n`,
+    );
+    rows.push({ bin: bin.name, calls: r.total, rate2xx: r.rate2xx, perCall, gcPerCall, cyclesPerCall });
   } finally {
     await sb.stop();
   }
@@ -153,16 +181,18 @@ for (const [i, bin] of bins.entries()) {
 
 console.log(
   `\n${workload}${workload === 'hosted mix' ? ` (${partners} partners)` : ''}: instructions a call under callgrind, ` +
-    `${calls} calls counted after ${warmup} (node ${process.version}, --single-threaded)\n`,
+    `${calls} calls counted after ${warmup} at c=${connections} (node ${process.version}, --single-threaded)\n`,
 );
 const n = (x) => Math.round(x).toLocaleString('en-US');
 const outside = (r) => r.perCall - r.gcPerCall;
+const cyclesCols = cacheSim ? ' estimated cycles a call | cycles vs first |' : '';
 console.log(
-  '| bin | calls | 2xx | instructions a call | of which GC | outside GC | vs first | outside GC vs first |',
+  `| bin | calls | 2xx | instructions a call | of which GC | outside GC | vs first | outside GC vs first |${cyclesCols}`,
 );
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+console.log(`| --- | --- | --- | --- | --- | --- | --- | --- |${cacheSim ? ' --- | --- |' : ''}`);
 for (const r of rows)
   console.log(
     `| ${r.bin} | ${r.calls} | ${(r.rate2xx * 100).toFixed(1)}% | ${n(r.perCall)} | ${n(r.gcPerCall)} | ${n(outside(r))} | ` +
-      `${(r.perCall / rows[0].perCall).toFixed(3)} | ${(outside(r) / outside(rows[0])).toFixed(3)} |`,
+      `${(r.perCall / rows[0].perCall).toFixed(3)} | ${(outside(r) / outside(rows[0])).toFixed(3)} |` +
+      (cacheSim ? ` ${n(r.cyclesPerCall)} | ${(r.cyclesPerCall / rows[0].cyclesPerCall).toFixed(3)} |` : ''),
   );
