@@ -9,29 +9,29 @@ import { defineConfig } from 'vitest/config';
  * native teardown tests on Node 22.
  */
 export const RELEASE_TESTS = [
-  'test/package.test.ts',
-  'test/cli.test.ts',
-  'test/mcp-bin.test.ts',
+  'test/package/package.test.ts',
+  'test/package/cli.test.ts',
+  'test/mcp/mcp-bin.test.ts',
   // the built bin and package on this machine's Node 20 (Debian 12's): refused with one line
-  'test/old-node.test.ts',
-  'test/crash.test.ts',
-  'test/examples-lang.test.ts',
+  'test/package/old-node.test.ts',
+  'test/package/crash.test.ts',
+  'test/package/examples-lang.test.ts',
   // the additive-changes drill against a strict and a tolerant Go client (Go from Debian)
-  'test/examples-additive.test.ts',
-  'test/runtime-image.test.ts',
-  'test/isolation-example.test.ts',
-  'test/native-teardown.test.ts',
-  'test/chaos-startup.test.ts',
-  'test/store-full-disk.test.ts',
+  'test/package/examples-additive.test.ts',
+  'test/package/runtime-image.test.ts',
+  'test/control/isolation-example.test.ts',
+  'test/package/native-teardown.test.ts',
+  'test/scenarios/chaos-startup.test.ts',
+  'test/state/store-full-disk.test.ts',
   // npm run sbom: a production install from the lockfile in a temporary folder
-  'test/sbom.test.ts',
+  'test/package/sbom.test.ts',
   // record and verify as the built bin: processes, signals, kill -9, an HTTPS upstream (openssl)
-  'test/drift-cli.test.ts',
+  'test/drift/drift-cli.test.ts',
   // third-party clients and tools against a listening sandbox or its documents: OAuth
   // libraries, ky's retries, client generators and tsc in a throwaway project, and the
   // linters partners run (Spectral, Redocly, swagger-parser)
   'test/interop/**/*.test.ts',
-  'test/openapi-lint.test.ts',
+  'test/api/openapi-lint.test.ts',
   // cells behind the real HAProxy (Debian's haproxy): three sandbox processes and the balancer
   'test/hosted/**/*.test.ts',
 ];
@@ -47,7 +47,7 @@ export default defineConfig({
     // The files of a worker share its module cache: zod, hono and the app are loaded once per
     // worker, not once per file (the suite takes about 2 minutes on 2 cores; isolated, almost twice that). Safe
     // because every test builds its own sandbox and none mocks a module, stubs a global or
-    // sets an env var: test/suite-hygiene.test.ts keeps it so.
+    // sets an env var: test/house/suite-hygiene.test.ts keeps it so.
     isolate: false,
     testTimeout: 20_000,
     hookTimeout: 60_000,

@@ -7,7 +7,7 @@ export default defineConfig({
   test: {
     include: RELEASE_TESTS,
     // The built command line is what the cli and crash tests start: build it from these sources first.
-    globalSetup: ['test/build-once.ts'],
+    globalSetup: ['test/helpers/build-once.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 240_000,

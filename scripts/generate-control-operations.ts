@@ -3,7 +3,7 @@
  * taken from its declaration (src/contract/control/control-routes*.ts), and the scenarios a chaos
  * profile draws when it names none (their records, src/scenarios/catalogue.ts), for the control
  * client, the dashboard and the control plane's schemas, which must not load zod or hono (or,
- * for the contract, the scenarios). `npm run generate` runs it; test/openapi.test.ts
+ * for the contract, the scenarios). `npm run generate` runs it; test/api/openapi.test.ts
  * fails when the file is not what the declarations say.
  */
 import { writeFileSync } from 'node:fs';

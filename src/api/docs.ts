@@ -254,7 +254,7 @@ export function docsApi(app: OpenAPIHono<AppEnv>) {
   // A page (/docs/guides/NAME) and a screenshot (/docs/guides/screenshots/FILE) share one
   // route: Hono's RegExpRouter refuses a static segment beside a parameter at the same place
   // (`screenshots/:file` beside `:name`), and one such pair sends the whole app, every
-  // partnership call included, to the slower TrieRouter (test/router.test.ts).
+  // partnership call included, to the slower TrieRouter (test/api/router.test.ts).
   api.get(`/docs/guides/:name{${GUIDE_PATH}}`, (c) => {
     const name = c.req.param('name');
     if (name.startsWith(SCREENSHOTS)) return screenshot(c, name.slice(SCREENSHOTS.length));

@@ -4,7 +4,7 @@
  * six operations that must touch all of it loop over the registry: a reset (clear), a partner
  * reset (forget), a snapshot's save and restore (image, restore), a bundle's export and
  * import (exportPartner, check, importPartner). New state is one more piece where the sandbox
- * is assembled (src/sandbox/pieces.ts); test/state-registry.test.ts fails when the sandbox
+ * is assembled (src/sandbox/pieces.ts); test/state/state-registry.test.ts fails when the sandbox
  * holds state that no piece registers, or when an operation skips a piece.
  */
 

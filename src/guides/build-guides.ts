@@ -15,7 +15,7 @@
  *   /docs/guides/ says so.
  *
  * The Markdown helpers (headingSlugs, markdownLinks, runnableBlocks) are also what
- * test/docs.test.ts checks the manual with, so the served anchors and the checked ones
+ * test/docs/docs.test.ts checks the manual with, so the served anchors and the checked ones
  * follow the same slug rules: GitHub's.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

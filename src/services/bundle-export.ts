@@ -67,7 +67,7 @@ const COMMA = Buffer.from(',');
  * other requests): each item of its accounts, stored answers and journal encoded on its own, the
  * rest (credentials, mapping, armed scenarios, chaos) at once (no 30 MB string is encoded at
  * once; piecesStream sends them). Within the import's limit as withinImportLimit keeps it: the
- * same bytes JSON.stringify gives the bundle it returns (test/bundle-swap.test.ts compares them).
+ * same bytes JSON.stringify gives the bundle it returns (test/control/bundle-swap.test.ts compares them).
  */
 export async function bundlePieces(bundle: BundleData): Promise<Buffer[]> {
   const lists = LISTS.filter((name) => Array.isArray((bundle as Record<string, unknown>)[name]));

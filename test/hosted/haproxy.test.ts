@@ -24,7 +24,7 @@ import { load, loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFixtures } from '../../src/core/fixtures.js';
 import { defaultFixturesDir, packageDir } from '../../src/package-dir.js';
-import { CONTROLS, REGISTER, registerBody } from '../harness.js';
+import { CONTROLS, REGISTER, registerBody } from '../helpers/harness.js';
 
 const HAPROXY = '/usr/sbin/haproxy';
 // biome-ignore lint/suspicious/noExplicitAny: parsed YAML, asserted field by field

@@ -2,7 +2,7 @@
  * The partner snippet of docs/in-your-ci.md (examples/github-actions/sandbox.yml), every run
  * step as written, in the job's order, with Docker: build the image from this repository
  * (SANDBOX_SOURCE), start it, wait for health, the partner test, the JUnit report, stop.
- * test/workflows.test.ts runs the steps that need no Docker in `npm test`; this one runs all.
+ * test/house/workflows.test.ts runs the steps that need no Docker in `npm test`; this one runs all.
  *
  * Only the job's env differs from a partner's: a free port and a container name of this run
  * (the engine and the host are shared), and `docker build` gets `--network=host` from a
@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runStep, SNIPPET, snippetJob } from '../workflow-files.js';
+import { ROOT, runStep, SNIPPET, snippetJob } from '../helpers/workflow-files.js';
 
 const exec = promisify(execFile);
 const RUN = process.env.SANDBOX_IMAGE_TEST_RUN ?? String(process.pid);

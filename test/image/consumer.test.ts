@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packTarball } from '../pack.js';
+import { packTarball } from '../helpers/pack.js';
 
 const exec = promisify(execFile);
 const RUN = process.env.SANDBOX_IMAGE_TEST_RUN ?? String(process.pid);

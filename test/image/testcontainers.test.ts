@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SandboxContainer, startSandboxContainer } from '../../examples/containers/testcontainers.js';
-import { DEMO, registerBody } from '../harness.js';
+import { DEMO, registerBody } from '../helpers/harness.js';
 
 const exec = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');

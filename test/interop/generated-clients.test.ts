@@ -25,8 +25,8 @@ import { createClient as heyApi } from '@hey-api/openapi-ts';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Running, startServer } from '../../src/server.js';
-import { CONTROLS, DEMO, testConfig } from '../harness.js';
-import { demoToken } from '../raw-http.js';
+import { CONTROLS, DEMO, testConfig } from '../helpers/harness.js';
+import { demoToken } from '../helpers/raw-http.js';
 import type { PartnerFlow } from './flows/partner-flow.js';
 
 const repoModules = fileURLToPath(new URL('../../node_modules', import.meta.url));

@@ -9,7 +9,7 @@ import * as oidc from 'openid-client';
 import { ClientCredentials } from 'simple-oauth2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Running, startServer } from '../../src/server.js';
-import { DEMO, MAPPINGS, testConfig } from '../harness.js';
+import { DEMO, MAPPINGS, testConfig } from '../helpers/harness.js';
 
 interface Partner {
   parent: string;

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import ky, { HTTPError, type Options } from 'ky';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Running, startServer } from '../../src/server.js';
-import { DEMO, REGISTER, registerBody, STATUS, testConfig } from '../harness.js';
+import { DEMO, REGISTER, registerBody, STATUS, testConfig } from '../helpers/harness.js';
 
 let server: Running;
 let headers: Record<string, string>;
