@@ -81,11 +81,12 @@ const SCENARIO = SCENARIO_HEADER.toLowerCase();
 export function earlyLimit(
   sandbox: Sandbox,
 ): ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined {
-  const limiter = sandbox.rateLimit;
-  if (!limiter) return undefined;
-  const state = earlyOf(limiter);
-  const { limited } = state;
+  if (!sandbox.rateLimit) return undefined;
   return function earlyLimit(req, res) {
+    // The sandbox's limiter as it is now (a test gives it a clock held still after start-up).
+    const limiter = sandbox.rateLimit!;
+    const state = earlyOf(limiter);
+    const { limited } = state;
     const authorization = req.headers.authorization;
     let partner: string | undefined;
     if (authorization !== undefined) {

@@ -6,11 +6,14 @@
  * whatever changes a token's fate (its expiry, either clock, a reset, a restore, an import, the
  * bucket refilling) answers as the app answers, and that nothing else is answered early.
  *
- * The bucket refills on performance.now(), held still here so that Retry-After is exact and no
- * call comes back into the bucket unless a test moves it.
+ * The bucket refills on its limiter's clock (performance.now() in the sandbox): each server here
+ * gets a limiter of the same spec on a clock held still, so that Retry-After is exact and no call
+ * comes back into the bucket unless a test moves it (nothing global is stubbed: npm test shares
+ * workers between files).
  */
 import { connect } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseRateLimit, RateLimiter } from '../../src/core/rate-limit.js';
 import { earlyAnswers } from '../../src/http/early-limit.js';
 import { startServer } from '../../src/server.js';
 import { DEMO, MAPPINGS, STATUS, testConfig } from '../helpers/harness.js';
@@ -21,16 +24,16 @@ let now = 1_000_000;
 
 beforeEach(() => {
   now = 1_000_000;
-  vi.spyOn(performance, 'now').mockImplementation(() => now);
 });
 afterEach(async () => {
-  vi.restoreAllMocks();
   await running?.close();
 });
 
 /** A server whose partners each have `burst` calls, refilled at one call per 1000 s (Retry-After 1000). */
 async function serve(burst: number) {
-  running = await startServer(testConfig({ port: 0, rateLimit: `0.001,burst=${burst}` }));
+  const rateLimit = `0.001,burst=${burst}`;
+  running = await startServer(testConfig({ port: 0, rateLimit }));
+  running.sandbox.rateLimit = new RateLimiter(parseRateLimit(rateLimit), () => now);
   return running;
 }
 

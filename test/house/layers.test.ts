@@ -66,9 +66,10 @@ const FORBIDDEN: Record<
   // recording's, read by drift's reader) with the contract's names of the provider states, and
   // where the package is (package-dir.ts: its version).
   pact: { layers: [], only: ['pact', 'contract', 'domain', 'drift'], files: ['package-dir.ts'] },
-  // The MCP server (a room of its own) talks to a running sandbox over HTTP: it reads the
-  // declarations (contract), the manual's pages (guides) and the package's version, never the app.
-  mcp: { layers: [], only: ['mcp', 'contract', 'guides'], files: ['package-dir.ts'] },
+  // The MCP server (a room of its own) talks to a running sandbox over HTTP, through the control
+  // plane's one HTTP exchange (client/http.ts): it reads the declarations (contract), the
+  // manual's pages (guides) and the package's version, never the app.
+  mcp: { layers: [], only: ['mcp', 'contract', 'guides', 'client'], files: ['package-dir.ts'] },
   // The manual's pages (Markdown rendered, or constants once bundled), read by /docs and MCP.
   guides: { layers: [], only: ['guides'] },
 };
@@ -211,7 +212,10 @@ describe('layers: imports run one way', () => {
         .filter((spec) => !spec.startsWith('./'))
         .map((spec) => `${relative(SRC, file)} -> ${spec}`),
     );
-    expect(loaded).toEqual(['client/control.ts -> ../contract/control/control-operations.js']);
+    expect(loaded).toEqual([
+      'client/control.ts -> ../contract/control/control-operations.js',
+      'client/http.ts -> ../contract/control/control-operations.js',
+    ]);
     expect(readFileSync(join(SRC, 'contract/control/control-operations.ts'), 'utf8')).not.toMatch(
       /\bimport\b/,
     );
