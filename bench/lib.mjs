@@ -340,7 +340,11 @@ export function controlsPutRequest(auth, pool) {
       return {
         ...req,
         path: CONTROLS(a.id),
-        headers: { ...authHeaders(auth.token), 'Idempotency-Key': freshKey() },
+        // an account of another partner carries that partner's headers (bench/workloads.mjs)
+        headers: {
+          ...(a.headers ? { ...a.headers, 'Content-Type': 'application/json' } : authHeaders(auth.token)),
+          'Idempotency-Key': freshKey(),
+        },
         body: controlsBody(a.hash),
       };
     },

@@ -25,13 +25,11 @@ import {
   CONTROLS,
   cannon,
   controlsBody,
-  controlsPutRequest,
   cpuCounters,
   cpuMs,
   getToken,
   makeAccounts,
   REGISTER,
-  refreshHashes,
   registerAccount,
   registerBody,
   registerNewRequest,
@@ -47,6 +45,7 @@ import {
   tokenRequest,
 } from './lib.mjs';
 import { startupMedian } from './startup.mjs';
+import { spreadControlsPuts } from './workloads.mjs';
 
 const seconds = benchSeconds(10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
@@ -194,15 +193,8 @@ const workloads = [
     name: 'controls PUT (fresh key, current hash)',
     kind: 'write',
     target: 'controlsPut',
-    prepare: async (url, c) => {
-      const auth = { token: await getToken(url) };
-      const accounts = await makeAccounts(url, auth.token, c * 2);
-      return {
-        requests: () => [controlsPutRequest(auth, accountPool(accounts))],
-        // requests cut off at the end of the warm-up may have changed a hash
-        between: () => refreshHashes(url, auth.token, accounts),
-      };
-    },
+    // over 8 partners, so that no partner's room fills in the run (bench/workloads.mjs)
+    prepare: (url, c) => spreadControlsPuts(url, c),
   },
   {
     name: 'status PUT (fresh key)',

@@ -106,6 +106,35 @@ async function postJson(url, path, body, headers = {}) {
 }
 
 /**
+ * The controls PUT spread over `partners` partners (`npm run bench`): each PUT stores its answer
+ * under its key in its partner's room (26 MiB: about 12,000 PUTs of the bench's body,
+ * docs/guarantees-and-limits.md), so one partner's room fills within a 10 s run at c=50 and the
+ * row would measure a partner at its room's edge (each write re-counting what it holds), not the
+ * write. `connections * 2` accounts (at least 2 a partner), each with its partner's headers.
+ */
+export async function spreadControlsPuts(url, connections, partners = 8) {
+  const { partners: all } = await hostedPartners(url, partners, 0);
+  const accounts = [];
+  const n = Math.max(connections * 2, partners * 2);
+  for (let i = 0; i < n; i++) {
+    const p = all[i % all.length];
+    const headers = { Authorization: `Bearer ${p.token}`, 'X-Platform-Parent-Account-Id': p.parent };
+    const body = JSON.parse(registerBody(`bench-spread-${i}`).replace('pa_demo_platform', p.parent));
+    const id = (await postJson(url, REGISTER, body, headers)).data.account_id;
+    accounts.push({ id, headers, hash: await hashOf(url, id, headers) });
+  }
+  const refresh = async () => {
+    for (const a of accounts) a.hash = await hashOf(url, a.id, a.headers);
+  };
+  return { requests: () => [controlsPutRequest({}, accountPool(accounts))], between: refresh };
+}
+
+async function hashOf(url, id, headers) {
+  const res = await fetch(url + CONTROLS(id), { headers });
+  return (await res.json()).data.marketplace_controls_list.content_hash;
+}
+
+/**
  * `partners` partners (the demo partner, then new ones made on the control plane), each with a
  * token and one account (more for the demo partner when there are few: one per connection and
  * one spare), its content hash known.
