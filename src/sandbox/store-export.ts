@@ -43,16 +43,37 @@ export function* exportRows(s: Sandbox, parent: string): Generator<void, BundleP
     },
     vertical_mappings: s.store.partners.mappings(parent).map((m) => ({ ...m })),
     accounts,
-    idempotency_keys: s.store.idempotency.doneOf(parent).map((k) => ({
-      key: k.key,
-      operation: k.operation,
-      fingerprint: k.fingerprint,
-      dry_run: k.dry_run === 1,
-      status: k.status ?? 200,
-      body: k.body ?? '',
-      expires_at: k.expires_at,
-    })),
+    idempotency_keys: yield* storedAnswers(s, parent),
   };
+}
+
+/** Stored answers read a page at a time: a page holds at most a few MiB of a partner's 26. */
+const ANSWERS_PAGE = 8;
+
+/** The partner's stored answers as its bundle carries them, read by pages, pausing every stretch. */
+function* storedAnswers(s: Sandbox, parent: string): Generator<void, BundleData['idempotency_keys']> {
+  const out: BundleData['idempotency_keys'] = [];
+  const time = stretch();
+  for (let after = ''; ; ) {
+    const page = s.store.idempotency.doneOf(parent, after, ANSWERS_PAGE);
+    for (const k of page) {
+      out.push({
+        key: k.key,
+        operation: k.operation,
+        fingerprint: k.fingerprint,
+        dry_run: k.dry_run === 1,
+        status: k.status ?? 200,
+        body: k.body ?? '',
+        expires_at: k.expires_at,
+      });
+    }
+    if (page.length < ANSWERS_PAGE) return out;
+    after = page[page.length - 1]!.key;
+    if (time.due()) {
+      yield;
+      time.restart();
+    }
+  }
 }
 
 /** One account as its partner's bundle carries it. */

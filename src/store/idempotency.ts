@@ -52,8 +52,8 @@ export function idempotencyStore(db: Db) {
     prune: db.prepare<[number]>('DELETE FROM idempotency_keys WHERE expires_at <= ?'),
     releaseAllInProgress: db.prepare(`DELETE FROM idempotency_keys WHERE state = 'in_progress'`),
     count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM idempotency_keys'),
-    doneOf: db.prepare<[string], IdempotencyRow>(
-      `SELECT * FROM idempotency_keys WHERE parent_account_id = ? AND state = 'done' ORDER BY key`,
+    doneOf: db.prepare<[string, string, number], IdempotencyRow>(
+      `SELECT * FROM idempotency_keys WHERE parent_account_id = ? AND state = 'done' AND key > ? ORDER BY key LIMIT ?`,
     ),
     insertDone: db.prepare(
       `INSERT INTO idempotency_keys
@@ -148,7 +148,11 @@ export function idempotencyStore(db: Db) {
     releaseAbandoned: () => s.releaseAllInProgress.run().changes,
     count: () => s.count.get()!.n,
     /** A parent's completed keys (a bundle carries these; a reservation belongs to a running request). */
-    doneOf: (parent: string) => s.doneOf.all(parent),
+    /**
+     * The partner's stored answers in key order, `limit` after the key `after` ('' for the
+     * first): an export reads them a page at a time (a partner's may be 26 MiB in all).
+     */
+    doneOf: (parent: string, after = '', limit = -1) => s.doneOf.all(parent, after, limit),
     insertDone: (row: Omit<IdempotencyRow, 'state' | 'reserved_at'>) => void s.insertDone.run(row),
     deleteOf: (parent: string) => void s.deleteOf.run(parent),
   };

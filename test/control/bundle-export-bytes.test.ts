@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { exportBundle, withinImportLimit } from '../../src/services/bundle-export.js';
-import { CONTROLS, createHarness, DEMO, expectOk } from '../helpers/harness.js';
+import { CONTROLS, createHarness, DEMO, expectOk, STATUS } from '../helpers/harness.js';
 
 /** The two times that move between the two exports: when it was exported, and the partner's clock. */
 const withoutTime = (text: string) =>
@@ -37,5 +37,27 @@ describe('the export through HTTP', () => {
     expect(body.idempotency_keys.length).toBeGreaterThanOrEqual(2);
     expect(body.accounts.length).toBeGreaterThanOrEqual(2);
     expect(withoutTime(bytes.toString('utf8'))).toBe(withoutTime(atOnce));
+  });
+
+  it('carries every stored answer once, in key order, read from the store a page at a time', async () => {
+    const h = createHarness();
+    const demo = await h.client(DEMO);
+    const account = await demo.account();
+    // 21 keys: more than two pages of the export's read (8 a page), the last page short.
+    const keys = Array.from({ length: 21 }, (_, i) => `page-key-${String(i).padStart(2, '0')}`);
+    for (const [i, key] of keys.entries()) {
+      const put = await demo.put(
+        STATUS(account),
+        { status: i % 2 ? 'active' : 'paused' },
+        { 'Idempotency-Key': key },
+      );
+      expect(put.status).toBe(200);
+    }
+    const res = await h.app.request(`/__sandbox/partners/${DEMO.parent}/bundle`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { idempotency_keys: { key: string }[] };
+    const exported = body.idempotency_keys.map((k) => k.key);
+    expect(exported.filter((k) => k.startsWith('page-key-'))).toEqual(keys);
+    expect(new Set(exported).size).toBe(exported.length);
   });
 });
