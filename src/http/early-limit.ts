@@ -29,9 +29,10 @@ import { routePattern } from '../domain/route-pattern.js';
 import { traceOf } from '../domain/trace-context.js';
 import { SCENARIO_HEADER } from '../scenarios/header.js';
 import { verifyToken } from '../services/auth.js';
+import { answerHeaders, errorEnvelope } from './envelope.js';
 import { parseBearer } from './headers.js';
 import { limitedParts } from './rate-limit.js';
-import { commonHeaders } from './request-context.js';
+import { durationMs, entryTimes } from './request-context.js';
 
 interface Early {
   /** Authorization header -> the partner whose call with it was last limited. */
@@ -138,23 +139,13 @@ function limitedAnswer(
   // errorResponse and send (http/envelope.ts), for an answer no scenario shapes.
   const requestId = ids.request();
   const status = errorStatus.rate_limited;
-  const body = {
-    status,
-    error: { code: 'rate_limited', details },
-    message,
-    request_id: requestId,
-    data: null,
-  };
+  const body = errorEnvelope(status, { code: 'rate_limited', details }, message, requestId);
   const text = JSON.stringify(body);
-  const headers: Record<string, string> = commonHeaders(requestId);
-  headers['content-type'] = 'application/json';
-  for (const name in extra) headers[name.toLowerCase()] = extra[name as keyof typeof extra];
+  const headers = answerHeaders(requestId, extra);
   // requestContext's journal entry (http/request-context.ts).
   const parent = partner === NO_PARTNER ? null : partner;
-  const at = sandbox.clock.now();
   sandbox.journal.add({
-    at,
-    partnerAt: parent === null ? null : at + sandbox.clock.partnerOffsetMs(parent),
+    ...entryTimes(sandbox, parent),
     method: req.method!,
     url,
     headers: req.rawHeaders,
@@ -170,7 +161,7 @@ function limitedAnswer(
     scenarios_applied: [],
     chaos: null,
     warnings: [],
-    duration_ms: Math.round((performance.now() - startedAt) * 100) / 100,
+    duration_ms: durationMs(startedAt),
   });
   // What @hono/node-server adds to an answer written from a plain object.
   headers['Content-Length'] = String(Buffer.byteLength(text));

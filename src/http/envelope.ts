@@ -69,9 +69,7 @@ export function send(
   text: string,
   extra?: Record<string, string>,
 ): Response {
-  const headers: Record<string, string> = commonHeaders(c.get('requestId'));
-  headers['content-type'] = 'application/json';
-  if (extra) for (const name in extra) headers[name.toLowerCase()] = extra[name]!;
+  const headers = answerHeaders(c.get('requestId'), extra);
   // The scenarios hooked on the answer itself (additive-changes), taken before the outcome
   // headers are written, so X-Sandbox-Scenario-Applied names them.
   const shaped = additiveChanges(c, text);
@@ -86,14 +84,24 @@ export function send(
   return new Response(shaped?.text ?? text, { status, headers });
 }
 
+/**
+ * The headers every answer starts with: the common ones (X-Request-Id, …), the JSON content
+ * type and the caller's extras, lower-cased (send, and the early 429 of http/early-limit.ts).
+ */
+export function answerHeaders(requestId: string, extra?: Record<string, string>): Record<string, string> {
+  const headers: Record<string, string> = commonHeaders(requestId);
+  headers['content-type'] = 'application/json';
+  if (extra) for (const name in extra) headers[name.toLowerCase()] = extra[name]!;
+  return headers;
+}
+
+/** The error envelope's fields (spec §1), as errorResponse and the early 429 write them. */
+export function errorEnvelope<E>(status: number, error: E, message: string, requestId: string) {
+  return { status, error, message, request_id: requestId, data: null };
+}
+
 export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
-  const body = {
-    status: err.status,
-    error: err.body,
-    message: err.message,
-    request_id: c.get('requestId'),
-    data: null,
-  };
+  const body = errorEnvelope(err.status, err.body, err.message, c.get('requestId'));
   // Spec §1: "when dry_run=true was sent, the envelope carries dry_run: true" (errors too).
   return json(
     c,

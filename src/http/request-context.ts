@@ -85,12 +85,8 @@ const WARNING = WARNING_HEADER.toLowerCase();
 
 function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
   const parent = c.get('principal')?.parent_account_id ?? null;
-  // One reading of the clock for both times, so partner_time - time is exactly the
-  // partner's offset (two readings could fall a millisecond apart).
-  const at = sandbox.clock.now();
   sandbox.journal.add({
-    at,
-    partnerAt: parent === null ? null : at + sandbox.clock.partnerOffsetMs(parent),
+    ...entryTimes(sandbox, parent),
     method: c.req.method,
     url: c.req.url,
     headers: requestHeaders(c),
@@ -106,9 +102,25 @@ function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
     scenarios_applied: c.get('faultPlan').applied,
     chaos: chaosEvidence(c),
     warnings: c.get('warnings'),
-    duration_ms: Math.round((performance.now() - c.get('startedAt')) * 100) / 100,
+    duration_ms: durationMs(c.get('startedAt')),
   });
 }
+
+/**
+ * A journal entry's times, for `parent` (null: no partner): one reading of the clock for both,
+ * so partner_time - time is exactly the partner's offset (two readings could fall a
+ * millisecond apart). Also the early 429's entry (http/early-limit.ts).
+ */
+export function entryTimes(
+  sandbox: Sandbox,
+  parent: string | null,
+): { at: number; partnerAt: number | null } {
+  const at = sandbox.clock.now();
+  return { at, partnerAt: parent === null ? null : at + sandbox.clock.partnerOffsetMs(parent) };
+}
+
+/** A call's duration for the journal: milliseconds since `startedAt` (performance.now()), to 0.01. */
+export const durationMs = (startedAt: number) => Math.round((performance.now() - startedAt) * 100) / 100;
 
 /**
  * The answer's headers for the journal: a copy of the plain object `send` wrote (no Fetch
