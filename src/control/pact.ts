@@ -14,7 +14,6 @@ import {
   type PactFile,
   type PactStateName,
 } from '../contract/control/pact.js';
-import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { packageVersion } from '../package-dir.js';
@@ -22,6 +21,7 @@ import { buildPact } from '../pact/build.js';
 import { fromJournal } from '../pact/exchange.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { setUpAccount, setUpPartner, tearDown, touchPartner } from '../services/pact-states.js';
+import type { Sandbox } from '../state/index.js';
 import { armScenario } from './scenarios.js';
 
 const known = (state: string): state is PactStateName => Object.hasOwn(PACT_STATES, state);

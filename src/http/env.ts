@@ -1,9 +1,9 @@
 /** What the HTTP layer keeps per request, reachable from every middleware and handler. */
 import type { Context } from 'hono';
-import type { Sandbox } from '../core/state.js';
 import type { Endpoint } from '../scenarios/catalogue.js';
 import type { FaultPlan, ServiceFaults } from '../scenarios/plan.js';
 import type { Principal } from '../services/auth.js';
+import type { Sandbox } from '../state/index.js';
 import type { AccountRow } from '../store/accounts.js';
 
 export interface AppVariables {

@@ -5,13 +5,13 @@
  * common and outcome headers here, without overriding one its handler chose.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Sandbox } from '../core/state.js';
 import { cutText } from '../domain/cut.js';
 import { ids } from '../domain/ids.js';
 import { traceOf } from '../domain/trace-context.js';
 import { CHAOS_HEADER } from '../scenarios/chaos.js';
 import { APPLIED_HEADER } from '../scenarios/header.js';
 import { FaultPlan } from '../scenarios/plan.js';
+import type { Sandbox } from '../state/index.js';
 import type { AppEnv } from './env.js';
 import { requestHeader, requestHeaders } from './headers.js';
 

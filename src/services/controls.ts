@@ -10,10 +10,10 @@ import {
   unmappedPairsMessage,
 } from '../contract/api/messages.js';
 import type { ControlsData, ControlsWriteRequest } from '../contract/api/schemas.js';
-import type { Sandbox } from '../core/state.js';
 import { isCurrentHash, nextList } from '../domain/controls.js';
 import { translateBlocks, translatePairs } from '../domain/taxonomy.js';
 import type { ServiceFaults } from '../scenarios/plan.js';
+import type { Sandbox } from '../state/index.js';
 import type { AccountRow } from '../store/accounts.js';
 import type { ControlsListRow } from '../store/controls.js';
 import type { MappingRow } from '../store/partners.js';

@@ -9,9 +9,9 @@
 import type { z } from 'zod';
 import { validationError } from '../contract/api/errors.js';
 import type { AccountStateParams, PartnerStateParams } from '../contract/control/pact.js';
-import type { Sandbox } from '../core/state.js';
 import { hashSecret } from '../domain/secrets.js';
 import { aggregateStatus } from '../domain/status.js';
+import type { Sandbox } from '../state/index.js';
 import { type PartnerCredentialsRow, secretColumns } from '../store/partners.js';
 import { issueToken, tokenHash } from './auth.js';
 import { createPartner, seedMappings } from './partners.js';

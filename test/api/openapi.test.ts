@@ -20,7 +20,7 @@ import { operations as declared } from '../../src/contract/api/operations.js';
 import { CONTROL_OPERATIONS } from '../../src/contract/control/control-operations.js';
 import { CONTROL_ROUTES } from '../../src/contract/control/control-routes-all.js';
 import { BoundedCache } from '../../src/domain/bounded-cache.js';
-import { createSandbox } from '../../src/sandbox/create.js';
+import { createSandbox } from '../../src/state/index.js';
 import { createHarness, DEMO, expectErrorEnvelope, MAPPINGS, testConfig } from '../helpers/harness.js';
 
 /** What the documents list: every declared partnership operation (by path, its methods) and the token endpoint. */

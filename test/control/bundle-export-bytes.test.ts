@@ -5,7 +5,7 @@
  * escapes and non-ASCII in every list.
  */
 import { describe, expect, it } from 'vitest';
-import { exportBundle, withinImportLimit } from '../../src/services/bundle-export.js';
+import { exportBundle, withinImportLimit } from '../../src/state/index.js';
 import { CONTROLS, createHarness, DEMO, expectOk, STATUS } from '../helpers/harness.js';
 
 /** The two times that move between the two exports: when it was exported, and the partner's clock. */

@@ -1,9 +1,11 @@
 /**
  * Imports run one way (issue 16): the layers of src/ may import only downward. Lower
  * layers know nothing of the ones above: contract and domain import nothing of the app,
- * store imports only contract types, the sandbox core (src/core/) imports no services,
- * services and core do not import http or the sandbox's assembly (src/sandbox/), http does
- * not import api, control or ui, scenarios do not import http or services.
+ * store imports only contract types, the sandbox core (src/core/) imports neither the state
+ * nor services, the sandbox's state (src/state/) imports no services, services do not import
+ * http, http does not import api, control or ui, scenarios do not import the state, http or
+ * services. Outside src/state/, the app imports the state room through its face
+ * (src/state/index.ts) only.
  * A layer is a folder of src/; the files at the top of src/ (the entry points and what
  * they read at start-up) are free. The bottom floor, src/base/ (the start-up error), imports
  * nothing of the app, and every layer may import it. A room that may read only some layers
@@ -36,14 +38,15 @@ const FORBIDDEN: Record<
   domain: { layers: [], only: ['domain'] },
   // The store keeps the domain's values by their domain types (domain sits below it).
   store: { layers: [], only: ['store'], exceptTypesFrom: ['contract', 'domain'] },
-  scenarios: { layers: ['services', 'sandbox', 'http', 'api', 'control', 'ui', 'client'] },
-  services: { layers: ['sandbox', 'http', 'api', 'control', 'ui', 'client'] },
-  // The sandbox's state and rules (src/core/): a floor below services, which build on it.
-  core: { layers: ['services', 'sandbox', 'http', 'api', 'control', 'ui', 'client'] },
-  // The sandbox assembled (src/sandbox/: createSandbox and the registry of its state's pieces):
-  // above services (snapshots and bundles are services), below http.
-  sandbox: { layers: ['http', 'api', 'control', 'ui', 'client'] },
-  http: { layers: ['sandbox', 'api', 'control', 'ui', 'client'] },
+  scenarios: { layers: ['state', 'services', 'http', 'api', 'control', 'ui', 'client'] },
+  // The sandbox's rules and parts (src/core/: config, clocks, the journal, the rate limit...):
+  // a floor below the state, which holds them.
+  core: { layers: ['state', 'services', 'http', 'api', 'control', 'ui', 'client'] },
+  // The sandbox's state (src/state/): the one object the layers share, its creation, the
+  // registry of its pieces, snapshots and bundles; below services, which build on it.
+  state: { layers: ['services', 'http', 'api', 'control', 'ui', 'client'] },
+  services: { layers: ['http', 'api', 'control', 'ui', 'client'] },
+  http: { layers: ['api', 'control', 'ui', 'client'] },
   // The control client runs in partners' test runners and in the dashboard page: it takes only
   // types from the contract, and at run time the generated table of methods and paths (which
   // imports nothing: checked below).
@@ -186,6 +189,20 @@ describe('layers: imports run one way', () => {
     expect(violations(sources(SRC))).toEqual([]);
   });
 
+  it('outside the state room, the app reads it through its face (src/state/index.ts) only', () => {
+    const STATE = join(SRC, 'state');
+    const outside = sources(SRC).filter((file) => !file.startsWith(`${STATE}/`));
+    const reaching = outside.flatMap((file) =>
+      importsOf(file)
+        .filter((i) => i.target.startsWith(`${STATE}/`) && i.target !== join(STATE, 'index.js'))
+        .map((i) => `${relative(SRC, file)} -> ${relative(SRC, i.target)}`),
+    );
+    expect(reaching).toEqual([]);
+    expect(
+      outside.filter((file) => importsOf(file).some((i) => i.target === join(STATE, 'index.js'))).length,
+    ).toBeGreaterThan(20);
+  });
+
   it("the contract's two rooms: the control plane's may build on the partner API's, never the reverse", () => {
     const api = sources(join(SRC, 'contract', 'api'));
     expect(api.length).toBeGreaterThan(5);
@@ -229,9 +246,12 @@ describe('layers: imports run one way', () => {
     expect(breaks(at('domain/status.ts'), at('store/accounts.ts'), true)).toBe(true);
     expect(breaks(at('http/auth.ts'), at('control/routes.ts'), false)).toBe(true);
     expect(breaks(at('scenarios/plan.ts'), at('http/headers.ts'), false)).toBe(true);
-    expect(breaks(at('sandbox/create.ts'), at('http/body.ts'), false)).toBe(true);
-    expect(breaks(at('core/state.ts'), at('services/status.ts'), true)).toBe(true);
-    expect(breaks(at('sandbox/create.ts'), at('services/bundles.ts'), false)).toBe(false);
+    expect(breaks(at('state/create-sandbox.ts'), at('http/body.ts'), false)).toBe(true);
+    expect(breaks(at('state/sandbox.ts'), at('services/status.ts'), true)).toBe(true);
+    expect(breaks(at('state/bundles/bundle-export.ts'), at('services/lookup.ts'), false)).toBe(true);
+    expect(breaks(at('core/journal.ts'), at('state/index.ts'), true)).toBe(true);
+    expect(breaks(at('services/status.ts'), at('state/index.ts'), false)).toBe(false);
+    expect(breaks(at('state/create-sandbox.ts'), at('core/journal.ts'), false)).toBe(false);
     expect(breaks(at('services/status.ts'), at('http/env.ts'), true)).toBe(true);
     expect(breaks(at('http/auth.ts'), at('services/auth.ts'), false)).toBe(false);
     expect(breaks(at('app.ts'), at('control/routes.ts'), false)).toBe(false);
@@ -243,7 +263,7 @@ describe('layers: imports run one way', () => {
     expect(breaks(at('drift/replay.ts'), at('app.ts'), false)).toBe(true);
     expect(breaks(at('drift/replay.ts'), at('start.js'), false)).toBe(false);
     expect(breaks(at('drift/replay.ts'), at('client/control.ts'), false)).toBe(false);
-    expect(breaks(at('mcp/server.ts'), at('sandbox/create.ts'), false)).toBe(true);
+    expect(breaks(at('mcp/server.ts'), at('state/create-sandbox.ts'), false)).toBe(true);
     expect(breaks(at('mcp/server.ts'), at('control/routes.ts'), true)).toBe(true);
     expect(breaks(at('mcp/tools.ts'), at('contract/control/openapi-control.ts'), false)).toBe(false);
     expect(breaks(at('mcp/server.ts'), at('api/docs.ts'), false)).toBe(true);

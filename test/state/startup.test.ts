@@ -11,9 +11,9 @@ import { createApp } from '../../src/app.js';
 import { StartupError } from '../../src/base/startup-error.js';
 import { loadConfig } from '../../src/core/config.js';
 import { defaultFixturesDir } from '../../src/package-dir.js';
-import { createSandbox } from '../../src/sandbox/create.js';
 import { startServer } from '../../src/server.js';
 import { type SandboxOptions, startSandbox } from '../../src/start.js';
+import { createSandbox } from '../../src/state/index.js';
 import { CONTROLS, DEMO, type expectOk, registerBody, testConfig } from '../helpers/harness.js';
 import {
   demoAccount,

@@ -7,7 +7,7 @@
  * implement every operation (tsc).
  */
 import { describe, expect, it } from 'vitest';
-import type { StatePiece } from '../../src/core/state-registry.js';
+import type { StatePiece } from '../../src/state/index.js';
 import { createHarness, DEMO, expectErrorEnvelope } from '../helpers/harness.js';
 
 /**

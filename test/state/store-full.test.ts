@@ -17,7 +17,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { storeNotWritableMessage, UNSAVED_REPLAY_WARNING } from '../../src/contract/api/messages.js';
 import { STORE_LOG_INTERVAL_MS } from '../../src/core/store-health.js';
-import type { Logger } from '../../src/sandbox/create.js';
+import type { Logger } from '../../src/state/index.js';
 import {
   CONTROLS,
   createHarness,

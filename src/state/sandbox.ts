@@ -5,19 +5,19 @@
  */
 import type { z } from 'zod';
 import type { SnapshotInfo } from '../contract/control/control.js';
+import type { Clock } from '../core/clock.js';
+import type { Config } from '../core/config.js';
+import type { Diagnostics } from '../core/diagnostics.js';
+import type { Fixtures } from '../core/fixtures.js';
+import type { Journal } from '../core/journal.js';
+import type { RateLimiter } from '../core/rate-limit.js';
+import type { StoreHealth } from '../core/store-health.js';
 import type { ArmedRegistry } from '../scenarios/armed.js';
 import type { ChaosRegistry } from '../scenarios/chaos.js';
 import type { Preset } from '../scenarios/presets.js';
 import type { Store } from '../store/index.js';
-import type { Clock } from './clock.js';
-import type { Config } from './config.js';
-import type { Diagnostics } from './diagnostics.js';
-import type { Fixtures } from './fixtures.js';
-import type { Journal } from './journal.js';
-import type { RateLimiter } from './rate-limit.js';
-import type { StateRegistry } from './state-registry.js';
-import type { StoreHealth } from './store-health.js';
-import type { SwapGate } from './swap-gate.js';
+import type { SwapGate } from './bundles/swap-gate.js';
+import type { StateRegistry } from './registry.js';
 
 type SnapshotView = z.infer<typeof SnapshotInfo>;
 

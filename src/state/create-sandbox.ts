@@ -8,30 +8,30 @@ import { readFileSync } from 'node:fs';
 import { StartupError } from '../base/startup-error.js';
 import { ApiError } from '../contract/api/errors.js';
 import { Clock } from '../core/clock.js';
-import { CLOCK_KEY, changeClocks, PARTNER_CLOCK_PREFIX } from '../core/clock-store.js';
 import type { Config } from '../core/config.js';
 import { Diagnostics } from '../core/diagnostics.js';
 import { type FixturePartner, loadFixtures } from '../core/fixtures.js';
 import { Journal } from '../core/journal.js';
 import { parseRateLimit, RateLimiter } from '../core/rate-limit.js';
-import type { Logger, Sandbox, Snapshots } from '../core/state.js';
-import { StateRegistry } from '../core/state-registry.js';
 import { StoreHealth } from '../core/store-health.js';
-import { SwapGate } from '../core/swap-gate.js';
 import { hashSecretSync, type SecretHash } from '../domain/secrets.js';
 import { builtInPresetsDir, isDefaultFixtures } from '../package-dir.js';
 import { ArmedRegistry } from '../scenarios/armed.js';
 import { ChaosRegistry } from '../scenarios/chaos.js';
 import { loadPresets } from '../scenarios/presets.js';
-import { importBundle } from '../services/bundles.js';
-import { snapshots } from '../services/snapshots.js';
 import { startupWriteError } from '../store/db.js';
 import { createStore } from '../store/index.js';
 import { secretColumns } from '../store/partners.js';
+import { importBundle } from './bundles/bundle-import.js';
+import { finishSwapsLeft } from './bundles/store-swap.js';
+import { SwapGate } from './bundles/swap-gate.js';
+import { CLOCK_KEY, changeClocks, PARTNER_CLOCK_PREFIX } from './clock-store.js';
+import { snapshots } from './named-snapshots.js';
 import { durableChaos, startupChaos, statePieces } from './pieces.js';
-import { finishSwapsLeft } from './store-swap.js';
+import { StateRegistry } from './registry.js';
+import type { Logger, Sandbox, Snapshots } from './sandbox.js';
 
-export type { Logger, Sandbox } from '../core/state.js';
+export type { Logger, Sandbox } from './sandbox.js';
 
 export function jsonLogger(enabled: boolean): Logger {
   const write = (level: string, msg: string, fields?: Record<string, unknown>) => {

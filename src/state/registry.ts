@@ -10,7 +10,7 @@
 
 import type { FieldIssue } from '../contract/api/errors.js';
 import type { BundleData } from '../contract/control/bundle.js';
-import { inTurns } from './turns.js';
+import { inTurns } from '../core/turns.js';
 
 /** One partner's state, as an operation that forgets, exports or replaces it sees it. */
 export interface PartnerScope {

@@ -3,16 +3,17 @@
  * a failed CI job uploads: each piece of the sandbox's state writes its part
  * (core/state-registry.ts). Its import and checks are in services/bundles.ts.
  */
+
+import { partnerNotFound } from '../../contract/api/errors.js';
 import {
   BUNDLE_KIND,
   BUNDLE_LIMIT_BYTES,
   BUNDLE_VERSION,
   Bundle,
   type BundleData,
-} from '../contract/control/bundle.js';
-import type { Sandbox } from '../core/state.js';
-import { nextTurn, stretch } from '../core/turns.js';
-import { partnerNotFound } from './lookup.js';
+} from '../../contract/control/bundle.js';
+import { nextTurn, stretch } from '../../core/turns.js';
+import type { Sandbox } from '../sandbox.js';
 
 /** The bundle of one partner, as `GET /__sandbox/partners/{parent}/bundle` answers it. */
 export function exportBundle(s: Sandbox, parent: string): BundleData {

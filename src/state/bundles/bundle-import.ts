@@ -8,8 +8,8 @@
  * file is a 400 naming the field, and nothing is loaded.
  */
 
-import { validationError } from '../contract/api/errors.js';
-import { issuesToFields } from '../contract/api/issues.js';
+import { validationError } from '../../contract/api/errors.js';
+import { issuesToFields } from '../../contract/api/issues.js';
 import {
   BUNDLE_MAX_ACCOUNTS,
   BUNDLE_VERSION,
@@ -17,11 +17,11 @@ import {
   Bundle,
   type BundleData,
   BundleV1,
-} from '../contract/control/bundle.js';
-import type { Sandbox } from '../core/state.js';
-import type { Staging } from '../core/state-registry.js';
-import { nextTurn } from '../core/turns.js';
-import { hashSecretSync } from '../domain/secrets.js';
+} from '../../contract/control/bundle.js';
+import { nextTurn } from '../../core/turns.js';
+import { hashSecretSync } from '../../domain/secrets.js';
+import type { Staging } from '../registry.js';
+import type { Sandbox } from '../sandbox.js';
 
 /**
  * A bundle of any version this sandbox reads, as the current version: version 1 (an earlier

@@ -8,15 +8,16 @@
  * load (store-import.ts), a large import's staging (store-staging.ts) and its swap
  * (store-swap.ts).
  */
-import type { Sandbox } from '../core/state.js';
-import type { StatePiece } from '../core/state-registry.js';
+
 import { atOnce } from '../core/turns.js';
 import type { StoreImage } from '../store/index.js';
-import { storeProblems } from './store-check.js';
-import { exportRows } from './store-export.js';
-import { importRows } from './store-import.js';
-import { stageAccounts } from './store-staging.js';
-import { finishSwapLeft } from './store-swap.js';
+import { storeProblems } from './bundles/store-check.js';
+import { exportRows } from './bundles/store-export.js';
+import { importRows } from './bundles/store-import.js';
+import { stageAccounts } from './bundles/store-staging.js';
+import { finishSwapLeft } from './bundles/store-swap.js';
+import type { StatePiece } from './registry.js';
+import type { Sandbox } from './sandbox.js';
 
 /** The store: every row, its image a snapshot's database (with the clocks in its meta table). */
 export function storePiece(s: Sandbox): StatePiece<StoreImage> {
