@@ -23,7 +23,7 @@ export function bundleRoutes(s: Sandbox) {
     const pieces = await exportBundlePieces(s, parent);
     const length = pieces.reduce((n, piece) => n + piece.length, 0);
     const file = `sandbox-bundle-${parent.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
-    // The bundle's JSON (services/bundle-export.ts), written by turns and sent a chunk at a time.
+    // The bundle's JSON (state/bundles/bundle-export.ts), written by turns and sent a chunk at a time.
     return c.body(piecesStream(pieces), 200, {
       'Content-Length': String(length),
       'Content-Type': 'application/json',

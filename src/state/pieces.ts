@@ -1,5 +1,5 @@
 /**
- * The registry of the sandbox's state (core/state-registry.ts): every piece, in the order the
+ * The registry of the sandbox's state (state/registry.ts): every piece, in the order the
  * six operations visit them. The store first (a restore puts its rows back before the clocks
  * read theirs from it), then the clocks, armed scenarios, chaos profiles, the journal and
  * diagnostics. New state is one more piece here.

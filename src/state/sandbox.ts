@@ -1,6 +1,6 @@
 /**
  * The sandbox's state as the layers share it: the one object handlers, services and the
- * control plane work on, created by createSandbox() (src/sandbox/create.ts, above services/).
+ * control plane work on, created by createSandbox() (state/create-sandbox.ts).
  * Types only, so a service takes the sandbox without importing what creates it.
  */
 import type { z } from 'zod';
@@ -21,7 +21,7 @@ import type { StateRegistry } from './registry.js';
 
 type SnapshotView = z.infer<typeof SnapshotInfo>;
 
-/** Saved states of the whole sandbox, by name (docs/parallel-tests.md; services/snapshots.ts). */
+/** Saved states of the whole sandbox, by name (docs/parallel-tests.md; state/named-snapshots.ts). */
 export interface Snapshots {
   /** Saves the whole state under `name` (replacing a snapshot of that name). */
   save(name: string): { snapshot: SnapshotView; replaced: boolean };
@@ -55,10 +55,10 @@ export interface Sandbox {
   snapshots: Snapshots;
   /** Each partner's fair share (SANDBOX_RATE_LIMIT, core/rate-limit.ts); undefined: no limit. */
   rateLimit: RateLimiter | undefined;
-  /** What waits while a large import swaps its partner in by slices (core/swap-gate.ts). */
+  /** What waits while a large import swaps its partner in by slices (state/bundles/swap-gate.ts). */
   gate: SwapGate;
   /**
-   * Every piece of its state (core/state-registry.ts), which a reset, a partner reset,
+   * Every piece of its state (state/registry.ts), which a reset, a partner reset,
    * snapshots and bundles loop over.
    */
   state: StateRegistry;

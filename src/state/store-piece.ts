@@ -1,5 +1,5 @@
 /**
- * The store as a piece of the sandbox's state (core/state-registry.ts). A partner's part of a
+ * The store as a piece of the sandbox's state (state/registry.ts). A partner's part of a
  * bundle: its credentials, mapping, accounts with everything under them and completed
  * idempotency keys. An import checks them against the bundle itself and against this sandbox
  * (IDs held by another partner here) before anything is written, then replaces the partner in

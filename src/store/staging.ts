@@ -1,7 +1,7 @@
 /**
  * A large import's rows written ahead, a slice at a time, into tables no reader sees (each
  * import its own), then moved into the real tables a slice at a time too (INSERT … SELECT by
- * rowid), while the partner's calls wait (core/swap-gate.ts): the slow part (binding tens of
+ * rowid), while the partner's calls wait (state/bundles/swap-gate.ts): the slow part (binding tens of
  * thousands of rows from JavaScript, then moving them) runs between other requests.
  *
  * In memory the tables are temporary. A file store keeps them in the database itself, with a

@@ -1,5 +1,5 @@
 /**
- * The export sent a chunk at a time (services/bundle-export.ts: its accounts, stored answers and
+ * The export sent a chunk at a time (state/bundles/bundle-export.ts: its accounts, stored answers and
  * journal written by turns, the answer streamed): through HTTP, the same bytes as the bundle
  * written at once (JSON.stringify), its Content-Length their count, with stored answers,
  * escapes and non-ASCII in every list.

@@ -3,7 +3,7 @@
  * partner's old rows go and the staged ones come in a slice at a time, other partners' calls
  * served between slices. Meanwhile what could see the partner half-moved waits: its own calls
  * (they then start over against the new partner) and the control plane, but health; imports go
- * one at a time. (core/swap-gate.ts; timings belong to bench/import-large.mjs.)
+ * one at a time. (state/bundles/swap-gate.ts; timings belong to bench/import-large.mjs.)
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

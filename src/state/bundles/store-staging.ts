@@ -2,7 +2,7 @@
  * A large import's accounts staged ahead by slices (store/staging.ts), then swapped in by
  * slices too, after importRows's transaction wrote the rest: the partner's old accounts
  * deleted, then the staged rows moved in, while the partner's calls and the control plane wait
- * (core/swap-gate.ts). A file store marks the swap under way in that transaction and unmarks
+ * (state/bundles/swap-gate.ts). A file store marks the swap under way in that transaction and unmarks
  * it with the last slice: a process killed between the two finishes it at the next start-up
  * (finishSwapsLeft, store-swap.ts).
  */
