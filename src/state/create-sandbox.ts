@@ -47,6 +47,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
   const store = createStore(config.db, { hashSecret: hashSecretSync });
   const clock = new Clock();
   let wipedAt = 0;
+  let flushChaos = () => {};
   const partnerWipedAt = new Map<string, number>();
   const sandbox: Sandbox = {
     config,
@@ -96,7 +97,17 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
       store.close();
     },
   };
-  sandbox.state = new StateRegistry(statePieces(sandbox), {
+  sandbox.state = stateRegistry(sandbox);
+  sandbox.snapshots = snapshots(sandbox);
+  sandbox.loadClock();
+  flushChaos = startUp(sandbox);
+  return sandbox;
+}
+
+/** The registry of the sandbox's pieces, with how a partner's scope is read and how durable work runs. */
+function stateRegistry(sandbox: Sandbox): StateRegistry {
+  const { store } = sandbox;
+  return new StateRegistry(statePieces(sandbox), {
     scopeOf: (parent) => ({
       parent,
       accounts: new Set(store.accounts.idsOf(parent)),
@@ -114,9 +125,16 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
       }
     },
   });
-  sandbox.snapshots = snapshots(sandbox);
+}
+
+/**
+ * Start-up's writes to the store just opened: what a stopped process left, the fixtures, the
+ * chaos profiles and the seed bundle. Returns what saves the chaos profiles' positions (a
+ * durable store's), which close() calls last.
+ */
+function startUp(sandbox: Sandbox): () => void {
+  const { store, config } = sandbox;
   let flushChaos = () => {};
-  sandbox.loadClock();
   try {
     // A reservation left by a process that stopped mid-request (kill -9) never finished.
     store.idempotency.releaseAbandoned();
@@ -134,7 +152,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     store.close();
     throw startupWriteError(config.db, err);
   }
-  return sandbox;
+  return flushChaos;
 }
 
 /**
