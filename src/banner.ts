@@ -12,8 +12,8 @@
  * is printed.
  */
 import { join } from 'node:path';
+import { isDefaultFixtures } from './base/package-dir.js';
 import { secretMatches } from './domain/secrets.js';
-import { isDefaultFixtures } from './package-dir.js';
 import type { Sandbox } from './state/index.js';
 import { secretOf } from './store/partners.js';
 import { UI_PATH } from './ui/index.js';

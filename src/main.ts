@@ -10,9 +10,9 @@
 // loads (young-generation.ts). A side-effect import, which the import sorter leaves in place.
 import './young-generation.js';
 import { bannerLines, landmarks } from './banner.js';
+import { packageVersion } from './base/package-dir.js';
 import { StartupError } from './base/startup-error.js';
 import { parseCommandLine, USAGE } from './core/config.js';
-import { packageVersion } from './package-dir.js';
 import { type Running, startServer } from './server.js';
 import { startGrowing } from './young-generation.js';
 

@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { type Context, Hono } from 'hono';
+import { packageDir } from '../base/package-dir.js';
 import { partnershipDocuments } from '../contract/api/openapi.js';
 import { controlPlaneDocument } from '../contract/control/openapi-control.js';
 import { BoundedCache } from '../domain/bounded-cache.js';
@@ -23,7 +24,6 @@ import { own } from '../domain/own.js';
 import { buildGuides, type GuidePage, type Guides } from '../guides/build-guides.js';
 import { SCREENSHOT_NAME, SCREENSHOT_TYPES } from '../guides/screenshots.js';
 import type { AppEnv } from '../http/env.js';
-import { packageDir } from '../package-dir.js';
 import { UI_PATH } from '../ui/index.js';
 
 /** Under /docs/guides/: a page's name, or `screenshots/` and a file's name. */

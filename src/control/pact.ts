@@ -5,6 +5,7 @@
  */
 import { Hono } from 'hono';
 import type { z } from 'zod';
+import { packageVersion } from '../base/package-dir.js';
 import { validationError } from '../contract/api/errors.js';
 import { issuesToFields } from '../contract/api/issues.js';
 import { pactRoutes as op } from '../contract/control/control-routes-pact.js';
@@ -16,7 +17,6 @@ import {
 } from '../contract/control/pact.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
-import { packageVersion } from '../package-dir.js';
 import { buildPact } from '../pact/build.js';
 import { fromJournal } from '../pact/exchange.js';
 import { partnerOr404 } from '../services/lookup.js';

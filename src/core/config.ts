@@ -5,9 +5,9 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { argsProblem } from '../base/cli-args.js';
+import { defaultFixturesDir } from '../base/package-dir.js';
 import { StartupError } from '../base/startup-error.js';
 import { JOURNAL_BODY_MAX_BYTES } from '../contract/control/bundle.js';
-import { defaultFixturesDir } from '../package-dir.js';
 import { builtIn } from '../scenarios/catalogue.js';
 import { chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';
 import { parseRateLimit } from './rate-limit.js';

@@ -5,6 +5,7 @@
  * above services/ (snapshots and bundles are services), so core/ imports none of them.
  */
 import { readFileSync } from 'node:fs';
+import { builtInPresetsDir, isDefaultFixtures } from '../base/package-dir.js';
 import { StartupError } from '../base/startup-error.js';
 import { ApiError } from '../contract/api/errors.js';
 import { Clock } from '../core/clock.js';
@@ -15,7 +16,6 @@ import { Journal } from '../core/journal.js';
 import { parseRateLimit, RateLimiter } from '../core/rate-limit.js';
 import { StoreHealth } from '../core/store-health.js';
 import { hashSecretSync, type SecretHash } from '../domain/secrets.js';
-import { builtInPresetsDir, isDefaultFixtures } from '../package-dir.js';
 import { ArmedRegistry } from '../scenarios/armed.js';
 import { ChaosRegistry } from '../scenarios/chaos.js';
 import { loadPresets } from '../scenarios/presets.js';

@@ -7,7 +7,7 @@
  * services. Outside src/state/, the app imports the state room through its face
  * (src/state/index.ts) only.
  * A layer is a folder of src/; the files at the top of src/ (the entry points and what
- * they read at start-up) are free. The bottom floor, src/base/ (the start-up error), imports
+ * they read at start-up) are free. The bottom floor, src/base/ (the start-up error, where the package is), imports
  * nothing of the app, and every layer may import it. A room that may read only some layers
  * names the few single files it may read besides (`files`); there is no other exemption.
  * The domain is below the store: it declares the shapes its rules work on, and the store
@@ -32,7 +32,8 @@ const FORBIDDEN: Record<
   string,
   { layers: string[]; exceptTypesFrom?: string[]; only?: string[]; files?: string[] }
 > = {
-  // The bottom floor: what every layer may use (the start-up error class); it imports nothing of the app.
+  // The bottom floor: what every layer may use (the start-up error class, where the package is);
+  // it imports nothing of the app, only Node's built-ins.
   base: { layers: [], only: ['base'] },
   contract: { layers: [], only: ['contract'] },
   domain: { layers: [], only: ['domain'] },
@@ -57,22 +58,22 @@ const FORBIDDEN: Record<
     files: ['contract/control/control-operations.ts'],
   },
   // Recordings and drift (docs/drift.md), a room of its own: it starts its sandbox through the
-  // package's own entry (start.ts) and where the package is (package-dir.ts), drives it with the
+  // package's own entry (start.ts) and where the package is (base/package-dir.ts), drives it with the
   // control client, may read the contract and the pure rules, and imports nothing of http/ (nor
   // api, control, sandbox, services, store, core, ui).
   drift: {
     layers: [],
     only: ['drift', 'contract', 'domain', 'client'],
-    files: ['start.ts', 'package-dir.ts'],
+    files: ['start.ts'],
   },
   // Pacts (docs/contracts.md), a room of its own: built from calls (the journal's, or a HAR
   // recording's, read by drift's reader) with the contract's names of the provider states, and
-  // where the package is (package-dir.ts: its version).
-  pact: { layers: [], only: ['pact', 'contract', 'domain', 'drift'], files: ['package-dir.ts'] },
+  // where the package is (base/package-dir.ts: its version).
+  pact: { layers: [], only: ['pact', 'contract', 'domain', 'drift'] },
   // The MCP server (a room of its own) talks to a running sandbox over HTTP, through the control
   // plane's one HTTP exchange (client/http.ts): it reads the declarations (contract), the
   // manual's pages (guides) and the package's version, never the app.
-  mcp: { layers: [], only: ['mcp', 'contract', 'guides', 'client'], files: ['package-dir.ts'] },
+  mcp: { layers: [], only: ['mcp', 'contract', 'guides', 'client'] },
   // The manual's pages (Markdown rendered, or constants once bundled), read by /docs and MCP.
   guides: { layers: [], only: ['guides'] },
 };
@@ -273,12 +274,27 @@ describe('layers: imports run one way', () => {
     expect(breaks(at('base/startup-error.ts'), at('domain/status.ts'), true)).toBe(true);
     expect(breaks(at('guides/build-guides.ts'), at('api/docs.ts'), false)).toBe(true);
     expect(breaks(at('client/control.ts'), at('contract/control/control-operations.ts'), false)).toBe(false);
-    expect(breaks(at('client/control.ts'), at('package-dir.ts'), false)).toBe(true);
+    expect(breaks(at('client/control.ts'), at('start.ts'), false)).toBe(true);
+    expect(breaks(at('mcp/cli.ts'), at('base/package-dir.ts'), false)).toBe(false);
   });
 
-  it('the bottom floor (src/base/) imports nothing, not even a package', () => {
+  it("the bottom floor (src/base/) imports nothing but Node's built-ins, not even a package", () => {
     const files = sources(join(SRC, 'base'));
-    expect(files.map((f) => relative(SRC, f))).toContain('base/startup-error.ts');
-    for (const file of files) expect(readFileSync(file, 'utf8'), file).not.toMatch(/\bimport\b/);
+    expect(files.map((f) => relative(SRC, f))).toEqual(
+      expect.arrayContaining(['base/startup-error.ts', 'base/package-dir.ts']),
+    );
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      const specs = [...text.matchAll(/\bfrom\s+['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]/g)].map(
+        (m) => m[1] ?? m[2]!,
+      );
+      expect(
+        specs.filter((spec) => !spec.startsWith('node:')),
+        file,
+      ).toEqual([]);
+      expect(text.match(/^\s*(?:import|export)\b.*\bfrom\b|\brequire\(/gm)?.length ?? 0, file).toBe(
+        specs.length,
+      );
+    }
   });
 });
