@@ -30,7 +30,12 @@ async function main() {
   const [first, ...rest] = process.argv.slice(2);
   if (first === 'record' || first === 'verify') {
     startGrowing();
-    const { runDriftCommand } = await import('./drift/cli.js');
+    const [{ runDriftCommand }, { setSandboxStarter }, { startSandbox }] = await Promise.all([
+      import('./drift/cli.js'),
+      import('./drift/embedded.js'),
+      import('./start.js'),
+    ]);
+    setSandboxStarter(() => startSandbox());
     process.exit(await runDriftCommand(first, rest));
   }
   // `partnership-sandbox pact FILE.har --consumer NAME`: a Pact file of a recording (docs/contracts.md).
