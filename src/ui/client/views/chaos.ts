@@ -5,7 +5,7 @@
  * every partner, SANDBOX_CHAOS's included) until it is edited; with none in force it is empty.
  */
 import type { ChaosProfileInput, ChaosProfilesView } from '../../../client/control.js';
-import { DEFAULT_CHAOS_SCENARIOS } from '../../../contract/control/control-operations.js';
+import { DEFAULT_CHAOS_SCENARIOS } from '../../../contract/control/default-chaos.js';
 import { control, signedInPartner } from '../control.js';
 import { card, Drawn, fill, h, label, mono, table, time } from '../dom.js';
 import { knownPartners } from '../partners.js';
