@@ -24,8 +24,9 @@ export const IN_PROGRESS_BOUND_MS = 120_000;
 
 type Unsaved = { reserved_at: number } & ({ free: true } | { free: false; status: number; body: string });
 
-export function idempotencyStore(db: Db) {
-  const s = {
+/** The statements of the table, prepared once per connection. */
+function idempotencyStatements(db: Db) {
+  return {
     row: db.prepare<[string, string], IdempotencyRow>(
       'SELECT * FROM idempotency_keys WHERE parent_account_id = ? AND key = ?',
     ),
@@ -62,13 +63,16 @@ export function idempotencyStore(db: Db) {
     ),
     deleteOf: db.prepare<[string]>('DELETE FROM idempotency_keys WHERE parent_account_id = ?'),
   };
+}
+type IdempotencyStatements = ReturnType<typeof idempotencyStatements>;
 
-  /**
-   * Settlements the database refused (a full disk): a key's answer, or its release, kept
-   * here against the reservation it belongs to, and written as soon as the store takes
-   * writes again. Meanwhile the key replays that answer, or is free, as if written. (A
-   * restart frees every reservation anyway, so losing these then loses nothing more.)
-   */
+/**
+ * Settlements the database refused (a full disk): a key's answer, or its release, kept
+ * here against the reservation it belongs to, and written as soon as the store takes
+ * writes again. Meanwhile the key replays that answer, or is free, as if written. (A
+ * restart frees every reservation anyway, so losing these then loses nothing more.)
+ */
+function refusedSettlements(s: IdempotencyStatements) {
   const unsaved = new Map<string, Unsaved>();
   const idOf = (parent: string, key: string) => `${parent}\u0000${key}`;
   function settle(parent: string, key: string, outcome: Unsaved, write: () => void): void {
@@ -95,6 +99,12 @@ export function idempotencyStore(db: Db) {
     }
     unsaved.delete(idOf(parent, key));
   }
+  return { unsaved, idOf, settle, flush };
+}
+
+export function idempotencyStore(db: Db) {
+  const s = idempotencyStatements(db);
+  const { unsaved, idOf, settle, flush } = refusedSettlements(s);
 
   return {
     /** The live row for this key, if any (unexpired; an in-progress one only while not abandoned). */
