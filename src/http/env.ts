@@ -38,6 +38,12 @@ export interface AppVariables {
   responseBody: unknown;
   /** The answer's body text as `send` wrote it (what the idempotency store keeps). */
   responseText: string | undefined;
+  /**
+   * The bytes a write's rows take as stored, as the partner's room counts them (store/sizes.ts),
+   * when its handler knows them (a controls PUT): the room adds these and its stored answer's
+   * without a statement. Undefined: read from the store after the write.
+   */
+  storedBytes: number | undefined;
   /** The Idempotency-Key this request reserved, until settled. */
   idempotencyKey: string | undefined;
   /**

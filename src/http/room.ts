@@ -11,6 +11,7 @@ import type { Context } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
 import { partnerStorageFullMessage } from '../contract/api/messages.js';
 import { BUNDLE_LIMIT_BYTES } from '../contract/control/bundle.js';
+import { answerRowBytes } from '../store/sizes.js';
 import { type AppEnv, known } from './env.js';
 
 /**
@@ -98,6 +99,14 @@ export function roomUsed(
   if (parent === undefined || !answer || answer.status < 200 || answer.status >= 300) return;
   const sizes = c.get('sandbox').store.sizes;
   const account = c.get('accountId');
-  if (account !== undefined && key !== undefined) sizes.wrote(parent, account, key);
+  const stored = c.get('storedBytes');
+  if (stored !== undefined && key !== undefined) {
+    // Counted in JS: the rows the handler stored, and the answer kept under the key.
+    const text = c.get('responseText') ?? '';
+    sizes.grow(
+      parent,
+      stored + (key === null ? 0 : answerRowBytes(parent, key, `${c.req.method} ${c.req.path}`, text)),
+    );
+  } else if (account !== undefined && key !== undefined) sizes.wrote(parent, account, key);
   else sizes.grow(parent, estimate(c.get('rawBody'), c.get('responseText')?.length ?? 0));
 }

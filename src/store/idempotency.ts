@@ -139,6 +139,32 @@ export function idempotencyStore(db: Db) {
       return info.changes === 1;
     },
     /**
+     * `reserve`, asked first: true when the key is claimed for this request, else the live row
+     * that holds it (`get`'s), or false when none is seen. One statement for a new key (the
+     * common case); the row is read only when the key was held. A key with a settlement the
+     * store refused, or a store that refuses the claim, is looked up first as before, so a
+     * replay needs no write.
+     */
+    claim(
+      row: Omit<IdempotencyRow, 'state' | 'status' | 'body' | 'reserved_at'>,
+      now: number,
+    ): IdempotencyRow | boolean {
+      const parent = row.parent_account_id;
+      if (unsaved.has(idOf(parent, row.key))) return this.get(parent, row.key, now) ?? this.reserve(row, now);
+      const realNow = Date.now();
+      const staleBefore = realNow - IN_PROGRESS_BOUND_MS;
+      try {
+        const info = s.reserve.run({ ...row, reserved_at: realNow, now, stale_before: staleBefore });
+        if (info.changes === 1) return true;
+      } catch (err) {
+        const live = s.get.get(parent, row.key, now, staleBefore);
+        if (live) return live;
+        throw err;
+      }
+      // Not claimed: the live row is what the claim's condition refused (its complement).
+      return s.get.get(parent, row.key, now, staleBefore) ?? false;
+    },
+    /**
      * Stores the answer under the reserved key. If the store refuses it (a full disk), the
      * answer is kept in memory for replays, written once the store takes writes, and the
      * error is thrown for the caller to report.

@@ -44,6 +44,50 @@ const MAPPING_BYTES = `coalesce(sum(1 + length(CAST(json_object(
   'partner_sub_vertical_id', partner_sub_vertical_id, 'partner_sub_vertical_name', partner_sub_vertical_name,
   'vertical_name', vertical_name, 'created_at', created_at) AS BLOB))), 0)`;
 
+/** One value as `rowBytes` counts it: its bytes as text (`length(CAST(v AS BLOB))`), 4 for null. */
+function valueBytes(v: string | number | null): number {
+  if (v === null) return 4;
+  return typeof v === 'string' ? Buffer.byteLength(v) : String(v).length;
+}
+
+/** The quotes and backslashes of a text: what escaping it as a JSON string adds. */
+function escapes(text: string): number {
+  let n = 0;
+  for (const ch of ['"', '\\']) for (let i = text.indexOf(ch); i !== -1; i = text.indexOf(ch, i + 1)) n++;
+  return n;
+}
+
+/** A stored controls list row's bytes, as `exact` and `written` count them, from its values (no statement). */
+export function controlsRowBytes(row: object): number {
+  let bytes = ROW_BYTES;
+  for (const value of Object.values(row)) bytes += valueBytes(value as string | number | null);
+  return bytes;
+}
+
+/** The digits of any time in ms the sandbox stores (13 until the year 2286): a bound. */
+const TIME_DIGITS = 16;
+
+/**
+ * An upper bound of a stored answer's row (an idempotency key's, state 'done') as `exact` counts
+ * it, from what the request knows (no statement): its text columns, its body with the escapes,
+ * its fingerprint (64 hex), dry_run (1), state (4), status (3) and two times.
+ */
+export function answerRowBytes(parent: string, key: string, operation: string, body: string): number {
+  return (
+    ROW_BYTES +
+    valueBytes(parent) +
+    valueBytes(key) +
+    valueBytes(operation) +
+    valueBytes(body) +
+    escapes(body) +
+    64 +
+    1 +
+    4 +
+    3 +
+    2 * TIME_DIGITS
+  );
+}
+
 export function sizeStore(db: Db) {
   const mappingSql = `SELECT ${MAPPING_BYTES} FROM vertical_mappings WHERE parent_account_id = @parent`;
   const mapping = db.prepare<{ parent: string }, number>(mappingSql).pluck();

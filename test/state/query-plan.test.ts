@@ -171,6 +171,21 @@ const hot: Record<string, (s: Store) => unknown> = {
       },
       NOW,
     ),
+  // A new key: one statement; a held one (k2, just reserved): that statement and the row's read.
+  'idempotency claim': (s) => {
+    for (const key of ['k4', 'k2'])
+      s.idempotency.claim(
+        {
+          parent_account_id: PARENT,
+          key,
+          operation: 'PUT /x',
+          fingerprint: 'f',
+          dry_run: 0,
+          expires_at: NOW + 1,
+        },
+        NOW,
+      );
+  },
   'idempotency complete': (s) => s.idempotency.complete(PARENT, 'k2', 200, '{}'),
   'idempotency release': (s) => s.idempotency.release(PARENT, 'k2'),
   'idempotency prune': (s) => s.idempotency.prune(NOW),

@@ -333,10 +333,11 @@ describe('a read-only store (SQLITE_READONLY)', () => {
     const db = h.sandbox.store.db;
     const put = h.sandbox.store.controls.put;
     h.sandbox.store.controls.put = (row) => {
-      put(row);
+      const bytes = put(row);
       db.exec('COMMIT');
       db.pragma('query_only = ON');
       db.exec('BEGIN');
+      return bytes;
     };
     cleanups.push(() => {
       h.sandbox.store.controls.put = put;
