@@ -229,7 +229,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       origin[key] = source.env;
     }
   }
-  const parsed = ConfigSchema.safeParse(raw);
+  // Parsed once at start-up: zod's compiled fast path would cost more to build than it saves.
+  const parsed = ConfigSchema.safeParse(raw, { jitless: true });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const key = String(issue.path[0]);
