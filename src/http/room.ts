@@ -5,7 +5,8 @@
  * partner past PARTNER_ROOM_BYTES is a 403 partner_storage_full, nothing written (its
  * Idempotency-Key freed as for any error); a write that went through grows the partner's count
  * by what its account's rows and its stored answer now take (store/sizes.ts `written`). The control plane's writes that add to a
- * partner's rows (a variant, a mapping) are held to the same room (controlWrite, mappingWrite).
+ * partner's rows (a variant, a mapping, a Pact provider state's account or mapping) are held to
+ * the same room (controlWrite, mappingWrite, rowsWrite).
  */
 import type { Context } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
@@ -59,6 +60,18 @@ export function controlWrite<T>(c: Context<AppEnv>, parent: string, write: () =>
   ensureRoom(c, parent, estimate(c.get('rawBody')));
   const written = write();
   c.get('sandbox').store.sizes.grow(parent, estimate(c.get('rawBody')));
+  return written;
+}
+
+/**
+ * A control-plane write whose rows its body does not bound (a Pact provider state's account,
+ * with the fixtures' pages): refused past the partner's room like any write, and counted from
+ * the store once written (the partner's next write reads its count again).
+ */
+export function rowsWrite<T>(c: Context<AppEnv>, parent: string, write: () => T): T {
+  ensureRoom(c, parent, estimate(c.get('rawBody')));
+  const written = write();
+  c.get('sandbox').store.sizes.forget(parent);
   return written;
 }
 

@@ -1,4 +1,6 @@
 /** Idempotency keys, scoped to (parent account, key), with their stored responses. */
+
+import { type ANSWER_COLUMNS, answerBytesSql } from './answer-bytes.js';
 import type { Db } from './db.js';
 
 export interface IdempotencyRow {
@@ -22,6 +24,15 @@ export interface IdempotencyRow {
  */
 export const IN_PROGRESS_BOUND_MS = 120_000;
 
+/** A parameter's SQL in `answerBytesSql`: integers cast (better-sqlite3 binds a number as REAL). */
+const INTEGER_COLUMNS: readonly string[] = ['dry_run', 'status', 'expires_at', 'reserved_at'];
+/** The `bytes` of a row written from named parameters, with these columns' values given as SQL instead. */
+const bytesOf = (given: Partial<Record<(typeof ANSWER_COLUMNS)[number], string>>) =>
+  answerBytesSql((c) => given[c] ?? (INTEGER_COLUMNS.includes(c) ? `CAST(@${c} AS INTEGER)` : `@${c}`));
+
+/** What `complete` sets, as SQL; the other columns stay as reserved. */
+const COMPLETED = { state: "'done'", status: 'CAST(@status AS INTEGER)', body: '@body' };
+
 type Unsaved = { reserved_at: number } & ({ free: true } | { free: false; status: number; body: string });
 
 /** The statements of the table, prepared once per connection. */
@@ -36,16 +47,20 @@ function idempotencyStatements(db: Db) {
     ),
     reserve: db.prepare(
       `INSERT INTO idempotency_keys
-         (parent_account_id, key, operation, fingerprint, dry_run, state, status, body, expires_at, reserved_at)
-       VALUES (@parent_account_id, @key, @operation, @fingerprint, @dry_run, 'in_progress', NULL, NULL, @expires_at, @reserved_at)
+         (parent_account_id, key, operation, fingerprint, dry_run, state, status, body, expires_at, reserved_at, bytes)
+       VALUES (@parent_account_id, @key, @operation, @fingerprint, @dry_run, 'in_progress', NULL, NULL, @expires_at, @reserved_at,
+         ${bytesOf({ state: "'in_progress'", status: 'NULL', body: 'NULL' })})
        ON CONFLICT (parent_account_id, key) DO UPDATE SET operation = excluded.operation,
          fingerprint = excluded.fingerprint, dry_run = excluded.dry_run, state = 'in_progress',
-         status = NULL, body = NULL, expires_at = excluded.expires_at, reserved_at = excluded.reserved_at
+         status = NULL, body = NULL, expires_at = excluded.expires_at, reserved_at = excluded.reserved_at,
+         bytes = excluded.bytes
        WHERE idempotency_keys.expires_at <= @now
           OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.reserved_at <= @stale_before)`,
     ),
-    complete: db.prepare<[number, string, string, string]>(
-      `UPDATE idempotency_keys SET state = 'done', status = ?, body = ? WHERE parent_account_id = ? AND key = ?`,
+    complete: db.prepare<{ status: number; body: string; parent: string; key: string }>(
+      `UPDATE idempotency_keys SET state = 'done', status = @status, body = @body,
+         bytes = ${answerBytesSql((c) => COMPLETED[c as keyof typeof COMPLETED] ?? c)}
+       WHERE parent_account_id = @parent AND key = @key`,
     ),
     release: db.prepare<[string, string]>(
       'DELETE FROM idempotency_keys WHERE parent_account_id = ? AND key = ?',
@@ -58,8 +73,9 @@ function idempotencyStatements(db: Db) {
     ),
     insertDone: db.prepare(
       `INSERT INTO idempotency_keys
-         (parent_account_id, key, operation, fingerprint, dry_run, state, status, body, expires_at, reserved_at)
-       VALUES (@parent_account_id, @key, @operation, @fingerprint, @dry_run, 'done', @status, @body, @expires_at, 0)`,
+         (parent_account_id, key, operation, fingerprint, dry_run, state, status, body, expires_at, reserved_at, bytes)
+       VALUES (@parent_account_id, @key, @operation, @fingerprint, @dry_run, 'done', @status, @body, @expires_at, 0,
+         ${bytesOf({ state: "'done'", reserved_at: '0' })})`,
     ),
     deleteOf: db.prepare<[string]>('DELETE FROM idempotency_keys WHERE parent_account_id = ?'),
   };
@@ -95,7 +111,7 @@ function refusedSettlements(s: IdempotencyStatements) {
     // Unless the reservation went meanwhile (a reset, a restore): then so does this.
     if (row?.state === 'in_progress' && row.reserved_at === pending.reserved_at) {
       if (pending.free) s.release.run(parent, key);
-      else s.complete.run(pending.status, pending.body, parent, key);
+      else s.complete.run({ status: pending.status, body: pending.body, parent, key });
     }
     unsaved.delete(idOf(parent, key));
   }
@@ -171,7 +187,7 @@ export function idempotencyStore(db: Db) {
      */
     complete: (parent: string, key: string, status: number, body: string) =>
       settle(parent, key, { free: false, status, body, reserved_at: 0 }, () =>
-        s.complete.run(status, body, parent, key),
+        s.complete.run({ status, body, parent, key }),
       ),
     /** Frees the key; if the store refuses that, it is free all the same (in memory), and the error is thrown. */
     release: (parent: string, key: string) =>

@@ -191,6 +191,9 @@ const hot: Record<string, (s: Store) => unknown> = {
   'idempotency prune': (s) => s.idempotency.prune(NOW),
   // After each write: its account's rows and its stored answer, counted into the partner's room.
   "a write's stored bytes (the partner's room)": (s) => s.sizes.written(PARENT, 'acct_a', 'k'),
+  // Read once per partner per process, then again on every write near its room: its stored
+  // answers' sizes summed from their rows' `bytes`, through the key, no answer's body read.
+  "a partner's stored bytes (a write near its room)": (s) => s.sizes.exact(PARENT),
   // Start-up, not a request: but every partner's stored keys are in the table (hosted: 10,000).
   'abandoned idempotency reservations (start-up)': (s) => s.idempotency.releaseAbandoned(),
   // A release the store refuses (read-only here) reads the key's row to keep the release in memory.
@@ -229,8 +232,6 @@ const cold: Record<string, (s: Store) => unknown> = {
       secret_salt: '00',
       secret_hash: '00',
     }),
-  // Read once per partner per process, then again only when a write comes near its room.
-  "a partner's stored bytes (a write near its room)": (s) => s.sizes.exact(PARENT),
   // A mapping seeded on the control plane: what the one it replaces took.
   "a partner's mapping bytes (a mapping seeded)": (s) => s.sizes.mapping(PARENT),
   'partner insert': (s) =>
