@@ -118,6 +118,26 @@ function refusedSettlements(s: IdempotencyStatements) {
   return { unsaved, idOf, settle, flush };
 }
 
+/** `claim` of a key with no refused settlement: one statement, the row read only when it was held. */
+function claimFresh(
+  s: ReturnType<typeof idempotencyStatements>,
+  row: Omit<IdempotencyRow, 'state' | 'status' | 'body' | 'reserved_at'>,
+  now: number,
+): IdempotencyRow | boolean {
+  const realNow = Date.now();
+  const staleBefore = realNow - IN_PROGRESS_BOUND_MS;
+  try {
+    const info = s.reserve.run({ ...row, reserved_at: realNow, now, stale_before: staleBefore });
+    if (info.changes === 1) return true;
+  } catch (err) {
+    const live = s.get.get(row.parent_account_id, row.key, now, staleBefore);
+    if (live) return live;
+    throw err;
+  }
+  // Not claimed: the live row is what the claim's condition refused (its complement).
+  return s.get.get(row.parent_account_id, row.key, now, staleBefore) ?? false;
+}
+
 export function idempotencyStore(db: Db) {
   const s = idempotencyStatements(db);
   const { unsaved, idOf, settle, flush } = refusedSettlements(s);
@@ -167,18 +187,7 @@ export function idempotencyStore(db: Db) {
     ): IdempotencyRow | boolean {
       const parent = row.parent_account_id;
       if (unsaved.has(idOf(parent, row.key))) return this.get(parent, row.key, now) ?? this.reserve(row, now);
-      const realNow = Date.now();
-      const staleBefore = realNow - IN_PROGRESS_BOUND_MS;
-      try {
-        const info = s.reserve.run({ ...row, reserved_at: realNow, now, stale_before: staleBefore });
-        if (info.changes === 1) return true;
-      } catch (err) {
-        const live = s.get.get(parent, row.key, now, staleBefore);
-        if (live) return live;
-        throw err;
-      }
-      // Not claimed: the live row is what the claim's condition refused (its complement).
-      return s.get.get(parent, row.key, now, staleBefore) ?? false;
+      return claimFresh(s, row, now);
     },
     /**
      * Stores the answer under the reserved key. If the store refuses it (a full disk), the
@@ -199,7 +208,6 @@ export function idempotencyStore(db: Db) {
      */
     releaseAbandoned: () => s.releaseAllInProgress.run().changes,
     count: () => s.count.get()!.n,
-    /** A parent's completed keys (a bundle carries these; a reservation belongs to a running request). */
     /**
      * The partner's stored answers in key order, `limit` after the key `after` ('' for the
      * first): an export reads them a page at a time (a partner's may be 26 MiB in all).
