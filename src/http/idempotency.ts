@@ -5,7 +5,7 @@
  * a warning; 422 in strict mode). Only 2xx results are stored: validation errors, 409s
  * and injected faults leave the key free.
  */
-import { hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { ApiError, validationError } from '../contract/api/errors.js';
 import {
@@ -17,7 +17,7 @@ import {
   MISSING_IDEMPOTENCY_KEY_MESSAGE,
   UNSAVED_REPLAY_WARNING,
 } from '../contract/api/messages.js';
-import { canonicalText } from '../domain/canonical-json.js';
+import { canonical } from '../domain/canonical-json.js';
 import { type AppEnv, known } from './env.js';
 import { send } from './envelope.js';
 import { requestHeader } from './headers.js';
@@ -35,8 +35,8 @@ export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
  */
 function fingerprint(dryRun: boolean, body: unknown): string {
   // A body is at most MAX_JSON_DEPTH deep (http/json.ts), so re-serialising it cannot overflow.
-  // canonicalText is JSON.stringify(canonical(…)) in one pass; hash() the one-shot digest.
-  return hash('sha256', `dry_run=${dryRun}\n${canonicalText(body ?? null)}`, 'hex');
+  const payload = JSON.stringify(canonical(body ?? null));
+  return createHash('sha256').update(`dry_run=${dryRun}\n${payload}`).digest('hex');
 }
 
 const inProgress = () =>
