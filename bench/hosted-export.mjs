@@ -8,11 +8,19 @@
 // duration, size and the probe's longest wait, against 100 ms. The export is read by another
 // process, so that reading it does not delay the probe in this one.
 //
-// Usage: npm run build && node bench/hosted-export.mjs [--repeat=3] [--most=200]
+// Inside the sandbox (bench/loop-turns.mjs, loaded with --import): during each export, the
+// longest the event loop went without coming back to its timers (its longest synchronous
+// stretch, which holds every other call), in wall time and in the main thread's CPU time
+// (which a loaded machine does not stretch), and the GC pauses.
+//
+// Usage: npm run build && node bench/hosted-export.mjs [--repeat=3] [--most=200] [--rev=REV]
+// (--rev: that git revision built beside the tree (bench/revision.mjs) and measured instead.)
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  arg,
   CONTROLS,
   controlsHash,
   freshKey,
@@ -25,8 +33,10 @@ import {
   root,
   rssMiB,
   startSandbox,
+  startServer,
 } from './lib.mjs';
 import { holdsTable, startProbe } from './probe.mjs';
+import { buildRevision } from './revision.mjs';
 
 const repeat = numberArg('repeat', 3);
 
@@ -69,7 +79,20 @@ const fatList = (hash, tag) =>
   });
 
 // BENCH_NODE_ARGS: flags for the sandbox process (--cpu-prof, a preload).
-const sb = await startSandbox({ nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [] });
+const turnsDir = mkdtempSync(join(tmpdir(), 'sandbox-turns-'));
+const turnsOut = join(turnsDir, 'turns.json');
+const rev = arg('rev', '');
+const sb = await (rev ? (opts) => startServer(buildRevision(rev).main, opts) : startSandbox)({
+  nodeArgs: [
+    '--import',
+    './bench/loop-turns.mjs',
+    ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+  ],
+  env: { BENCH_TURNS_OUT: turnsOut },
+});
+/** Each export's [start, end], epoch ms (the sandbox's turns file is in the same clock). */
+const windows = [];
+const epochNow = () => performance.timeOrigin + performance.now();
 try {
   // The largest partner: the demo, filled until a write is refused (its room is full).
   const t0 = performance.now();
@@ -126,10 +149,12 @@ try {
   const alone = await prober.alone();
   process.stderr.write(`exporting from ${new Date().toISOString()}\n`);
   const holds = {
-    'GET /__sandbox/partners/pa_demo_platform/bundle (the largest)': await prober.hold(
-      () => fetchInChild(`${sb.url}/__sandbox/partners/pa_demo_platform/bundle`),
-      repeat,
-    ),
+    'GET /__sandbox/partners/pa_demo_platform/bundle (the largest)': await prober.hold(async () => {
+      const from = epochNow();
+      const res = await fetchInChild(`${sb.url}/__sandbox/partners/pa_demo_platform/bundle`);
+      windows.push([from, epochNow()]);
+      return res;
+    }, repeat),
   };
   await prober.stop();
   console.log(
@@ -142,4 +167,25 @@ try {
   console.log(holdsTable(holds));
 } finally {
   await sb.stop();
+}
+try {
+  const { gaps, gcs } = JSON.parse(readFileSync(turnsOut, 'utf8'));
+  const lines = [
+    '\n| export | longest loop iteration in the sandbox, wall ms | the longest by CPU time, main thread ms | GC pauses (longest, ms, kind) |',
+    '| --- | --- | --- | --- |',
+  ];
+  windows.forEach(([from, to], i) => {
+    const inside = ([at]) => at >= from && at <= to;
+    const gap = Math.max(0, ...gaps.filter(inside).map(([, ms]) => ms));
+    const cpu = Math.max(0, ...gaps.filter(inside).map(([, , ms]) => ms));
+    const pauses = gcs.filter(inside);
+    const longest = pauses.reduce((a, p) => (p[1] > (a?.[1] ?? -1) ? p : a), undefined);
+    const kinds = { 1: 'minor', 2: 'minor mark-sweep', 4: 'major', 8: 'incremental', 16: 'weak callbacks' };
+    lines.push(
+      `| ${i + 1} | ${gap.toFixed(1)} | **${cpu.toFixed(1)}** | ${pauses.length} (${longest ? `${longest[1].toFixed(1)}, ${kinds[longest[2]] ?? longest[2]}` : '-'}) |`,
+    );
+  });
+  console.log(lines.join('\n'));
+} finally {
+  rmSync(turnsDir, { recursive: true, force: true });
 }

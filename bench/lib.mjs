@@ -2,7 +2,16 @@
 // talk to the sandbox, and run autocannon with a compact summary.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,7 +127,12 @@ export async function startServer(
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SANDBOX_LOG: 'silent', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // BENCH_SERVER_STDOUT: a file for the server's stdout (what --trace-gc prints).
+    stdio: [
+      'ignore',
+      process.env.BENCH_SERVER_STDOUT ? openSync(process.env.BENCH_SERVER_STDOUT, 'a') : 'ignore',
+      'inherit',
+    ],
   });
   let exited = null;
   child.once('exit', (code, signal) => {

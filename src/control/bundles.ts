@@ -1,4 +1,5 @@
 /** Bundles on the control plane (docs/parallel-tests.md): one partner out, one partner in. */
+import type { ServerResponse } from 'node:http';
 import { type Context, Hono } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
 import {
@@ -20,7 +21,9 @@ export function bundleRoutes(s: Sandbox) {
 
   bind(api, iso.exportBundle, async (call, c) => {
     const parent = call.params.parent_account_id;
-    const pieces = await exportBundlePieces(s, parent);
+    const { pieces, recycle } = await exportBundlePieces(s, parent);
+    // Its buffers are reused once the answer is closed (sent, or the client gone): not before.
+    (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing?.once('close', recycle);
     const length = pieces.reduce((n, piece) => n + piece.length, 0);
     const file = `sandbox-bundle-${parent.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
     // The bundle's JSON (state/bundles/bundle-export.ts), written by turns and sent a chunk at a time.

@@ -246,28 +246,37 @@ export class Journal {
    * takes): its ring, and entries of other rings naming one of its accounts.
    */
   ofPartner(parent: string, accountIds: ReadonlySet<string>): JournalEntry[] {
+    return [...this.ofPartnerOneByOne(parent, accountIds)];
+  }
+
+  /**
+   * `ofPartner`'s entries, which are the partner's at the first read, each built as it is read
+   * (an entry's bodies are redacted when it is first built): a long journal's are built
+   * between other requests (a bundle's export).
+   */
+  *ofPartnerOneByOne(parent: string, accountIds: ReadonlySet<string>): Generator<JournalEntry> {
     const own = this.#rings.get(parent);
     const others = [...this.#rings.values()].filter((ring) => ring.key !== parent).map(viewOf);
-    const out: JournalEntry[] = [];
+    const slots: Slot[] = [];
     const theirs = newestFirst(others);
     const mine = newestFirst(own ? [viewOf(own)] : []);
     let a = mine.next();
     let b = theirs.next();
     const named = (slot: Slot) => slot.record.account_id !== null && accountIds.has(slot.record.account_id);
-    while (out.length < this.max && !(a.done && b.done)) {
+    while (slots.length < this.max && !(a.done && b.done)) {
       if (!b.done && !named(b.value)) {
         b = theirs.next();
         continue;
       }
       if (a.done || (!b.done && b.value.id > a.value.id)) {
-        out.push(entryOf(b.value as Slot, this.bodyBytes));
+        slots.push(b.value as Slot);
         b = theirs.next();
       } else {
-        out.push(entryOf(a.value, this.bodyBytes));
+        slots.push(a.value);
         a = mine.next();
       }
     }
-    return out;
+    for (const slot of slots) yield entryOf(slot, this.bodyBytes);
   }
 
   *#listSteps(filter: JournalFilter, byTurns: boolean): Generator<void, JournalEntry[]> {

@@ -9,7 +9,9 @@ import { StartupError } from '../base/startup-error.js';
 import type { FieldIssue } from '../contract/api/errors.js';
 import { BUNDLE_JOURNAL_LIMITS, BUNDLE_WARNING_MAX, type BundleData } from '../contract/control/bundle.js';
 import type { JournalEntry, JournalImage } from '../core/journal.js';
+import { stretch } from '../core/turns.js';
 import { cutText } from '../domain/cut.js';
+import { JsonList } from '../domain/json-list.js';
 import { own } from '../domain/own.js';
 import { type Armed, armedFor } from '../scenarios/armed.js';
 import { builtIn, parseValue } from '../scenarios/catalogue.js';
@@ -20,7 +22,7 @@ import {
   parseChaosSpec,
 } from '../scenarios/chaos.js';
 import { clockPlan } from './clock-plan.js';
-import type { PartnerScope, StatePiece } from './registry.js';
+import type { PartnerScope, SlicedPart, StatePiece } from './registry.js';
 import type { Sandbox } from './sandbox.js';
 import { storePiece } from './store-piece.js';
 
@@ -243,6 +245,20 @@ function entryForBundle(entry: Omit<JournalEntry, 'id'>): Omit<JournalEntry, 'id
   };
 }
 
+/** The partner's journal as its bundle carries it, written out an entry at a time, pausing every stretch. */
+function* journalBySlices(s: Sandbox, scope: PartnerScope): Generator<void, SlicedPart> {
+  const journal = new JsonList();
+  const time = stretch();
+  for (const { id: _id, ...entry } of s.journal.ofPartnerOneByOne(scope.parent, scope.accounts)) {
+    if (time.due()) {
+      yield;
+      time.restart();
+    }
+    journal.add(JSON.stringify(entryForBundle(entry)));
+  }
+  return { journal };
+}
+
 /** The journal: a partner's entries are those filed under its parent or one of its accounts. */
 function journalPiece(s: Sandbox): StatePiece<JournalImage> {
   return {
@@ -259,6 +275,7 @@ function journalPiece(s: Sandbox): StatePiece<JournalImage> {
         .ofPartner(scope.parent, scope.accounts)
         .map(({ id: _id, ...entry }) => entryForBundle(entry)),
     }),
+    exportBySlices: (scope) => journalBySlices(s, scope),
     check: (b) => {
       const out: FieldIssue[] = [];
       const parent = b.partner.parent_account_id;

@@ -11,6 +11,7 @@
 import type { FieldIssue } from '../contract/api/errors.js';
 import type { BundleData } from '../contract/control/bundle.js';
 import { inTurns } from '../core/turns.js';
+import type { JsonList } from '../domain/json-list.js';
 
 /** One partner's state, as an operation that forgets, exports or replaces it sees it. */
 export interface PartnerScope {
@@ -23,6 +24,12 @@ export interface PartnerScope {
 
 /** What a piece writes into a partner's bundle: the bundle's fields it owns. */
 export type BundlePart = Partial<Omit<BundleData, 'kind' | 'version' | 'exported_at'>>;
+
+/** The bundle's lists that grow with a partner's use. */
+export type BundleList = 'accounts' | 'idempotency_keys' | 'journal';
+
+/** A part exported by slices: its long lists may come written out already, an item at a time (JsonList). */
+export type SlicedPart = Omit<BundlePart, BundleList> & { [K in BundleList]?: BundleData[K] | JsonList };
 
 /** A bundle's import as each piece receives it (checked already, by every piece). */
 export interface PartnerImport {
@@ -98,7 +105,7 @@ export interface StatePiece<Image = unknown> {
   /** The same as `check`, for a large import: it pauses (yields) between slices, other requests served meanwhile. */
   checkBySlices?(bundle: BundleData): Generator<void, FieldIssue[]>;
   /** The same as `exportPartner`, for a large partner: it pauses (yields) between slices. */
-  exportBySlices?(scope: PartnerScope): Generator<void, BundlePart>;
+  exportBySlices?(scope: PartnerScope): Generator<void, SlicedPart>;
   /** A piece whose part of a large import is slow to write stages it ahead (its `importPartner` then moves it in). */
   stage?(load: Omit<PartnerImport, 'scope' | 'staged'>): Staging;
 }
@@ -172,12 +179,12 @@ export class StateRegistry {
    * `exportPartner` for a large partner (its calls and the control plane waiting meanwhile:
    * state/bundles/swap-gate.ts): the pieces that export by slices pause between them, awaiting `pause`.
    */
-  async exportInTurns(parent: string, pause: () => Promise<void>): Promise<BundlePart> {
+  async exportInTurns(parent: string, pause: () => Promise<void>): Promise<SlicedPart> {
     const scope = this.scopeOf(parent);
-    const parts: BundlePart[] = [];
+    const parts: SlicedPart[] = [];
     for (const p of this.pieces)
       parts.push(p.exportBySlices ? await inTurns(p.exportBySlices(scope), pause) : p.exportPartner(scope));
-    return Object.assign({}, ...parts) as BundlePart;
+    return Object.assign({}, ...parts) as SlicedPart;
   }
 
   /** Every piece's problems with the bundle, in the registry's order. */

@@ -12,7 +12,7 @@
 import { atOnce } from '../core/turns.js';
 import type { StoreImage } from '../store/index.js';
 import { storeProblems } from './bundles/store-check.js';
-import { exportRows } from './bundles/store-export.js';
+import { exportRows, writeRows } from './bundles/store-export.js';
 import { importRows } from './bundles/store-import.js';
 import { stageAccounts } from './bundles/store-staging.js';
 import { finishSwapLeft } from './bundles/store-swap.js';
@@ -35,7 +35,7 @@ export function storePiece(s: Sandbox): StatePiece<StoreImage> {
     restore: (image) => s.store.restoreImage(image),
     drop: (image) => s.store.dropImage(image),
     exportPartner: (scope) => atOnce(exportRows(s, scope.parent)),
-    exportBySlices: (scope) => exportRows(s, scope.parent),
+    exportBySlices: (scope) => writeRows(s, scope.parent),
     check: (bundle) => atOnce(storeProblems(s, bundle)),
     checkBySlices: (bundle) => storeProblems(s, bundle),
     importPartner: (load) => importRows(s, load),

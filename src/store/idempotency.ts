@@ -3,6 +3,17 @@
 import { type ANSWER_COLUMNS, answerBytesSql } from './answer-bytes.js';
 import type { Db } from './db.js';
 
+/** A stored answer as an export reads it: its body as UTF-8 bytes. */
+export interface DoneBytesRow {
+  key: string;
+  operation: string;
+  fingerprint: string;
+  dry_run: number;
+  status: number | null;
+  body: Buffer | null;
+  expires_at: number;
+}
+
 export interface IdempotencyRow {
   parent_account_id: string;
   key: string;
@@ -70,6 +81,11 @@ function idempotencyStatements(db: Db) {
     count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM idempotency_keys'),
     doneOf: db.prepare<[string, string, number], IdempotencyRow>(
       `SELECT * FROM idempotency_keys WHERE parent_account_id = ? AND state = 'done' AND key > ? ORDER BY key LIMIT ?`,
+    ),
+    // The same rows, each body as its UTF-8 bytes (an export writes them out without a string).
+    doneBytesOf: db.prepare<[string, string, number], DoneBytesRow>(
+      `SELECT key, operation, fingerprint, dry_run, status, CAST(body AS BLOB) AS body, expires_at
+       FROM idempotency_keys WHERE parent_account_id = ? AND state = 'done' AND key > ? ORDER BY key LIMIT ?`,
     ),
     insertDone: db.prepare(
       `INSERT INTO idempotency_keys
@@ -213,6 +229,8 @@ export function idempotencyStore(db: Db) {
      * first): an export reads them a page at a time (a partner's may be 26 MiB in all).
      */
     doneOf: (parent: string, after = '', limit = -1) => s.doneOf.all(parent, after, limit),
+    /** doneOf, each body as its UTF-8 bytes (null: none). */
+    doneBytesOf: (parent: string, after = '', limit = -1) => s.doneBytesOf.all(parent, after, limit),
     insertDone: (row: Omit<IdempotencyRow, 'state' | 'reserved_at'>) => void s.insertDone.run(row),
     deleteOf: (parent: string) => void s.deleteOf.run(parent),
   };

@@ -278,6 +278,7 @@ const cold: Record<string, (s: Store) => unknown> = {
   'accounts delete of a parent (partner reset)': (s) => s.accounts.deleteOf('pa_none'),
   'accounts delete of some (a large import swapped in)': (s) => s.accounts.deleteSome(['acct_none']),
   'idempotency keys of a parent (bundle export)': (s) => s.idempotency.doneOf(PARENT),
+  'idempotency keys of a parent, bodies as bytes (bundle export)': (s) => s.idempotency.doneBytesOf(PARENT),
   'idempotency insert (bundle import)': (s) =>
     s.idempotency.insertDone({
       parent_account_id: 'pa_none',

@@ -13,6 +13,8 @@ import {
   type BundleData,
 } from '../../contract/control/bundle.js';
 import { nextTurn, stretch } from '../../core/turns.js';
+import { JsonList } from '../../domain/json-list.js';
+import type { BundleList, SlicedPart } from '../registry.js';
 import type { Sandbox } from '../sandbox.js';
 
 /** The bundle of one partner, as `GET /__sandbox/partners/{parent}/bundle` answers it. */
@@ -36,7 +38,10 @@ export function exportBundle(s: Sandbox, parent: string): BundleData {
  * plane wait (state/bundles/swap-gate.ts, as for an import, and one at a time with imports): the bundle
  * is the partner at one moment.
  */
-export async function exportBundlePieces(s: Sandbox, parent: string): Promise<Buffer[]> {
+export async function exportBundlePieces(
+  s: Sandbox,
+  parent: string,
+): Promise<{ pieces: Buffer[]; recycle: () => void }> {
   if (!s.store.partners.byParent(parent)) throw partnerNotFound(parent);
   return s.gate.oneImport(async () => {
     const open = await s.gate.close(parent);
@@ -49,9 +54,13 @@ export async function exportBundlePieces(s: Sandbox, parent: string): Promise<Bu
         exported_at: s.clock.iso(),
         ...(await s.state.exportInTurns(parent, nextTurn)),
       };
-      return await bundlePieces(
-        Object.fromEntries(Object.keys(Bundle.shape).map((k) => [k, parts[k]])) as BundleData,
-      );
+      const bundle = Object.fromEntries(Object.keys(Bundle.shape).map((k) => [k, parts[k]])) as Sliced;
+      const pieces = await bundlePieces(bundle);
+      // Once the answer is sent, its lists' buffers serve the next export (JsonList.recycle).
+      const recycle = () => {
+        for (const name of LISTS) if (bundle[name] instanceof JsonList) bundle[name].recycle();
+      };
+      return { pieces, recycle };
     } finally {
       open();
     }
@@ -59,21 +68,22 @@ export async function exportBundlePieces(s: Sandbox, parent: string): Promise<Bu
 }
 
 /** The bundle's lists that grow with a partner's use, each written out an item at a time. */
-const LISTS = ['accounts', 'idempotency_keys', 'journal'] as const;
-type List = (typeof LISTS)[number];
-const COMMA = Buffer.from(',');
+const LISTS = ['accounts', 'idempotency_keys', 'journal'] as const satisfies readonly BundleList[];
+type Sliced = Omit<BundleData, BundleList> & SlicedPart;
 
 /**
- * The bundle as UTF-8 JSON in pieces, written out by turns (a stretch of MS_PER_TURN at most between
- * other requests): each item of its accounts, stored answers and journal encoded on its own, the
- * rest (credentials, mapping, armed scenarios, chaos) at once (no 30 MB string is encoded at
- * once; piecesStream sends them). Within the import's limit as withinImportLimit keeps it: the
- * same bytes JSON.stringify gives the bundle it returns (test/control/bundle-swap.test.ts compares them).
+ * The bundle as UTF-8 JSON in pieces, written out by turns (a stretch of MS_PER_TURN at most
+ * between other requests): its accounts, stored answers and journal an item at a time into
+ * buffers of about a MiB (JsonList; the pieces that export by slices hand them over written
+ * already), the rest (credentials, mapping, armed scenarios, chaos) at once. No list is held
+ * as objects nor as one string; piecesStream sends the buffers as they are. Within the
+ * import's limit as withinImportLimit keeps it: the same bytes JSON.stringify gives the bundle
+ * it returns (test/control/bundle-swap.test.ts compares them).
  */
-export async function bundlePieces(bundle: BundleData): Promise<Buffer[]> {
-  const lists = LISTS.filter((name) => Array.isArray((bundle as Record<string, unknown>)[name]));
-  const encoded = new Map<List, Buffer[]>();
-  for (const name of lists) encoded.set(name, await jsonBuffers(bundle[name] as readonly unknown[]));
+export async function bundlePieces(bundle: Sliced): Promise<Buffer[]> {
+  const lists = LISTS.filter((name) => bundle[name] !== undefined);
+  const encoded = new Map<BundleList, JsonList>();
+  for (const name of lists) encoded.set(name, await jsonList(bundle[name]!));
   // Each list stands in the rest as a string no value can hold (JSON escapes its NULs).
   const marks = new Map(
     lists.map((name) => [name, `\u0000${name}-${Math.random().toString(36).slice(2)}\u0000`]),
@@ -84,18 +94,13 @@ export async function bundlePieces(bundle: BundleData): Promise<Buffer[]> {
       ...Object.fromEntries(marks),
       ...(left === undefined ? {} : { journal_left_out: left }),
     });
-  const bytes = (items: readonly Buffer[]) => items.reduce((n, b) => n + b.length + 1, 0);
   let room = BUNDLE_LIMIT_BYTES - SLACK_BYTES - Buffer.byteLength(restOf());
-  for (const name of lists) if (name !== 'journal') room -= bytes(encoded.get(name) ?? []);
-  const journal = encoded.get('journal') ?? [];
-  let kept = 0;
-  for (const entry of journal) {
-    room -= entry.length + 1;
-    if (room < 0) break;
-    kept++;
-  }
-  if (encoded.has('journal')) encoded.set('journal', journal.slice(0, kept));
-  const rest = restOf(kept === journal.length ? undefined : journal.length - kept);
+  for (const name of lists) if (name !== 'journal') room -= encoded.get(name)!.bytesOf();
+  const journal = encoded.get('journal');
+  // The newest entries that fit: each takes its bytes and a comma's.
+  let kept = journal?.length ?? 0;
+  while (kept > 0 && room - journal!.bytesOf(kept) < 0) kept--;
+  const rest = restOf(kept === (journal?.length ?? 0) ? undefined : journal!.length - kept);
   // The rest cut at each mark, in the order they stand in it, each list's items in its place.
   const spots = lists
     .map((name) => ({ name, mark: JSON.stringify(marks.get(name)) }))
@@ -105,10 +110,8 @@ export async function bundlePieces(bundle: BundleData): Promise<Buffer[]> {
   let from = 0;
   for (const { name, mark, at } of spots) {
     pieces.push(Buffer.from(`${rest.slice(from, at)}[`));
-    (encoded.get(name) ?? []).forEach((item, i) => {
-      if (i) pieces.push(COMMA);
-      pieces.push(item);
-    });
+    const list = encoded.get(name)!;
+    pieces.push(...list.pieces(name === 'journal' ? kept : list.length));
     pieces.push(Buffer.from(']'));
     from = at + mark.length;
   }
@@ -121,12 +124,13 @@ export async function bundleText(bundle: BundleData): Promise<string> {
   return Buffer.concat(await bundlePieces(bundle)).toString('utf8');
 }
 
-/** How much of the bundle one pull of its answer's stream joins: other requests go between pulls. */
+/** How much of the bundle one pull of its answer's stream takes at least: other requests go between pulls. */
 const CHUNK_BYTES = 256 * 1024;
 
 /**
- * The pieces as a stream of chunks of about CHUNK_BYTES, each joined when the socket asks for
- * it: a 30 MB answer is never copied at once (into one buffer, or by the Response).
+ * The pieces as a stream of chunks of about CHUNK_BYTES or more, each taken when the socket
+ * asks for it (the answer's writer waits for the socket to drain): small pieces are joined,
+ * a list's buffers (about a MiB each) are sent as they are, never copied.
  */
 export function piecesStream(pieces: readonly Buffer[]): ReadableStream<Uint8Array> {
   let next = 0;
@@ -139,22 +143,24 @@ export function piecesStream(pieces: readonly Buffer[]): ReadableStream<Uint8Arr
         chunk.push(piece);
         size += piece.length;
       }
-      if (chunk.length) controller.enqueue(Buffer.concat(chunk, size));
+      if (chunk.length === 1) controller.enqueue(chunk[0]!);
+      else if (chunk.length) controller.enqueue(Buffer.concat(chunk, size));
       if (next >= pieces.length) controller.close();
     },
   });
 }
 
-/** Each item's JSON as UTF-8, pausing for a turn every stretch. */
-async function jsonBuffers(items: readonly unknown[]): Promise<Buffer[]> {
-  const out: Buffer[] = [];
+/** A list as JsonList: as it came (written by its piece), or each item's JSON written out, pausing for a turn every stretch. */
+async function jsonList(items: readonly unknown[] | JsonList): Promise<JsonList> {
+  if (items instanceof JsonList) return items;
+  const out = new JsonList();
   const time = stretch();
   for (const item of items) {
     if (time.due()) {
       await nextTurn();
       time.restart();
     }
-    out.push(Buffer.from(JSON.stringify(item)));
+    out.add(JSON.stringify(item));
   }
   return out;
 }

@@ -1,9 +1,11 @@
 /** The store's part of a partner's bundle: its rows as the bundle carries them, by slices. */
 import type { BundleData } from '../../contract/control/bundle.js';
 import { stretch } from '../../core/turns.js';
+import { JsonList } from '../../domain/json-list.js';
 import type { AccountRow } from '../../store/accounts.js';
+import type { DoneBytesRow, IdempotencyRow } from '../../store/idempotency.js';
 import { secretOf } from '../../store/partners.js';
-import type { BundlePart } from '../registry.js';
+import type { BundlePart, SlicedPart } from '../registry.js';
 import type { Sandbox } from '../sandbox.js';
 import { lastStatusWrite } from '../status-record.js';
 
@@ -17,21 +19,36 @@ const strip = <T extends object, K extends keyof T>(row: T, ...keys: K[]): Omit<
   return out;
 };
 
+/** A list of the bundle as objects (an export at once), or written out as JSON an item at a time. */
+type List = unknown[] | JsonList;
+const listOf = (json: boolean): List => (json ? new JsonList() : []);
+const addTo = (list: List, account: BundleAccount) =>
+  list instanceof JsonList ? writeAccount(list, account) : list.push(account);
+
 /**
  * The partner's rows as its bundle carries them (the partner exists: the export checked),
  * pausing (a `yield`) every stretch of MS_PER_TURN (core/turns.ts).
  */
-export function* exportRows(s: Sandbox, parent: string): Generator<void, BundlePart> {
+export const exportRows = (s: Sandbox, parent: string) =>
+  rowsOf(s, parent, false) as Generator<void, BundlePart>;
+
+/**
+ * exportRows with its accounts and stored answers written out as JSON an item at a time
+ * (JsonList), each read, written and dropped: neither list is ever held as objects.
+ */
+export const writeRows = (s: Sandbox, parent: string) => rowsOf(s, parent, true);
+
+function* rowsOf(s: Sandbox, parent: string, json: boolean): Generator<void, SlicedPart> {
   const partner = s.store.partners.byParent(parent)!;
   const rows = s.store.accounts.allOf(parent);
-  const accounts: BundleAccount[] = [];
+  const accounts = listOf(json);
   const time = stretch();
   for (const a of rows) {
     if (time.due()) {
       yield;
       time.restart();
     }
-    accounts.push(exportAccount(s, a));
+    addTo(accounts, exportAccount(s, a));
   }
   return {
     partner: {
@@ -42,38 +59,82 @@ export function* exportRows(s: Sandbox, parent: string): Generator<void, BundleP
       created_at: partner.created_at,
     },
     vertical_mappings: s.store.partners.mappings(parent).map((m) => ({ ...m })),
-    accounts,
-    idempotency_keys: yield* storedAnswers(s, parent),
+    accounts: accounts as BundleAccount[] | JsonList,
+    idempotency_keys: (yield* storedAnswers(s, parent, listOf(json))) as
+      | BundleData['idempotency_keys']
+      | JsonList,
   };
 }
 
 /** Stored answers read a page at a time: a page holds at most a few MiB of a partner's 26. */
 const ANSWERS_PAGE = 8;
 
-/** The partner's stored answers as its bundle carries them, read by pages, pausing every stretch. */
-function* storedAnswers(s: Sandbox, parent: string): Generator<void, BundleData['idempotency_keys']> {
-  const out: BundleData['idempotency_keys'] = [];
+/** The partner's stored answers as its bundle carries them, read by pages (written out: their bodies as bytes), pausing every stretch. */
+function* storedAnswers(s: Sandbox, parent: string, out: List): Generator<void, List> {
   const time = stretch();
+  const { idempotency } = s.store;
   for (let after = ''; ; ) {
-    const page = s.store.idempotency.doneOf(parent, after, ANSWERS_PAGE);
+    const page: readonly (IdempotencyRow | DoneBytesRow)[] =
+      out instanceof JsonList
+        ? idempotency.doneBytesOf(parent, after, ANSWERS_PAGE)
+        : idempotency.doneOf(parent, after, ANSWERS_PAGE);
     for (const k of page) {
-      out.push({
+      if (time.due()) {
+        yield;
+        time.restart();
+      }
+      const answer = {
         key: k.key,
         operation: k.operation,
         fingerprint: k.fingerprint,
         dry_run: k.dry_run === 1,
         status: k.status ?? 200,
-        body: k.body ?? '',
-        expires_at: k.expires_at,
-      });
+      };
+      if (out instanceof JsonList) {
+        // JSON.stringify's text of the whole answer, its body (up to a MiB) escaped from its bytes.
+        out.part(`${JSON.stringify(answer).slice(0, -1)},"body":"`);
+        if (k.body) out.partEscaped(k.body as Buffer);
+        out.add(`","expires_at":${JSON.stringify(k.expires_at)}}`);
+      } else out.push({ ...answer, body: (k.body as string | null) ?? '', expires_at: k.expires_at });
     }
     if (page.length < ANSWERS_PAGE) return out;
     after = page[page.length - 1]!.key;
-    if (time.due()) {
-      yield;
-      time.restart();
-    }
   }
+}
+
+/** A controls list's domains written at most this many to a part (about 60 KiB of text). */
+const DOMAINS_PER_PART = 256;
+
+/**
+ * An account's JSON as JSON.stringify writes it, in parts: the domains of its controls (up to
+ * 10,000 of up to 253 characters) a slice at a time, so that no long string is made.
+ */
+function writeAccount(out: JsonList, account: BundleAccount): void {
+  const fields = (o: object, write: (key: string, value: unknown) => void) => {
+    let first = true;
+    for (const [key, value] of Object.entries(o)) {
+      if (value === undefined) continue;
+      out.part(`${first ? '' : ','}${JSON.stringify(key)}:`);
+      first = false;
+      write(key, value);
+    }
+  };
+  const domains = (list: readonly unknown[]) => {
+    out.part('[');
+    for (let i = 0; i < list.length; i += DOMAINS_PER_PART)
+      out.part(`${i ? ',' : ''}${JSON.stringify(list.slice(i, i + DOMAINS_PER_PART)).slice(1, -1)}`);
+    out.part(']');
+  };
+  out.part('{');
+  fields(account, (key, value) => {
+    if (key !== 'controls') return out.part(JSON.stringify(value));
+    out.part('{');
+    fields(value as object, (k, v) =>
+      k === 'domains' ? domains(v as unknown[]) : out.part(JSON.stringify(v)),
+    );
+    out.part('}');
+  });
+  out.add('}');
 }
 
 /** One account as its partner's bundle carries it. */
