@@ -218,10 +218,7 @@ export function idempotencyStore(db: Db) {
     release: (parent: string, key: string) =>
       settle(parent, key, { free: true, reserved_at: 0 }, () => s.release.run(parent, key)),
     prune: (now: number) => s.prune.run(now).changes,
-    /**
-     * At start-up: a reservation left by a process that stopped mid-request (kill -9) never
-     * finished, so its key is free again.
-     */
+    /** At start-up: a reservation of a process stopped mid-request (kill -9) never finished: free again. */
     releaseAbandoned: () => s.releaseAllInProgress.run().changes,
     count: () => s.count.get()!.n,
     /**
