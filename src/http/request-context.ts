@@ -115,8 +115,10 @@ const WARNING = WARNING_HEADER.toLowerCase();
 
 function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
   const parent = c.get('principal')?.parent_account_id ?? null;
+  const at = sandbox.clock.now();
   sandbox.journal.add({
-    ...entryTimes(sandbox, parent),
+    at,
+    partnerAt: partnerTime(sandbox, parent, at),
     method: c.req.method,
     url: c.req.url,
     headers: requestHeaders(c),
@@ -146,21 +148,25 @@ export function entryTimes(
   parent: string | null,
 ): { at: number; partnerAt: number | null } {
   const at = sandbox.clock.now();
-  return { at, partnerAt: parent === null ? null : at + sandbox.clock.partnerOffsetMs(parent) };
+  return { at, partnerAt: partnerTime(sandbox, parent, at) };
 }
+
+/** The partner's clock when the sandbox's read `at` (null: no partner). */
+const partnerTime = (sandbox: Sandbox, parent: string | null, at: number) =>
+  parent === null ? null : at + sandbox.clock.partnerOffsetMs(parent);
 
 /** A call's duration for the journal: milliseconds since `startedAt` (performance.now()), to 0.01. */
 export const durationMs = (startedAt: number) => Math.round((performance.now() - startedAt) * 100) / 100;
 
 /**
- * The answer's headers for the journal: a copy of the plain object `send` wrote (no Fetch
- * Headers built on the way; copied now, as the app wrote them, before the server adds its
- * own), else those of the Response; none for a reset connection, which has no answer.
+ * The answer's headers for the journal: the plain object `send` wrote itself (no Fetch Headers
+ * built on the way, no copy: @hono/node-server adds its `Content-Length` to it when it writes
+ * the answer, which the entry leaves out, core/journal-entry.ts), else those of the Response;
+ * none for a reset connection, which has no answer.
  */
 function responseHeaders(c: Context<AppEnv>, res: Response): Readonly<Record<string, string>> {
   if (c.get('connectionReset')) return {};
-  const sent = c.get('responseHeaders');
-  return sent ? { ...sent } : Object.fromEntries(res.headers);
+  return c.get('responseHeaders') ?? Object.fromEntries(res.headers);
 }
 
 /** The call's trace: tracestate is looked for only when a traceparent came (most calls carry neither). */
