@@ -3,7 +3,7 @@
 // req/s and even CPU time do not (docs/performance.md, "Instructions per call").
 //   npm run build && node bench/instructions.mjs [--workload='controls GET'] [--calls=2000]
 //     [--warmup=20000] [--partners=1] [--connections=1] [--rev=REV ...] [--main=OTHER/dist/main.js ...]
-//     [--ceiling] [--cache-sim]
+//     [--ceiling] [--insert-ceiling] [--cache-sim]
 // The bin (this tree's dist/main.js, then each --rev built beside it by bench/revision.mjs, then
 // each --main) runs under `valgrind --tool=callgrind --instr-atstart=no` with V8 on one thread
 // (--single-threaded) and fixed seeds; the load (autocannon, --connections, outside valgrind)
@@ -15,7 +15,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { arg, cannon, freePort, numberArg, root, sandboxDist, sleep } from './lib.mjs';
+import { arg, cannon, controlsBody, freePort, numberArg, root, sandboxDist, sleep } from './lib.mjs';
 import { buildRevision } from './revision.mjs';
 import { hostedMix, WORKLOADS } from './workloads.mjs';
 
@@ -46,6 +46,24 @@ if (process.argv.includes('--ceiling'))
     main: 'bench/baselines/constant-json.mjs',
     health: '/health',
     prepare: async () => ({ requests: () => [{ method: 'GET', path: '/json' }] }),
+  });
+
+// --insert-ceiling: the zod + SQLite insert Hono server `npm run bench` compares writes with
+if (process.argv.includes('--insert-ceiling'))
+  bins.push({
+    name: 'ceiling: zod + SQLite insert',
+    main: 'bench/baselines/zod-sqlite-insert.mjs',
+    health: '/health',
+    prepare: async () => ({
+      requests: () => [
+        {
+          method: 'PUT',
+          path: '/insert',
+          headers: { 'Content-Type': 'application/json' },
+          body: controlsBody('3f0c8e1d2b4a5968778695a4b3c2d1e0f9a8b7c6'),
+        },
+      ],
+    }),
   });
 
 const out = mkdtempSync(join(tmpdir(), 'sandbox-callgrind-'));

@@ -3,6 +3,7 @@
 //   controls GET   the demo partner's controls list, 10 accounts in turn (as `npm run bench`)
 //   controls PUT   a fresh Idempotency-Key and the account's current content hash each call
 //   status PUT     a fresh key, each account paused and activated in turn
+//   controls PUT spread  the same, spread over 8 partners (as `npm run bench`)
 //   token          POST /oauth/token of the demo client
 //   limited GET    a partner's vertical-mappings GET past its fair share: start the sandbox
 //                  with SANDBOX_RATE_LIMIT=1 in the environment, and nearly every call is a 429
@@ -76,6 +77,8 @@ export const WORKLOADS = {
   'controls PUT': controlsPuts,
   'status PUT': statusPuts,
   token: async () => ({ requests: () => [tokenRequest()] }),
+  // as `npm run bench` runs it: spread over 8 partners (spreadControlsPuts)
+  'controls PUT spread': (url, c) => spreadControlsPuts(url, c),
   'limited GET': async (url) => {
     const { headers } = await partnerWithToken(url, 'pa_limited');
     return { requests: () => [{ method: 'GET', path: MAPPINGS, headers }] };

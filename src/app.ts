@@ -11,12 +11,12 @@ import { partnershipApi } from './api/partnership.js';
 import { ApiError, storeNotWritable } from './contract/api/errors.js';
 import { registerPartnershipExtras } from './contract/api/openapi.js';
 import { controlApi } from './control/routes.js';
-import type { Sandbox } from './core/state.js';
 import { routePattern } from './domain/route-pattern.js';
 import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/envelope.js';
 import { answerCutOff, BodyCutOff } from './http/read-body.js';
 import { requestContext } from './http/request-context.js';
+import type { Sandbox } from './state/index.js';
 
 export function createApp(sandbox: Sandbox) {
   const app = new OpenAPIHono<AppEnv>();

@@ -12,9 +12,9 @@
  * is printed.
  */
 import { join } from 'node:path';
-import type { Sandbox } from './core/state.js';
+import { isDefaultFixtures } from './base/package-dir.js';
 import { secretMatches } from './domain/secrets.js';
-import { isDefaultFixtures } from './package-dir.js';
+import type { Sandbox } from './state/index.js';
 import { secretOf } from './store/partners.js';
 import { UI_PATH } from './ui/index.js';
 

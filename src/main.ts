@@ -10,9 +10,9 @@
 // loads (young-generation.ts). A side-effect import, which the import sorter leaves in place.
 import './young-generation.js';
 import { bannerLines, landmarks } from './banner.js';
+import { packageVersion } from './base/package-dir.js';
 import { StartupError } from './base/startup-error.js';
 import { parseCommandLine, USAGE } from './core/config.js';
-import { packageVersion } from './package-dir.js';
 import { type Running, startServer } from './server.js';
 import { startGrowing } from './young-generation.js';
 
@@ -30,7 +30,12 @@ async function main() {
   const [first, ...rest] = process.argv.slice(2);
   if (first === 'record' || first === 'verify') {
     startGrowing();
-    const { runDriftCommand } = await import('./drift/cli.js');
+    const [{ runDriftCommand }, { setSandboxStarter }, { startSandbox }] = await Promise.all([
+      import('./drift/cli.js'),
+      import('./drift/embedded.js'),
+      import('./start.js'),
+    ]);
+    setSandboxStarter(() => startSandbox());
     process.exit(await runDriftCommand(first, rest));
   }
   // `partnership-sandbox pact FILE.har --consumer NAME`: a Pact file of a recording (docs/contracts.md).

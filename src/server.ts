@@ -31,7 +31,7 @@ import type { Config } from './core/config.js';
 import { drain, trackSockets } from './http/drain.js';
 import { earlyLimit } from './http/early-limit.js';
 import { answerExpectation, answerParserError, hostProblem, requestError } from './http/outside-app.js';
-import { createSandbox, type Logger, type Sandbox } from './sandbox/create.js';
+import { createSandbox, type Logger, type Sandbox } from './state/index.js';
 
 export interface Running {
   sandbox: Sandbox;

@@ -18,8 +18,8 @@ import {
   wholeNumberMessage,
 } from './core/config.js';
 import { unsupportedRuntime } from './runtime.js';
-import { jsonLogger } from './sandbox/create.js';
 import { startServer } from './server.js';
+import { jsonLogger } from './state/index.js';
 
 /** Where the sandbox's log lines go, when `log` is an object: one call per line. */
 export interface SandboxLogger {

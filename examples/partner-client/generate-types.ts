@@ -11,7 +11,7 @@ export async function generateTypes(source?: string): Promise<string> {
   if (source) doc = await (await fetch(source)).json();
   else {
     const { createApp } = await import('../../src/app.js');
-    const { createSandbox } = await import('../../src/sandbox/create.js');
+    const { createSandbox } = await import('../../src/state/index.js');
     const { ConfigSchema } = await import('../../src/core/config.js');
     const sandbox = createSandbox({ ...ConfigSchema.parse({}), log: 'silent' });
     doc = await (await createApp(sandbox).request('/openapi.json')).json();

@@ -16,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { type Context, Hono } from 'hono';
+import { packageDir } from '../base/package-dir.js';
 import { partnershipDocuments } from '../contract/api/openapi.js';
 import { controlPlaneDocument } from '../contract/control/openapi-control.js';
 import { BoundedCache } from '../domain/bounded-cache.js';
@@ -23,7 +24,6 @@ import { own } from '../domain/own.js';
 import { buildGuides, type GuidePage, type Guides } from '../guides/build-guides.js';
 import { SCREENSHOT_NAME, SCREENSHOT_TYPES } from '../guides/screenshots.js';
 import type { AppEnv } from '../http/env.js';
-import { packageDir } from '../package-dir.js';
 import { UI_PATH } from '../ui/index.js';
 
 /** Under /docs/guides/: a page's name, or `screenshots/` and a file's name. */
@@ -184,6 +184,22 @@ export function docsApi(app: OpenAPIHono<AppEnv>) {
     }
     return value;
   };
+  documentRoutes(api, app);
+  api.get('/docs', (c) => c.html(PAGE, 200, { 'Content-Security-Policy': CSP }));
+  guideRoutes(api, (key, make) => once(`guide ${key}`, make));
+  api.get('/docs/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  api.get('/docs/assets/:file', (c) => {
+    const file = c.req.param('file');
+    const type = own(ASSETS, file);
+    if (!type) return c.notFound();
+    const text = once(file, () => readFileSync(join(assetDir(), file), 'utf8'));
+    return c.body(text, 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
+  });
+  return api;
+}
+
+/** The OpenAPI documents: the partner's (3.1 and 3.0), the sandbox's and the control plane's. */
+function documentRoutes(api: Hono<AppEnv>, app: OpenAPIHono<AppEnv>): void {
   const origin = (url: string) => new URL(url).origin;
   // The documents name the origin they were asked at (their server URL): one set per origin,
   // of a few origins at most, since the Host header is the client's to choose.
@@ -214,15 +230,16 @@ export function docsApi(app: OpenAPIHono<AppEnv>) {
     const o = origin(c.req.url);
     return c.body(...serveDocument(controlDocuments.get(o, () => JSON.stringify(controlPlaneDocument(o)))));
   });
-  api.get('/docs', (c) => c.html(PAGE, 200, { 'Content-Security-Policy': CSP }));
+}
 
+/** The manual's pages, each rendered once by `guidePage`, and its screenshots. */
+function guideRoutes(api: Hono<AppEnv>, guidePage: (key: string, make: () => string) => string): void {
   // The manual: rendered once (from the checkout when run from source; constants in dist/).
   let guides: Guides | undefined;
   const manual = () => {
     guides ??= buildGuides();
     return guides;
   };
-  const guidePage = (key: string, make: () => string) => once(`guide ${key}`, make);
   api.get('/docs/guides', (c) => c.redirect('/docs/guides/', 301));
   api.get('/docs/guides/', (c) => {
     const g = manual();
@@ -232,25 +249,7 @@ export function docsApi(app: OpenAPIHono<AppEnv>) {
     );
     return c.html(html, 200, { 'Content-Security-Policy': CSP });
   });
-  // The manual's screenshots, from the package's docs/screenshots/ (kept once read: a few files).
-  const screenshots = new Map<string, Buffer>();
-  const screenshot = (c: Context<AppEnv>, file: string) => {
-    const type = SCREENSHOT_NAME.test(file)
-      ? own(SCREENSHOT_TYPES, file.slice(file.lastIndexOf('.') + 1))
-      : undefined;
-    if (!type) return c.notFound();
-    let bytes = screenshots.get(file);
-    if (bytes === undefined) {
-      const path = join(packageDir, 'docs', 'screenshots', file);
-      if (!existsSync(path)) return c.notFound();
-      bytes = readFileSync(path);
-      screenshots.set(file, bytes);
-    }
-    return c.body(new Uint8Array(bytes), 200, {
-      'Content-Type': type,
-      'Cache-Control': 'public, max-age=3600',
-    });
-  };
+  const screenshot = screenshots();
   // A page (/docs/guides/NAME) and a screenshot (/docs/guides/screenshots/FILE) share one
   // route: Hono's RegExpRouter refuses a static segment beside a parameter at the same place
   // (`screenshots/:file` beside `:name`), and one such pair sends the whole app, every
@@ -264,13 +263,26 @@ export function docsApi(app: OpenAPIHono<AppEnv>) {
     const html = guidePage(name, () => guideHtml(g, page, page.html, page.title));
     return c.html(html, 200, { 'Content-Security-Policy': CSP });
   });
-  api.get('/docs/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-  api.get('/docs/assets/:file', (c) => {
-    const file = c.req.param('file');
-    const type = own(ASSETS, file);
+}
+
+/** The manual's screenshots, from the package's docs/screenshots/ (kept once read: a few files). */
+function screenshots() {
+  const read = new Map<string, Buffer>();
+  return (c: Context<AppEnv>, file: string) => {
+    const type = SCREENSHOT_NAME.test(file)
+      ? own(SCREENSHOT_TYPES, file.slice(file.lastIndexOf('.') + 1))
+      : undefined;
     if (!type) return c.notFound();
-    const text = once(file, () => readFileSync(join(assetDir(), file), 'utf8'));
-    return c.body(text, 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
-  });
-  return api;
+    let bytes = read.get(file);
+    if (bytes === undefined) {
+      const path = join(packageDir, 'docs', 'screenshots', file);
+      if (!existsSync(path)) return c.notFound();
+      bytes = readFileSync(path);
+      read.set(file, bytes);
+    }
+    return c.body(new Uint8Array(bytes), 200, {
+      'Content-Type': type,
+      'Cache-Control': 'public, max-age=3600',
+    });
+  };
 }

@@ -11,7 +11,6 @@ import { type Context, Hono } from 'hono';
 import { ApiError, storeNotWritable } from '../contract/api/errors.js';
 import { tokenRoute } from '../contract/api/oauth.js';
 import { NO_PARTNER } from '../core/rate-limit.js';
-import type { Sandbox } from '../core/state.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../domain/json-depth.js';
 import { setOwn } from '../domain/own.js';
 import { bind, type StepsDeclaration } from '../http/bind.js';
@@ -33,6 +32,7 @@ import {
   TOKEN_SCOPE,
   type TokenRequest,
 } from '../services/auth.js';
+import type { Sandbox } from '../state/index.js';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 const MALFORMED_BASIC = 'malformed HTTP Basic credentials';

@@ -53,7 +53,8 @@ export function partnershipApi() {
     const sandbox = c.get('sandbox');
     const unseen = sandbox.diagnostics.hashSent(principal.client_id, body.contentHash);
     if (unseen) warnings.push(unseen);
-    const data = writeControls(sandbox, { account, body, dryRun, faults });
+    const { data, bytes } = writeControls(sandbox, { account, body, dryRun, faults });
+    c.set('storedBytes', bytes);
     if (!dryRun)
       sandbox.diagnostics.hashShown(principal.client_id, data.marketplace_controls_list.content_hash);
     return ok(c, data);

@@ -20,10 +20,10 @@
 import type { z } from 'zod';
 import type { JournalFilters } from '../contract/control/control.js';
 import type { ReportAnswer } from '../contract/control/control-journal.js';
-import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control/control-operations.js';
 import type { controlRoutes } from '../contract/control/control-routes.js';
 import type { isolationRoutes } from '../contract/control/control-routes-isolation.js';
 import type { pactRoutes } from '../contract/control/control-routes-pact.js';
+import { CONTROL_OPERATIONS, type ControlOperationId } from './control-operations.js';
 import { CONTROL_TIMEOUT_MS, exchange, type OperationRequest, operationTarget } from './http.js';
 
 /** The declarations (contract/control/control-routes*.ts), as types only: nothing of them is loaded. */
@@ -240,57 +240,7 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
   const token = options.token ?? options.adminToken;
   const timeoutMs = options.timeoutMs ?? CONTROL_TIMEOUT_MS;
 
-  /** One call (client/http.ts); its answer must be JSON (a report in JUnit XML is text). */
-  async function call<T>(
-    method: string,
-    path: string,
-    body?: unknown,
-    answer: 'json' | 'text' = 'json',
-  ): Promise<T> {
-    // fetch resolves "." and ".." segments: reset('..') would be POST /__sandbox/reset.
-    if (
-      path
-        .split('?')[0]!
-        .split('/')
-        .some((part) => part === '.' || part === '..')
-    ) {
-      throw new TypeError(`${method} ${path}: "." and ".." are not identifiers (a URL resolves them)`);
-    }
-    let res: Response;
-    let text: string;
-    try {
-      ({ res, text } = await exchange(base, method, path, body, { token, timeoutMs }));
-    } catch (err) {
-      // No answer: the sandbox is down, unreachable, or did not answer in time.
-      const timedOut = err instanceof Error && err.name === 'TimeoutError';
-      const why = timedOut
-        ? `no answer within ${timeoutMs} ms`
-        : `${(err as Error).message}${(err as { cause?: Error }).cause ? ` (${(err as { cause: Error }).cause.message})` : ''}`;
-      throw new ControlPlaneError(method, path, 0, undefined, {
-        problem: `${method} ${base}${path} failed: ${why}; is a sandbox running at ${base}?`,
-        cause: err,
-      });
-    }
-    const isJson = /json/i.test(res.headers.get('content-type') ?? '');
-    let parsed: unknown = text;
-    let jsonOk = false;
-    if (isJson && text !== '') {
-      try {
-        parsed = JSON.parse(text);
-        jsonOk = true;
-      } catch {
-        // keep the text: the error below carries it as is
-      }
-    }
-    if (!res.ok) throw new ControlPlaneError(method, path, res.status, parsed);
-    if (answer === 'json' && !jsonOk) {
-      // A 2xx that is not JSON is not the control plane (a proxy's page, another server).
-      throw new ControlPlaneError(method, path, res.status, parsed, {
-        problem: `${method} ${base}${path} answered ${res.status} with ${res.headers.get('content-type') ?? 'no Content-Type'}, not JSON: is ${base} a sandbox?`,
-      });
-    }
-    return parsed as T;
-  }
+  const call = caller(base, token, timeoutMs);
 
   /** One declared operation: its path filled in, its query written, its body sent. */
   function send(id: ControlOperationId, input: OperationRequest = {}) {
@@ -315,9 +265,12 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
     return call(method, path, undefined, format === 'junit' ? 'text' : 'json');
   }
 
+  return { url: base, operations: op, ...byConcern(op), report };
+}
+
+/** The client's methods by concern (partners, accounts, clock, requests, ...), each one declared operation. */
+function byConcern(op: ControlOperations): Omit<ControlClient, 'url' | 'operations' | 'report'> {
   return {
-    url: base,
-    operations: op,
     health: () => op.health(),
     reset: () => op.reset(),
     partners: {
@@ -373,6 +326,62 @@ export function createControlClient(url: string | URL, options: ControlClientOpt
       get: () => op.getChaos(),
       end: (parent) => op.endChaos(parent === undefined ? {} : { query: { parent_account_id: parent } }),
     },
-    report,
+  };
+}
+
+/**
+ * The client's one call (client/http.ts) to the sandbox at `base`; its answer must be JSON (a
+ * report in JUnit XML is text).
+ */
+function caller(base: string, token: string | undefined, timeoutMs: number) {
+  return async function call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    answer: 'json' | 'text' = 'json',
+  ): Promise<T> {
+    // fetch resolves "." and ".." segments: reset('..') would be POST /__sandbox/reset.
+    if (
+      path
+        .split('?')[0]!
+        .split('/')
+        .some((part) => part === '.' || part === '..')
+    ) {
+      throw new TypeError(`${method} ${path}: "." and ".." are not identifiers (a URL resolves them)`);
+    }
+    let res: Response;
+    let text: string;
+    try {
+      ({ res, text } = await exchange(base, method, path, body, { token, timeoutMs }));
+    } catch (err) {
+      // No answer: the sandbox is down, unreachable, or did not answer in time.
+      const timedOut = err instanceof Error && err.name === 'TimeoutError';
+      const why = timedOut
+        ? `no answer within ${timeoutMs} ms`
+        : `${(err as Error).message}${(err as { cause?: Error }).cause ? ` (${(err as { cause: Error }).cause.message})` : ''}`;
+      throw new ControlPlaneError(method, path, 0, undefined, {
+        problem: `${method} ${base}${path} failed: ${why}; is a sandbox running at ${base}?`,
+        cause: err,
+      });
+    }
+    const isJson = /json/i.test(res.headers.get('content-type') ?? '');
+    let parsed: unknown = text;
+    let jsonOk = false;
+    if (isJson && text !== '') {
+      try {
+        parsed = JSON.parse(text);
+        jsonOk = true;
+      } catch {
+        // keep the text: the error below carries it as is
+      }
+    }
+    if (!res.ok) throw new ControlPlaneError(method, path, res.status, parsed);
+    if (answer === 'json' && !jsonOk) {
+      // A 2xx that is not JSON is not the control plane (a proxy's page, another server).
+      throw new ControlPlaneError(method, path, res.status, parsed, {
+        problem: `${method} ${base}${path} answered ${res.status} with ${res.headers.get('content-type') ?? 'no Content-Type'}, not JSON: is ${base} a sandbox?`,
+      });
+    }
+    return parsed as T;
   };
 }

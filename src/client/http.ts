@@ -7,7 +7,7 @@
  * failure becomes is each caller's: the client throws ControlPlaneError, the MCP server answers a
  * tool error.
  */
-import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control/control-operations.js';
+import { CONTROL_OPERATIONS, type ControlOperationId } from './control-operations.js';
 
 /** The default time limit of one call: far above any control-plane call, far below a CI job's patience. */
 export const CONTROL_TIMEOUT_MS = 30_000;

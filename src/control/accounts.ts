@@ -1,12 +1,12 @@
 /** Accounts and variants on the control plane (docs/control-plane.md): the internal view, variant edits. */
 import { Hono } from 'hono';
 import { controlRoutes as op } from '../contract/control/control-routes.js';
-import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { controlWrite } from '../http/room.js';
 import { accountDetail, addVariant, patchVariant } from '../services/accounts.js';
 import { accountOr404 } from '../services/lookup.js';
+import type { Sandbox } from '../state/index.js';
 
 export function accountRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();

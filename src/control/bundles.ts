@@ -7,14 +7,13 @@ import {
   LARGE_IMPORTS_RETRY_AFTER_SECONDS,
 } from '../contract/control/bundle.js';
 import { isolationRoutes as iso } from '../contract/control/control-routes-isolation.js';
-import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import { controlJsonText } from '../http/control-body.js';
 import type { AppEnv } from '../http/env.js';
 import { parseJson } from '../http/json.js';
 import { ASIDE_MIN_CHARS, parseJsonAside } from '../http/json-aside.js';
-import { exportBundlePieces, piecesStream } from '../services/bundle-export.js';
-import { ACCOUNTS_PER_TURN, importBundleInTurns } from '../services/bundles.js';
+import type { Sandbox } from '../state/index.js';
+import { ACCOUNTS_PER_TURN, exportBundlePieces, importBundleInTurns, piecesStream } from '../state/index.js';
 
 export function bundleRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
@@ -24,7 +23,7 @@ export function bundleRoutes(s: Sandbox) {
     const pieces = await exportBundlePieces(s, parent);
     const length = pieces.reduce((n, piece) => n + piece.length, 0);
     const file = `sandbox-bundle-${parent.replace(/[^A-Za-z0-9._-]/g, '_')}.json`;
-    // The bundle's JSON (services/bundle-export.ts), written by turns and sent a chunk at a time.
+    // The bundle's JSON (state/bundles/bundle-export.ts), written by turns and sent a chunk at a time.
     return c.body(piecesStream(pieces), 200, {
       'Content-Length': String(length),
       'Content-Type': 'application/json',

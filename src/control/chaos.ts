@@ -4,11 +4,11 @@ import type { z } from 'zod';
 import { validationError } from '../contract/api/errors.js';
 import type { ChaosProfileView } from '../contract/control/control-journal.js';
 import { controlRoutes as op } from '../contract/control/control-routes.js';
-import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { type ChaosProfile, chaosScenarioProblem, DEFAULT_CHAOS_SCENARIOS } from '../scenarios/chaos.js';
 import { partnerOr404 } from '../services/lookup.js';
+import type { Sandbox } from '../state/index.js';
 
 /** A profile as the control plane shows it: its settings, what it saw and what it failed. */
 export function chaosView(p: ChaosProfile): z.infer<typeof ChaosProfileView> {

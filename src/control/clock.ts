@@ -6,11 +6,11 @@ import { Hono } from 'hono';
 import { validationError } from '../contract/api/errors.js';
 import { controlRoutes as op } from '../contract/control/control-routes.js';
 import { isolationRoutes as iso } from '../contract/control/control-routes-isolation.js';
-import { changeClocks } from '../core/clock-store.js';
-import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { partnerOr404 } from '../services/lookup.js';
+import type { Sandbox } from '../state/index.js';
+import { changeClocks } from '../state/index.js';
 
 export function clockView(s: Sandbox) {
   return { now: s.clock.iso(), offset_seconds: s.clock.offsetMs / 1000 };

@@ -3,8 +3,9 @@
  * calls (`POST /__sandbox/pact/states`), and a partner's calls as a Pact V4 file
  * (`GET /__sandbox/pact`).
  */
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { z } from 'zod';
+import { packageVersion } from '../base/package-dir.js';
 import { validationError } from '../contract/api/errors.js';
 import { issuesToFields } from '../contract/api/issues.js';
 import { pactRoutes as op } from '../contract/control/control-routes-pact.js';
@@ -14,14 +15,20 @@ import {
   type PactFile,
   type PactStateName,
 } from '../contract/control/pact.js';
-import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
-import { packageVersion } from '../package-dir.js';
+import { mappingWrite, rowsWrite } from '../http/room.js';
 import { buildPact } from '../pact/build.js';
 import { fromJournal } from '../pact/exchange.js';
 import { partnerOr404 } from '../services/lookup.js';
-import { setUpAccount, setUpPartner, tearDown, touchPartner } from '../services/pact-states.js';
+import {
+  type RoomWrites,
+  setUpAccount,
+  setUpPartner,
+  tearDown,
+  touchPartner,
+} from '../services/pact-states.js';
+import type { Sandbox } from '../state/index.js';
 import { armScenario } from './scenarios.js';
 
 const known = (state: string): state is PactStateName => Object.hasOwn(PACT_STATES, state);
@@ -36,21 +43,26 @@ function paramsOf<N extends PactStateName>(
   return parsed.data as z.output<(typeof PACT_STATES)[N]['params']>;
 }
 
-async function setUp(s: Sandbox, state: PactStateName, params: Record<string, unknown>) {
+async function setUp(s: Sandbox, state: PactStateName, params: Record<string, unknown>, c: Context<AppEnv>) {
+  // What a state writes counts in its partner's room like the control plane's other writes.
+  const room: RoomWrites = {
+    mapping: (parent, rows, write) => mappingWrite(c, parent, rows, write),
+    rows: (parent, write) => rowsWrite(c, parent, write),
+  };
   switch (state) {
     case 'a partner':
-      return setUpPartner(s, paramsOf(state, params));
+      return setUpPartner(s, paramsOf(state, params), room);
     case 'an account':
-      return setUpAccount(s, paramsOf(state, params));
+      return setUpAccount(s, paramsOf(state, params), room);
     case 'a scenario': {
       const p = paramsOf(state, params);
       const target =
         p.account_id !== undefined
           ? { account_id: p.account_id }
-          : { parent_account_id: await touchPartner(s, p.parent_account_id) };
+          : { parent_account_id: await touchPartner(s, p.parent_account_id, room) };
       if (p.account_id !== undefined) {
         const owner = s.store.accounts.byId(p.account_id)?.parent_account_id;
-        if (owner) await touchPartner(s, owner);
+        if (owner) await touchPartner(s, owner, room);
       }
       const armed = armScenario(s, {
         scenario: p.scenario,
@@ -80,7 +92,7 @@ export function pactApi(s: Sandbox) {
       tearDown(s);
       return c.json({}, 200);
     }
-    return c.json(await setUp(s, state, params), 200);
+    return c.json(await setUp(s, state, params, c), 200);
   });
 
   bind(api, op.exportPact, ({ query }, c) => {

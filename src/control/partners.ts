@@ -2,12 +2,12 @@
 import { Hono } from 'hono';
 import { controlRoutes as op } from '../contract/control/control-routes.js';
 import { isolationRoutes as iso } from '../contract/control/control-routes-isolation.js';
-import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { mappingWrite } from '../http/room.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { clearMappings, createPartner, listPartnersInTurns, seedMappings } from '../services/partners.js';
+import type { Sandbox } from '../state/index.js';
 import { partnerClockView } from './clock.js';
 
 export function partnerRoutes(s: Sandbox) {

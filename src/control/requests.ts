@@ -2,10 +2,10 @@
 import { Hono } from 'hono';
 import { controlRoutes as op } from '../contract/control/control-routes.js';
 import { isolationRoutes as iso } from '../contract/control/control-routes-isolation.js';
-import type { Sandbox } from '../core/state.js';
 import { jsonTexts } from '../core/turns.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
+import type { Sandbox } from '../state/index.js';
 
 /**
  * A journal filter narrowed to a partner's own calls (its token's: `partner`): its parent's, whatever

@@ -5,7 +5,6 @@ import { validationError } from '../contract/api/errors.js';
 import { ARMED_MAX } from '../contract/control/bundle.js';
 import type { ArmRequest } from '../contract/control/control.js';
 import { controlRoutes as op } from '../contract/control/control-routes.js';
-import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { type Armed, armedFor } from '../scenarios/armed.js';
@@ -13,6 +12,7 @@ import { BUILT_INS, builtIn, describeValue, parseValue } from '../scenarios/cata
 import { scenarioError } from '../scenarios/header.js';
 import type { Effect } from '../scenarios/presets.js';
 import { accountOr404, partnerOr404 } from '../services/lookup.js';
+import type { Sandbox } from '../state/index.js';
 
 /** Whether an armed entry is a partner's own (its parent's or one of its accounts'). */
 const ownedBy = (s: Sandbox, partner: string) => armedFor(partner, new Set(s.store.accounts.idsOf(partner)));

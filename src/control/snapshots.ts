@@ -1,10 +1,10 @@
 /** Snapshots on the control plane (docs/parallel-tests.md): save, list, restore, delete. */
 import { Hono } from 'hono';
 import { isolationRoutes as iso } from '../contract/control/control-routes-isolation.js';
-import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
-import { MAX_SNAPSHOTS } from '../services/snapshots.js';
+import type { Sandbox } from '../state/index.js';
+import { MAX_SNAPSHOTS } from '../state/index.js';
 import { clockView } from './clock.js';
 
 export function snapshotRoutes(s: Sandbox) {

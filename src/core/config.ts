@@ -5,9 +5,9 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { argsProblem } from '../base/cli-args.js';
+import { defaultFixturesDir } from '../base/package-dir.js';
 import { StartupError } from '../base/startup-error.js';
 import { JOURNAL_BODY_MAX_BYTES } from '../contract/control/bundle.js';
-import { defaultFixturesDir } from '../package-dir.js';
 import { builtIn } from '../scenarios/catalogue.js';
 import { chaosScenarioProblem, parseChaosSpec } from '../scenarios/chaos.js';
 import { parseRateLimit } from './rate-limit.js';
@@ -229,7 +229,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       origin[key] = source.env;
     }
   }
-  const parsed = ConfigSchema.safeParse(raw);
+  // Parsed once at start-up: zod's compiled fast path would cost more to build than it saves.
+  const parsed = ConfigSchema.safeParse(raw, { jitless: true });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const key = String(issue.path[0]);

@@ -2,7 +2,7 @@
  * Canonical JSON: a JSON value with every object's keys in sorted order (arrays keep their
  * order), so two values that serialise alike are equal whatever order their keys came in.
  * Used by the idempotency fingerprint (http/idempotency.ts) and the bundle's check of a
- * stored answer (services/bundles.ts).
+ * stored answer (state/bundles/bundle-import.ts).
  */
 
 /** The value with every object's keys sorted (own keys, each kept as its own property). */

@@ -1,7 +1,7 @@
 /**
  * A route's path as a regular expression over a request path: the one matcher for the
  * app's own route table (Hono's `:name` and `*`, for 405 and Allow in app.ts) and for the
- * contract's paths (OpenAPI's `{name}`, for a bundle's stored answers in services/bundles.ts).
+ * contract's paths (OpenAPI's `{name}`, for a bundle's stored answers in state/bundles/bundle-import.ts).
  */
 
 const cache = new Map<string, RegExp>();

@@ -4,12 +4,12 @@
  * missing. The checking is openapi-backend's (its router finds the operation, its Ajv
  * validators check the body and the headers), against the partner document in OpenAPI 3.0.3
  * (`/openapi-3.0.json`: openapi-backend reads 3.0 documents), fetched from a sandbox started
- * in this process for the purpose (startSandbox, the package's own entry) unless given.
+ * in this process for the purpose (the entry point's startSandbox: embedded.ts) unless given.
  */
 import type { OpenAPIBackend } from 'openapi-backend';
 import { StartupError } from '../base/startup-error.js';
 import { routePattern } from '../domain/route-pattern.js';
-import { startSandbox } from '../start.js';
+import { startEmbedded } from './embedded.js';
 
 type Operation = NonNullable<ReturnType<OpenAPIBackend['router']['matchOperation']>>;
 
@@ -176,7 +176,7 @@ function responseOf(op: Operation, status: number): ResponseObject | undefined {
 
 /** The partner document (OpenAPI 3.0.3) as this package's sandbox serves it. */
 export async function partnerDocument(): Promise<object> {
-  const sandbox = await startSandbox();
+  const sandbox = await startEmbedded();
   try {
     const res = await fetch(`${sandbox.url}/openapi-3.0.json`);
     return (await res.json()) as object;

@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { defaultFixturesDir } from '../base/package-dir.js';
 import { type ControlClient, ControlPlaneError } from '../client/control.js';
 import { flattenTaxonomy, type TaxonomyFileData } from '../domain/taxonomy.js';
-import { defaultFixturesDir } from '../package-dir.js';
 import { APPLIED_HEADER, SCENARIO_HEADER, TOKEN_PATH } from './api.js';
 import { headerValue, type ReadEntry, RecordingError } from './har.js';
 import type { IdMap } from './ids.js';

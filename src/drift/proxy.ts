@@ -8,8 +8,8 @@ import { once } from 'node:events';
 import { statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { packageVersion } from '../base/package-dir.js';
 import { StartupError } from '../base/startup-error.js';
-import { packageVersion } from '../package-dir.js';
 import { captureExchanges } from './capture.js';
 import { ContractChecker } from './contract-check.js';
 import { HarWriter } from './har.js';
@@ -67,38 +67,10 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
   const out = options.out ?? 'recording.har';
   const checker = await ContractChecker.create(options.document);
   refuseSpecialFile(out);
-  let writer: HarWriter;
-  try {
-    writer = new HarWriter(out, { name: 'partnership-sandbox record', version: packageVersion() });
-  } catch (err) {
-    throw new StartupError(
-      `--out ${out}: cannot write the recording (${(err as NodeJS.ErrnoException).code ?? err})`,
-    );
-  }
+  const writer = openWriter(out);
   const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const report = options.onContractBreak ?? ((line: string) => process.stderr.write(`${line}\n`));
-  // The upstream's client: undici's Pool, which takes a request there for about a sixth less CPU
-  // than node:http's request and Agent (bench/drift.mjs), with up to 256 keep-alive connections.
-  // Idle ones are dropped after a second, well before a server's keep-alive timeout (Node's is
-  // 5 s), so a reused connection is never one the upstream has closed meanwhile; an exchange in
-  // flight is never cut (no headers or body timeout). HTTPS uses Node's CA store and
-  // NODE_EXTRA_CA_CERTS, as node:https does.
-  const { buildConnector, Pool } = await import('./openapi-validator.js');
-  const connector = buildConnector({});
-  const pool = new Pool(upstream.origin, {
-    // Each connection's reads drop interim 100 answers, which undici refuses (interim.ts).
-    connect: (opts, callback) =>
-      connector(opts, (err, socket) =>
-        err ? callback(err, null) : callback(null, dropInterim100(socket as Socket)),
-      ),
-    connections: 256,
-    pipelining: 1,
-    keepAliveTimeout: 1000,
-    keepAliveMaxTimeout: 1000,
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    maxHeaderSize: MAX_ANSWER_HEADER_BYTES,
-  });
+  const pool = await upstreamPool(upstream.origin);
   // Exchanges not yet settled (passing through, or answered and not yet written); stop() waits for 0.
   let open = 0;
   let onIdle: (() => void) | undefined;
@@ -129,25 +101,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
   // The bound on request headers is their bytes alone: Node's other one, 2,000 names and values
   // (1,000 headers), would answer an 11 KB request with the 431 that says 64 KiB.
   server.maxHeadersCount = 0;
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable || err.code === 'ECONNRESET') {
-      socket.destroy();
-      return;
-    }
-    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
-    const text = tooLarge
-      ? `record passes request headers up to ${MAX_HEADER_BYTES} bytes in all`
-      : `record could not parse the request (${err.code ?? err.message})`;
-    report(
-      tooLarge
-        ? `record: a request whose headers exceed ${MAX_HEADER_BYTES} bytes; answered 431, not sent, not recorded`
-        : `record: a request it could not parse (${err.code ?? err.message}); answered 400, not sent, not recorded`,
-    );
-    socket.end(
-      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
-        `Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text) + 1}\r\nConnection: close\r\n\r\n${text}\n`,
-    );
-  });
+  server.on('clientError', answerUnparsed(report));
   server.listen(options.port ?? 4010, options.host ?? '127.0.0.1');
   try {
     await once(server, 'listening');
@@ -158,8 +112,27 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       `--port ${options.port ?? 4010}: cannot listen on ${options.host ?? '127.0.0.1'} (${e.code ?? e.message})`,
     );
   }
-  const { port } = server.address() as AddressInfo;
   const host = options.host ?? '127.0.0.1';
+  const idle = () =>
+    new Promise<void>((resolve) => {
+      onIdle = resolve;
+      if (open === 0) resolve();
+    });
+  return recorder({ server, pool, writer, out, host, idle });
+}
+
+/** The running recorder's face: where it listens, and its stop. */
+function recorder(parts: {
+  server: Server;
+  pool: Awaited<ReturnType<typeof upstreamPool>>;
+  writer: HarWriter;
+  out: string;
+  host: string;
+  /** Settles once no exchange is in flight. */
+  idle: () => Promise<void>;
+}): Recorder {
+  const { server, pool, writer, out, host, idle } = parts;
+  const { port } = server.address() as AddressInfo;
   let stopped: Promise<void> | undefined;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
@@ -172,13 +145,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
       stopped ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        await Promise.race([
-          new Promise<void>((resolve) => {
-            onIdle = resolve;
-            if (open === 0) resolve();
-          }),
-          new Promise((r) => setTimeout(r, 5000).unref()),
-        ]);
+        await Promise.race([idle(), new Promise((r) => setTimeout(r, 5000).unref())]);
         server.closeAllConnections();
         await closed;
         await pool.destroy().catch(() => {});
@@ -201,4 +168,63 @@ function refuseSpecialFile(out: string): void {
   const stat = statSync(out, { throwIfNoEntry: false });
   const kind = stat?.isFIFO() ? 'a FIFO' : stat?.isSocket() ? 'a socket' : undefined;
   if (kind) throw new StartupError(`--out ${out}: not a regular file (${kind}); record writes a HAR file`);
+}
+
+/** The HAR file `--out` names, opened (a start-up error if it cannot be written). */
+function openWriter(out: string): HarWriter {
+  try {
+    return new HarWriter(out, { name: 'partnership-sandbox record', version: packageVersion() });
+  } catch (err) {
+    throw new StartupError(
+      `--out ${out}: cannot write the recording (${(err as NodeJS.ErrnoException).code ?? err})`,
+    );
+  }
+}
+
+// The upstream's client: undici's Pool, which takes a request there for about a sixth less CPU
+// than node:http's request and Agent (bench/drift.mjs), with up to 256 keep-alive connections.
+// Idle ones are dropped after a second, well before a server's keep-alive timeout (Node's is
+// 5 s), so a reused connection is never one the upstream has closed meanwhile; an exchange in
+// flight is never cut (no headers or body timeout). HTTPS uses Node's CA store and
+// NODE_EXTRA_CA_CERTS, as node:https does.
+async function upstreamPool(origin: string) {
+  const { buildConnector, Pool } = await import('./openapi-validator.js');
+  const connector = buildConnector({});
+  return new Pool(origin, {
+    // Each connection's reads drop interim 100 answers, which undici refuses (interim.ts).
+    connect: (opts, callback) =>
+      connector(opts, (err, socket) =>
+        err ? callback(err, null) : callback(null, dropInterim100(socket as Socket)),
+      ),
+    connections: 256,
+    pipelining: 1,
+    keepAliveTimeout: 1000,
+    keepAliveMaxTimeout: 1000,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    maxHeaderSize: MAX_ANSWER_HEADER_BYTES,
+  });
+}
+
+/** What record answers itself, in plain text, to a request it cannot pass on: 431 or 400. */
+function answerUnparsed(report: (line: string) => void) {
+  return (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+    const text = tooLarge
+      ? `record passes request headers up to ${MAX_HEADER_BYTES} bytes in all`
+      : `record could not parse the request (${err.code ?? err.message})`;
+    report(
+      tooLarge
+        ? `record: a request whose headers exceed ${MAX_HEADER_BYTES} bytes; answered 431, not sent, not recorded`
+        : `record: a request it could not parse (${err.code ?? err.message}); answered 400, not sent, not recorded`,
+    );
+    socket.end(
+      `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+        `Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text) + 1}\r\nConnection: close\r\n\r\n${text}\n`,
+    );
+  };
 }

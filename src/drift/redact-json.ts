@@ -24,80 +24,119 @@ export function redactJsonText(
   isSecret: (key: string) => boolean,
   replace: (value: SecretValue) => string,
 ): string | undefined {
-  const stack: number[] = [];
-  const n = text.length;
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let out = '';
-  let copied = 0;
+  return new SecretScan(text, isSecret, replace).run();
+}
+
+/** What `SecretScan.after` returns when another value follows (a comma, in a container). */
+const MORE = null;
+
+/** redactJsonText's one pass: where it is, the containers open there, and what it has written. */
+class SecretScan {
+  readonly stack: number[] = [];
+  readonly n: number;
+  i: number;
+  out = '';
+  copied = 0;
   /** Where the secret value being scanned starts, and the depth it starts at (-1: none). */
-  let secretAt = 0;
-  let secretDepth = -1;
-  let nextIsSecret = false;
-  const ws = () => {
-    while (i < n) {
-      const c = text.charCodeAt(i);
+  secretAt = 0;
+  secretDepth = -1;
+  nextIsSecret = false;
+
+  constructor(
+    readonly text: string,
+    readonly isSecret: (key: string) => boolean,
+    readonly replace: (value: SecretValue) => string,
+  ) {
+    this.n = text.length;
+    this.i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  }
+
+  run(): string | undefined {
+    for (;;) {
+      const opened = this.value();
+      if (opened === undefined) return undefined;
+      if (opened) continue;
+      const done = this.after();
+      if (done !== MORE) return done;
+    }
+  }
+
+  ws(): void {
+    const { text, n } = this;
+    while (this.i < n) {
+      const c = text.charCodeAt(this.i);
       if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-      i++;
+      this.i++;
     }
-  };
-  for (;;) {
-    // A value.
-    ws();
-    if (nextIsSecret) {
-      nextIsSecret = false;
-      secretAt = i;
-      secretDepth = stack.length;
+  }
+
+  /** A value: true when it opens a container with something in it, undefined when it is no JSON. */
+  value(): boolean | undefined {
+    const { text, stack } = this;
+    this.ws();
+    if (this.nextIsSecret) {
+      this.nextIsSecret = false;
+      this.secretAt = this.i;
+      this.secretDepth = stack.length;
     }
-    const c = text.charCodeAt(i);
+    const c = text.charCodeAt(this.i);
     if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       stack.push(c === 0x7b ? OBJECT : ARRAY);
-      i++;
-      ws();
+      this.i++;
+      this.ws();
       const close = c === 0x7b ? 0x7d : 0x5d;
-      if (text.charCodeAt(i) !== close) {
-        if (c === 0x7b && !key()) return undefined;
-        continue;
+      if (text.charCodeAt(this.i) !== close) {
+        if (c === 0x7b && !this.key()) return undefined;
+        return true;
       }
       stack.pop();
-      i++;
+      this.i++;
     } else if (c === 0x22 /* " */) {
-      const end = stringEnd(text, i);
+      const end = stringEnd(text, this.i);
       if (end === -1) return undefined;
-      i = end;
+      this.i = end;
     } else {
-      SCALAR.lastIndex = i;
+      SCALAR.lastIndex = this.i;
       if (!SCALAR.test(text)) return undefined;
-      i = SCALAR.lastIndex;
+      this.i = SCALAR.lastIndex;
     }
-    // After a value: close what it ends, then a comma and the next member, or the end.
+    return false;
+  }
+
+  /**
+   * After a value: close what it ends, then a comma and the next member (MORE), or the end (the
+   * redacted text, or undefined when it is no JSON).
+   */
+  after(): string | undefined | typeof MORE {
+    const { text, stack } = this;
     for (;;) {
-      if (secretDepth === stack.length) {
-        const raw = text.slice(secretAt, i);
+      if (this.secretDepth === stack.length) {
+        const raw = text.slice(this.secretAt, this.i);
         let value: string;
         try {
           value = raw.charCodeAt(0) === 0x22 ? (JSON.parse(raw) as string) : raw;
         } catch {
           return undefined;
         }
-        out += `${text.slice(copied, secretAt)}${JSON.stringify(replace(value))}`;
-        copied = i;
-        secretDepth = -1;
+        this.out += `${text.slice(this.copied, this.secretAt)}${JSON.stringify(this.replace(value))}`;
+        this.copied = this.i;
+        this.secretDepth = -1;
       }
-      ws();
-      if (stack.length === 0) return i === n ? out + text.slice(copied) : undefined;
+      this.ws();
+      if (stack.length === 0) return this.i === this.n ? this.out + text.slice(this.copied) : undefined;
       const top = stack[stack.length - 1];
-      const d = text.charCodeAt(i);
+      const d = text.charCodeAt(this.i);
       if (d === 0x2c /* , */) {
-        i++;
+        this.i++;
         if (top === OBJECT) {
-          ws();
-          if (!key()) return undefined;
+          this.ws();
+          if (!this.key()) return undefined;
         }
-        break;
+        return MORE;
       }
       if ((d === 0x7d && top === OBJECT) || (d === 0x5d && top === ARRAY)) {
         stack.pop();
-        i++;
+        this.i++;
         continue;
       }
       return undefined;
@@ -105,23 +144,24 @@ export function redactJsonText(
   }
 
   /** A member's key and its colon; marks the value that follows when the key is a secret's. */
-  function key(): boolean {
-    if (text.charCodeAt(i) !== 0x22) return false;
-    const end = stringEnd(text, i);
+  key(): boolean {
+    const { text } = this;
+    if (text.charCodeAt(this.i) !== 0x22) return false;
+    const end = stringEnd(text, this.i);
     if (end === -1) return false;
-    let name = text.slice(i + 1, end - 1);
+    let name = text.slice(this.i + 1, end - 1);
     if (name.includes('\\')) {
       try {
-        name = JSON.parse(text.slice(i, end)) as string;
+        name = JSON.parse(text.slice(this.i, end)) as string;
       } catch {
         return false;
       }
     }
-    i = end;
-    ws();
-    if (text.charCodeAt(i) !== 0x3a /* : */) return false;
-    i++;
-    if (secretDepth === -1 && isSecret(name)) nextIsSecret = true;
+    this.i = end;
+    this.ws();
+    if (text.charCodeAt(this.i) !== 0x3a /* : */) return false;
+    this.i++;
+    if (this.secretDepth === -1 && this.isSecret(name)) this.nextIsSecret = true;
     return true;
   }
 }

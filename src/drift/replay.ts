@@ -22,10 +22,10 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { type ControlClient, createControlClient } from '../client/control.js';
-import { type RunningSandbox, startSandbox } from '../start.js';
 import { pathIdentifiers, TOKEN_PATH } from './api.js';
 import { ReplayClock } from './clock-align.js';
 import { type Answer, compareAnswers, TimestampOrder } from './compare.js';
+import { type EmbeddedSandbox, startEmbedded } from './embedded.js';
 import { RecordingError, readHar } from './har.js';
 import { IdMap } from './ids.js';
 import { type Outgoing, outgoing, unsendableRequest } from './outgoing.js';
@@ -39,14 +39,14 @@ export type { EntryResult, Outcome, VerifyOptions, VerifyResult, VerifyTotals } 
 /** Replays `file` against a sandbox and compares; throws a RecordingError when it is no HAR recording of the API. */
 export async function verifyRecording(file: string, options: VerifyOptions = {}): Promise<VerifyResult> {
   const plan = classify(readHar(file), file);
-  let embedded: RunningSandbox | undefined;
+  let embedded: EmbeddedSandbox | undefined;
   let control: ControlClient;
   let base: string;
   if (options.url) {
     base = options.url.replace(/\/+$/, '');
     control = createControlClient(base, options.adminToken ? { adminToken: options.adminToken } : {});
   } else {
-    embedded = await startSandbox();
+    embedded = await startEmbedded();
     base = embedded.url;
     control = embedded.control;
   }

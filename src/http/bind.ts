@@ -87,8 +87,8 @@ type Answer<R extends RouteConfig> = RouteConfigToTypedResponse<R> | Promise<Rou
 
 /**
  * The control-plane operations that do not wait while a large import swaps a partner in
- * (core/swap-gate.ts): health, which must answer throughout, and imports and exports, which
- * take the gate themselves (services/bundles.ts, services/bundle-export.ts).
+ * (state/bundles/swap-gate.ts): health, which must answer throughout, and imports and exports, which
+ * take the gate themselves (state/bundles/bundle-import.ts, state/bundles/bundle-export.ts).
  */
 const UNGATED: ReadonlySet<string> = new Set(['health', 'importBundle', 'exportBundle']);
 

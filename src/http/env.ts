@@ -1,9 +1,9 @@
 /** What the HTTP layer keeps per request, reachable from every middleware and handler. */
 import type { Context } from 'hono';
-import type { Sandbox } from '../core/state.js';
 import type { Endpoint } from '../scenarios/catalogue.js';
 import type { FaultPlan, ServiceFaults } from '../scenarios/plan.js';
 import type { Principal } from '../services/auth.js';
+import type { Sandbox } from '../state/index.js';
 import type { AccountRow } from '../store/accounts.js';
 
 export interface AppVariables {
@@ -38,6 +38,12 @@ export interface AppVariables {
   responseBody: unknown;
   /** The answer's body text as `send` wrote it (what the idempotency store keeps). */
   responseText: string | undefined;
+  /**
+   * The bytes a write's rows take as stored, as the partner's room counts them (store/sizes.ts),
+   * when its handler knows them (a controls PUT): the room adds these and its stored answer's
+   * without a statement. Undefined: read from the store after the write.
+   */
+  storedBytes: number | undefined;
   /** The Idempotency-Key this request reserved, until settled. */
   idempotencyKey: string | undefined;
   /**

@@ -75,8 +75,20 @@ export function claimKey(c: Context<AppEnv>): Response | undefined {
   const print = fingerprint(dryRun, c.get('jsonBody'));
   const now = s.clock.now(parent); // the partner's clock: its window
 
-  const stored = s.store.idempotency.get(parent, key, now);
-  if (stored) {
+  // One statement claims a new key; a held key's row comes back (a replay, or in progress).
+  const stored = s.store.idempotency.claim(
+    {
+      parent_account_id: parent,
+      key,
+      operation,
+      fingerprint: print,
+      dry_run: dryRun ? 1 : 0,
+      expires_at: now + WINDOW_MS,
+    },
+    now,
+  );
+  if (stored === false) throw inProgress();
+  if (stored !== true) {
     // A key belongs to the operation it was first used on: elsewhere it neither replays
     // that other answer (another shape) nor executes, in every mode.
     if (stored.operation !== '' && stored.operation !== operation) {
@@ -99,20 +111,9 @@ export function claimKey(c: Context<AppEnv>): Response | undefined {
   }
 
   // Expired keys go as new ones come (an indexed range delete), so the table stays bounded.
-  // By the global clock: no partner's clock is behind it, so no live key of any partner goes.
+  // By the global clock: no partner's clock is behind it, so no live key of any partner (nor
+  // the one just claimed) goes.
   s.store.idempotency.prune(s.clock.now());
-  const claimed = s.store.idempotency.reserve(
-    {
-      parent_account_id: parent,
-      key,
-      operation,
-      fingerprint: print,
-      dry_run: dryRun ? 1 : 0,
-      expires_at: now + WINDOW_MS,
-    },
-    now,
-  );
-  if (!claimed) throw inProgress();
   c.set('idempotencyKey', key);
   return undefined;
 }

@@ -143,7 +143,7 @@ async function runStages(
     if (i > 0) {
       // After stage i - 1:
       if (out instanceof Promise) out = await out;
-      // Its partner is being swapped in by a large import (core/swap-gate.ts): it waits, then
+      // Its partner is being swapped in by a large import (state/bundles/swap-gate.ts): it waits, then
       // finds the new partner's state below.
       const held = sandbox.gate.heldFor(c.get('principal')?.parent_account_id);
       if (held) await held;

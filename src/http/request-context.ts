@@ -6,13 +6,13 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
-import type { Sandbox } from '../core/state.js';
 import { cutText } from '../domain/cut.js';
 import { ids } from '../domain/ids.js';
 import { traceOf } from '../domain/trace-context.js';
 import { CHAOS_HEADER } from '../scenarios/chaos.js';
 import { APPLIED_HEADER, parseScenarioHeader, SCENARIO_HEADER } from '../scenarios/header.js';
 import { FaultPlan } from '../scenarios/plan.js';
+import type { Sandbox } from '../state/index.js';
 import type { AppEnv } from './env.js';
 import { requestHeader, requestHeaders } from './headers.js';
 

@@ -5,12 +5,14 @@
  * partner past PARTNER_ROOM_BYTES is a 403 partner_storage_full, nothing written (its
  * Idempotency-Key freed as for any error); a write that went through grows the partner's count
  * by what its account's rows and its stored answer now take (store/sizes.ts `written`). The control plane's writes that add to a
- * partner's rows (a variant, a mapping) are held to the same room (controlWrite, mappingWrite).
+ * partner's rows (a variant, a mapping, a Pact provider state's account or mapping) are held to
+ * the same room (controlWrite, mappingWrite, rowsWrite).
  */
 import type { Context } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
 import { partnerStorageFullMessage } from '../contract/api/messages.js';
 import { BUNDLE_LIMIT_BYTES } from '../contract/control/bundle.js';
+import { answerRowBytes } from '../store/sizes.js';
 import { type AppEnv, known } from './env.js';
 
 /**
@@ -61,6 +63,18 @@ export function controlWrite<T>(c: Context<AppEnv>, parent: string, write: () =>
   return written;
 }
 
+/**
+ * A control-plane write whose rows its body does not bound (a Pact provider state's account,
+ * with the fixtures' pages): refused past the partner's room like any write, and counted from
+ * the store once written (the partner's next write reads its count again).
+ */
+export function rowsWrite<T>(c: Context<AppEnv>, parent: string, write: () => T): T {
+  ensureRoom(c, parent, estimate(c.get('rawBody')));
+  const written = write();
+  c.get('sandbox').store.sizes.forget(parent);
+  return written;
+}
+
 /** What a mapping row gains when stored: `,"created_at":"…"` (an ISO time), and more. */
 const MAPPING_ROW_EXTRA = 64;
 /** The bytes a mapping takes in the bundle: each row's JSON with its created_at, and a comma. */
@@ -98,6 +112,14 @@ export function roomUsed(
   if (parent === undefined || !answer || answer.status < 200 || answer.status >= 300) return;
   const sizes = c.get('sandbox').store.sizes;
   const account = c.get('accountId');
-  if (account !== undefined && key !== undefined) sizes.wrote(parent, account, key);
+  const stored = c.get('storedBytes');
+  if (stored !== undefined && key !== undefined) {
+    // Counted in JS: the rows the handler stored, and the answer kept under the key.
+    const text = c.get('responseText') ?? '';
+    sizes.grow(
+      parent,
+      stored + (key === null ? 0 : answerRowBytes(parent, key, `${c.req.method} ${c.req.path}`, text)),
+    );
+  } else if (account !== undefined && key !== undefined) sizes.wrote(parent, account, key);
   else sizes.grow(parent, estimate(c.get('rawBody'), c.get('responseText')?.length ?? 0));
 }

@@ -5,8 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { argsProblem } from '../base/cli-args.js';
+import { packageVersion } from '../base/package-dir.js';
 import { StartupError } from '../base/startup-error.js';
-import { packageVersion } from '../package-dir.js';
 import { type McpOptions, startMcpServer } from './server.js';
 import { LineTransport } from './stdio.js';
 

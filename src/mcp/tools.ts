@@ -11,8 +11,8 @@
  */
 
 import type { JournalView } from '../client/control.js';
+import { CONTROL_OPERATIONS, type ControlOperationId } from '../client/control-operations.js';
 import { headerComponents } from '../contract/api/headers.js';
-import { CONTROL_OPERATIONS, type ControlOperationId } from '../contract/control/control-operations.js';
 import { CONTROL_ROUTES } from '../contract/control/control-routes-all.js';
 import { controlPlaneDocument } from '../contract/control/openapi-control.js';
 

@@ -5,9 +5,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { packageVersion } from '../base/package-dir.js';
 import { StartupError } from '../base/startup-error.js';
 import { RecordingError, readHar } from '../drift/har.js';
-import { packageVersion } from '../package-dir.js';
 import { buildPact } from './build.js';
 import { fromHar } from './exchange.js';
 

@@ -2,12 +2,12 @@
 import type { z } from '@hono/zod-openapi';
 import { validationError } from '../contract/api/errors.js';
 import type { AccountDetail } from '../contract/control/control.js';
-import type { Sandbox } from '../core/state.js';
 import { ids } from '../domain/ids.js';
+import { lastStatusWrite, type Sandbox } from '../state/index.js';
 import type { VariantRow } from '../store/accounts.js';
 import { readControls } from './controls.js';
 import { accountOr404, variantNotFound } from './lookup.js';
-import { lastStatusWrite, readStatus } from './status.js';
+import { readStatus } from './status.js';
 
 function variantRecord(v: VariantRow) {
   return { ...v, enabled: v.enabled === 1, archived: v.archived === 1 };

@@ -4,9 +4,9 @@
  * the event loop and compared in constant time (domain/secrets.ts).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Sandbox } from '../core/state.js';
 import { ids } from '../domain/ids.js';
 import { secretMatches } from '../domain/secrets.js';
+import type { Sandbox } from '../state/index.js';
 import { secretOf } from '../store/partners.js';
 
 export const TOKEN_SCOPE = 'partnership';

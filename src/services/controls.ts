@@ -10,10 +10,10 @@ import {
   unmappedPairsMessage,
 } from '../contract/api/messages.js';
 import type { ControlsData, ControlsWriteRequest } from '../contract/api/schemas.js';
-import type { Sandbox } from '../core/state.js';
 import { isCurrentHash, nextList } from '../domain/controls.js';
 import { translateBlocks, translatePairs } from '../domain/taxonomy.js';
 import type { ServiceFaults } from '../scenarios/plan.js';
+import type { Sandbox } from '../state/index.js';
 import type { AccountRow } from '../store/accounts.js';
 import type { ControlsListRow } from '../store/controls.js';
 import type { MappingRow } from '../store/partners.js';
@@ -91,7 +91,14 @@ export interface ControlsWrite {
   faults: ServiceFaults;
 }
 
-export function writeControls(s: Sandbox, { account, body, dryRun, faults }: ControlsWrite): ControlsData {
+/**
+ * The list as the partner sees it now, and the bytes its stored row takes in the partner's room
+ * (store/sizes.ts; 0 for a dry run, which stores nothing).
+ */
+export function writeControls(
+  s: Sandbox,
+  { account, body, dryRun, faults }: ControlsWrite,
+): { data: ControlsData; bytes: number } {
   const parent = account.parent_account_id;
   const mapping = mappingFor(s, parent, faults.unseededMappings);
   const { blocks, unmapped } = translatePairs(mapping, body.blockedVerticals);
@@ -119,6 +126,7 @@ export function writeControls(s: Sandbox, { account, body, dryRun, faults }: Con
     concurrentWrite(s, account);
   }
 
+  let bytes = 0;
   const next = s.store.tx(() => {
     const current = storedList(s, account);
     if (!isCurrentHash(current, body.contentHash)) {
@@ -127,11 +135,11 @@ export function writeControls(s: Sandbox, { account, body, dryRun, faults }: Con
       });
     }
     const next = nextList(current, { name: body.name, blocked: blocks, domains, at: s.clock.iso(parent) });
-    if (!dryRun) s.store.controls.put(next);
+    if (!dryRun) bytes = s.store.controls.put(next);
     return next;
   });
   // Committed (not inside a caller's transaction, which could still roll it back): the next
   // read of this list, a GET or the next PUT's check, takes this row and its view.
   if (!dryRun && !s.store.db.inTransaction) s.store.controls.remember(next);
-  return view(s, account, next);
+  return { data: view(s, account, next), bytes };
 }

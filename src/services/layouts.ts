@@ -1,7 +1,7 @@
 /** Layout edit (endpoint 7; the request and response are the sandbox's assumption, docs/where-the-spec-is-silent.md). */
 import { ApiError } from '../contract/api/errors.js';
 import { layoutNotFoundMessage } from '../contract/api/messages.js';
-import type { Sandbox } from '../core/state.js';
+import type { Sandbox } from '../state/index.js';
 import type { AccountRow } from '../store/accounts.js';
 
 export interface LayoutEdit {

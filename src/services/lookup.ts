@@ -1,15 +1,8 @@
 /** Lookups that answer 404 in the envelope when the partner or account is missing. */
-import { ApiError } from '../contract/api/errors.js';
-import { accountNotFoundMessage } from '../contract/api/messages.js';
-import type { Sandbox } from '../core/state.js';
+import { accountNotFound, partnerNotFound } from '../contract/api/errors.js';
+import type { Sandbox } from '../state/index.js';
 
-export const partnerNotFound = (parent: string) =>
-  new ApiError('not_found', `No partner with parent_account_id ${parent}.`);
-
-export const accountNotFound = (accountId: string) =>
-  new ApiError('account_not_found', accountNotFoundMessage(accountId));
-
-export const variantNotFound = (variantId: string) => new ApiError('not_found', `No variant ${variantId}.`);
+export { accountNotFound, partnerNotFound, variantNotFound } from '../contract/api/errors.js';
 
 export function partnerOr404(s: Sandbox, parent: string) {
   const partner = s.store.partners.byParent(parent);

@@ -9,9 +9,9 @@
 import type { z } from 'zod';
 import { validationError } from '../contract/api/errors.js';
 import type { AccountStateParams, PartnerStateParams } from '../contract/control/pact.js';
-import type { Sandbox } from '../core/state.js';
 import { hashSecret } from '../domain/secrets.js';
 import { aggregateStatus } from '../domain/status.js';
+import type { Sandbox } from '../state/index.js';
 import { type PartnerCredentialsRow, secretColumns } from '../store/partners.js';
 import { issueToken, tokenHash } from './auth.js';
 import { createPartner, seedMappings } from './partners.js';
@@ -24,6 +24,15 @@ interface Session {
   tokens: Set<string>;
   /** Credentials a setup replaced, by parent, as they were before the first replacement. */
   saved: Map<string, PartnerCredentialsRow>;
+}
+
+/**
+ * How a state's writes are held to the partner's room, as the control plane's other writes
+ * (http/room.ts): a mapping seeded or cleared, an account's rows written.
+ */
+export interface RoomWrites {
+  mapping<T>(parent: string, rows: readonly object[], write: () => T): T;
+  rows<T>(parent: string, write: () => T): T;
 }
 
 const sessions = new WeakMap<Sandbox, Session>();
@@ -56,7 +65,7 @@ function touch(s: Sandbox, parent: string): void {
 }
 
 /** `a partner`: the partner with these credentials, its taxonomy, and a valid token of it. */
-export async function setUpPartner(s: Sandbox, p: z.output<typeof PartnerStateParams>) {
+export async function setUpPartner(s: Sandbox, p: z.output<typeof PartnerStateParams>, room: RoomWrites) {
   const parent = defaultParent(s, p.parent_account_id);
   const taken = p.client_id === undefined ? undefined : s.store.partners.byClient(p.client_id);
   if (taken && taken.parent_account_id !== parent) {
@@ -89,9 +98,10 @@ export async function setUpPartner(s: Sandbox, p: z.output<typeof PartnerStatePa
   touch(s, parent);
   const mapping = s.store.partners.mappings(parent);
   if (p.taxonomy === 'empty') {
-    if (mapping.length) s.store.partners.replaceMappings(parent, []);
+    if (mapping.length) room.mapping(parent, [], () => s.store.partners.replaceMappings(parent, []));
   } else if (!mapping.length) {
-    seedMappings(s, parent, fixtureTaxonomy(s));
+    const taxonomy = fixtureTaxonomy(s);
+    room.mapping(parent, taxonomy, () => seedMappings(s, parent, taxonomy));
   }
   const client_id = s.store.partners.byParent(parent)!.client_id;
   return {
@@ -123,15 +133,15 @@ function plantToken(s: Sandbox, parent: string, clientId: string, token: string 
 }
 
 /** A partner a state names that does not exist yet: created with generated credentials and the fixtures' taxonomy. */
-async function ensurePartner(s: Sandbox, parent: string): Promise<void> {
-  if (!s.store.partners.byParent(parent)) await setUpPartner(s, { parent_account_id: parent });
+async function ensurePartner(s: Sandbox, parent: string, room: RoomWrites): Promise<void> {
+  if (!s.store.partners.byParent(parent)) await setUpPartner(s, { parent_account_id: parent }, room);
   touch(s, parent);
 }
 
 /** `an account`: the account with that ID, past its propagation, with that status and hash. */
-export async function setUpAccount(s: Sandbox, p: z.output<typeof AccountStateParams>) {
+export async function setUpAccount(s: Sandbox, p: z.output<typeof AccountStateParams>, room: RoomWrites) {
   const parent = defaultParent(s, p.parent_account_id);
-  await ensurePartner(s, parent);
+  await ensurePartner(s, parent, room);
   const existing = s.store.accounts.byId(p.account_id);
   if (existing && existing.parent_account_id !== parent) {
     throw validationError([
@@ -148,14 +158,17 @@ export async function setUpAccount(s: Sandbox, p: z.output<typeof AccountStatePa
       },
     ]);
   }
-  s.store.tx(() => {
-    if (!existing) createAccount(s, parent, p.account_id, external);
-    if (p.status) setStatus(s, p.account_id, p.status);
-    if (p.content_hash !== undefined) {
-      const list = s.store.controls.get(p.account_id)!;
-      s.store.controls.put({ ...list, content_hash: p.content_hash });
-    }
-  });
+  // Its rows count in the partner's room, as a registration's do.
+  room.rows(parent, () =>
+    s.store.tx(() => {
+      if (!existing) createAccount(s, parent, p.account_id, external);
+      if (p.status) setStatus(s, p.account_id, p.status);
+      if (p.content_hash !== undefined) {
+        const list = s.store.controls.get(p.account_id)!;
+        s.store.controls.put({ ...list, content_hash: p.content_hash });
+      }
+    }),
+  );
   return accountAnswer(s, p.account_id);
 }
 
@@ -216,9 +229,13 @@ function accountAnswer(s: Sandbox, accountId: string) {
 }
 
 /** Marks a partner as touched by a setup (`a scenario` arms for it), so the teardown resets it. */
-export async function touchPartner(s: Sandbox, parent: string | undefined): Promise<string> {
+export async function touchPartner(
+  s: Sandbox,
+  parent: string | undefined,
+  room: RoomWrites,
+): Promise<string> {
   const named = defaultParent(s, parent);
-  await ensurePartner(s, named);
+  await ensurePartner(s, named, room);
   return named;
 }
 

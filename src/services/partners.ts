@@ -2,11 +2,11 @@
 import type { z } from 'zod';
 import { validationError } from '../contract/api/errors.js';
 import type { MappingSeed, PartnerCreate } from '../contract/control/control.js';
-import type { Sandbox } from '../core/state.js';
 import { nextTurn, stretch } from '../core/turns.js';
 import { ids } from '../domain/ids.js';
 import { hashSecret } from '../domain/secrets.js';
 import { mappingProblems } from '../domain/taxonomy.js';
+import type { Sandbox } from '../state/index.js';
 import { type MappingRow, type PartnerRow, secretColumns } from '../store/partners.js';
 
 /** One partner as `GET /__sandbox/partners` lists it: whether its mapping is seeded, its accounts (at most 200). */

@@ -12,11 +12,11 @@ import {
   registerUnmappedMessage,
 } from '../contract/api/messages.js';
 import type { RegisterData, RegisterRequest, Surface } from '../contract/api/schemas.js';
-import type { Sandbox } from '../core/state.js';
 import { contentHash } from '../domain/controls.js';
 import { ids } from '../domain/ids.js';
 import { findPair } from '../domain/taxonomy.js';
 import type { ServiceFaults } from '../scenarios/plan.js';
+import type { Sandbox } from '../state/index.js';
 import type { AccountRow, LayoutRow, NewAccount, PageRow } from '../store/accounts.js';
 import { mappingFor } from './mappings.js';
 

@@ -1,14 +1,8 @@
 /** Partnership status (endpoints 5 and 6) over the account's page variants. */
 import type { StatusData } from '../contract/api/schemas.js';
-import type { Sandbox } from '../core/state.js';
-import {
-  aggregateStatus,
-  defaultFailingCount,
-  planCascade,
-  type RequestedStatus,
-  type VariantOutcome,
-} from '../domain/status.js';
+import { aggregateStatus, defaultFailingCount, planCascade, type RequestedStatus } from '../domain/status.js';
 import type { ServiceFaults } from '../scenarios/plan.js';
+import { putLastStatusWrite, type Sandbox, type StatusWriteRecord } from '../state/index.js';
 import type { AccountRow, VariantRow } from '../store/accounts.js';
 
 const asState = (v: VariantRow) => ({ ...v, enabled: v.enabled === 1, archived: v.archived === 1 });
@@ -36,43 +30,6 @@ export function readStatus(s: Sandbox, account: AccountRow): StatusData {
     status: aggregateStatus(variants),
     variants: variants.filter((v) => !v.archived).map(statusVariant),
   };
-}
-
-/** What the latest real status PUT did to each variant: sandbox detail for the control plane. */
-export interface StatusWriteRecord {
-  request_id: string;
-  at: string;
-  requested: RequestedStatus;
-  status: StatusData['status'];
-  variants: {
-    variant_id: string;
-    page_id: string;
-    name: string;
-    status: RequestedStatus;
-    result: VariantOutcome;
-  }[];
-}
-
-const recordKey = (accountId: string) => `last_status_write:${accountId}`;
-
-/** The latest real status PUT of an account (dry runs and replays leave no record), or null. */
-export function lastStatusWrite(s: Sandbox, accountId: string): StatusWriteRecord | null {
-  const text = s.store.meta.get(recordKey(accountId));
-  return text === undefined ? null : (JSON.parse(text) as StatusWriteRecord);
-}
-
-/** Sets (a bundle import) or forgets (null) an account's record of its latest status PUT. */
-/** The meta row that keeps an account's latest status write (what putLastStatusWrite writes). */
-export const lastStatusWriteMeta = (accountId: string, record: StatusWriteRecord) => ({
-  key: recordKey(accountId),
-  value: JSON.stringify(record),
-});
-
-export function putLastStatusWrite(s: Sandbox, accountId: string, record: StatusWriteRecord | null): void {
-  if (record) {
-    const row = lastStatusWriteMeta(accountId, record);
-    s.store.meta.set(row.key, row.value);
-  } else s.store.meta.delete(recordKey(accountId));
 }
 
 export interface StatusWriteResult {
@@ -122,7 +79,7 @@ export function writeStatus(
         status: data.status,
         variants: outcomes,
       };
-      s.store.meta.set(recordKey(account.account_id), JSON.stringify(record));
+      putLastStatusWrite(s, account.account_id, record);
     }
     return {
       data,

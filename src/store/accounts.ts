@@ -53,8 +53,9 @@ export interface NewAccount {
 /** The rows an account owns, by the name of their ID. */
 type OwnedKind = 'account' | 'page' | 'layout' | 'variant';
 
-export function accountStore(db: Db) {
-  const s = {
+/** The statements of the accounts, pages, layouts and variants tables, prepared once per connection. */
+function accountStatements(db: Db) {
+  return {
     insertAccount: db.prepare<AccountRow>(
       `INSERT INTO accounts (account_id, parent_account_id, external_account_id, brand, vertical_id,
          sub_vertical_id, country_code, store_identifier, auth_ready_at, created_at)
@@ -111,18 +112,27 @@ export function accountStore(db: Db) {
       db.prepare<[string]>(`DELETE FROM ${table} WHERE account_id IN (SELECT value FROM json_each(?))`),
     ),
   };
+}
+
+/** For each kind of owned row: the parent account holding each of a JSON array of its IDs. */
+function ownerStatements(db: Db) {
   const ownerQuery = (kind: OwnedKind) =>
     db.prepare<[string], { id: string; owner: string }>(
       `SELECT t.${kind}_id AS id, a.parent_account_id AS owner
        FROM ${kind}s t JOIN accounts a ON a.account_id = t.account_id
        WHERE t.${kind}_id IN (SELECT value FROM json_each(?))`,
     );
-  const owners = {
+  return {
     account: ownerQuery('account'),
     page: ownerQuery('page'),
     layout: ownerQuery('layout'),
     variant: ownerQuery('variant'),
   };
+}
+
+export function accountStore(db: Db) {
+  const s = accountStatements(db);
+  const owners = ownerStatements(db);
 
   // Account rows never change once written: recently read ones are kept parsed.
   const accountCache = new Map<string, AccountRow>();

@@ -1,6 +1,7 @@
 /** Marketplace controls lists: one row per account; blocks are stored in internal taxonomy terms. */
 import type { ControlsListRow } from '../domain/controls.js';
 import type { Db } from './db.js';
+import { controlsRowBytes } from './sizes.js';
 
 export type { ControlsListRow, DomainRuleRow, InternalBlock } from '../domain/controls.js';
 
@@ -46,9 +47,12 @@ export function controlsStore(db: Db) {
       cache.set(accountId, row);
       return row;
     },
-    put(row: ControlsListRow): void {
+    /** Stores the row; returns the bytes it takes as the partner's room counts them (store/sizes.ts). */
+    put(row: ControlsListRow): number {
       cache.delete(row.account_id);
-      s.upsert.run(storedControls(row));
+      const stored = storedControls(row);
+      s.upsert.run(stored);
+      return controlsRowBytes(stored);
     },
     /**
      * A row `put` wrote, once its transaction committed: the next read takes it as it is, not

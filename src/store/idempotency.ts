@@ -1,4 +1,6 @@
 /** Idempotency keys, scoped to (parent account, key), with their stored responses. */
+
+import { type ANSWER_COLUMNS, answerBytesSql } from './answer-bytes.js';
 import type { Db } from './db.js';
 
 export interface IdempotencyRow {
@@ -22,10 +24,20 @@ export interface IdempotencyRow {
  */
 export const IN_PROGRESS_BOUND_MS = 120_000;
 
+/** A parameter's SQL in `answerBytesSql`: integers cast (better-sqlite3 binds a number as REAL). */
+const INTEGER_COLUMNS: readonly string[] = ['dry_run', 'status', 'expires_at', 'reserved_at'];
+/** The `bytes` of a row written from named parameters, with these columns' values given as SQL instead. */
+const bytesOf = (given: Partial<Record<(typeof ANSWER_COLUMNS)[number], string>>) =>
+  answerBytesSql((c) => given[c] ?? (INTEGER_COLUMNS.includes(c) ? `CAST(@${c} AS INTEGER)` : `@${c}`));
+
+/** What `complete` sets, as SQL; the other columns stay as reserved. */
+const COMPLETED = { state: "'done'", status: 'CAST(@status AS INTEGER)', body: '@body' };
+
 type Unsaved = { reserved_at: number } & ({ free: true } | { free: false; status: number; body: string });
 
-export function idempotencyStore(db: Db) {
-  const s = {
+/** The statements of the table, prepared once per connection. */
+function idempotencyStatements(db: Db) {
+  return {
     row: db.prepare<[string, string], IdempotencyRow>(
       'SELECT * FROM idempotency_keys WHERE parent_account_id = ? AND key = ?',
     ),
@@ -35,16 +47,20 @@ export function idempotencyStore(db: Db) {
     ),
     reserve: db.prepare(
       `INSERT INTO idempotency_keys
-         (parent_account_id, key, operation, fingerprint, dry_run, state, status, body, expires_at, reserved_at)
-       VALUES (@parent_account_id, @key, @operation, @fingerprint, @dry_run, 'in_progress', NULL, NULL, @expires_at, @reserved_at)
+         (parent_account_id, key, operation, fingerprint, dry_run, state, status, body, expires_at, reserved_at, bytes)
+       VALUES (@parent_account_id, @key, @operation, @fingerprint, @dry_run, 'in_progress', NULL, NULL, @expires_at, @reserved_at,
+         ${bytesOf({ state: "'in_progress'", status: 'NULL', body: 'NULL' })})
        ON CONFLICT (parent_account_id, key) DO UPDATE SET operation = excluded.operation,
          fingerprint = excluded.fingerprint, dry_run = excluded.dry_run, state = 'in_progress',
-         status = NULL, body = NULL, expires_at = excluded.expires_at, reserved_at = excluded.reserved_at
+         status = NULL, body = NULL, expires_at = excluded.expires_at, reserved_at = excluded.reserved_at,
+         bytes = excluded.bytes
        WHERE idempotency_keys.expires_at <= @now
           OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.reserved_at <= @stale_before)`,
     ),
-    complete: db.prepare<[number, string, string, string]>(
-      `UPDATE idempotency_keys SET state = 'done', status = ?, body = ? WHERE parent_account_id = ? AND key = ?`,
+    complete: db.prepare<{ status: number; body: string; parent: string; key: string }>(
+      `UPDATE idempotency_keys SET state = 'done', status = @status, body = @body,
+         bytes = ${answerBytesSql((c) => COMPLETED[c as keyof typeof COMPLETED] ?? c)}
+       WHERE parent_account_id = @parent AND key = @key`,
     ),
     release: db.prepare<[string, string]>(
       'DELETE FROM idempotency_keys WHERE parent_account_id = ? AND key = ?',
@@ -57,18 +73,22 @@ export function idempotencyStore(db: Db) {
     ),
     insertDone: db.prepare(
       `INSERT INTO idempotency_keys
-         (parent_account_id, key, operation, fingerprint, dry_run, state, status, body, expires_at, reserved_at)
-       VALUES (@parent_account_id, @key, @operation, @fingerprint, @dry_run, 'done', @status, @body, @expires_at, 0)`,
+         (parent_account_id, key, operation, fingerprint, dry_run, state, status, body, expires_at, reserved_at, bytes)
+       VALUES (@parent_account_id, @key, @operation, @fingerprint, @dry_run, 'done', @status, @body, @expires_at, 0,
+         ${bytesOf({ state: "'done'", reserved_at: '0' })})`,
     ),
     deleteOf: db.prepare<[string]>('DELETE FROM idempotency_keys WHERE parent_account_id = ?'),
   };
+}
+type IdempotencyStatements = ReturnType<typeof idempotencyStatements>;
 
-  /**
-   * Settlements the database refused (a full disk): a key's answer, or its release, kept
-   * here against the reservation it belongs to, and written as soon as the store takes
-   * writes again. Meanwhile the key replays that answer, or is free, as if written. (A
-   * restart frees every reservation anyway, so losing these then loses nothing more.)
-   */
+/**
+ * Settlements the database refused (a full disk): a key's answer, or its release, kept
+ * here against the reservation it belongs to, and written as soon as the store takes
+ * writes again. Meanwhile the key replays that answer, or is free, as if written. (A
+ * restart frees every reservation anyway, so losing these then loses nothing more.)
+ */
+function refusedSettlements(s: IdempotencyStatements) {
   const unsaved = new Map<string, Unsaved>();
   const idOf = (parent: string, key: string) => `${parent}\u0000${key}`;
   function settle(parent: string, key: string, outcome: Unsaved, write: () => void): void {
@@ -91,10 +111,36 @@ export function idempotencyStore(db: Db) {
     // Unless the reservation went meanwhile (a reset, a restore): then so does this.
     if (row?.state === 'in_progress' && row.reserved_at === pending.reserved_at) {
       if (pending.free) s.release.run(parent, key);
-      else s.complete.run(pending.status, pending.body, parent, key);
+      else s.complete.run({ status: pending.status, body: pending.body, parent, key });
     }
     unsaved.delete(idOf(parent, key));
   }
+  return { unsaved, idOf, settle, flush };
+}
+
+/** `claim` of a key with no refused settlement: one statement, the row read only when it was held. */
+function claimFresh(
+  s: ReturnType<typeof idempotencyStatements>,
+  row: Omit<IdempotencyRow, 'state' | 'status' | 'body' | 'reserved_at'>,
+  now: number,
+): IdempotencyRow | boolean {
+  const realNow = Date.now();
+  const staleBefore = realNow - IN_PROGRESS_BOUND_MS;
+  try {
+    const info = s.reserve.run({ ...row, reserved_at: realNow, now, stale_before: staleBefore });
+    if (info.changes === 1) return true;
+  } catch (err) {
+    const live = s.get.get(row.parent_account_id, row.key, now, staleBefore);
+    if (live) return live;
+    throw err;
+  }
+  // Not claimed: the live row is what the claim's condition refused (its complement).
+  return s.get.get(row.parent_account_id, row.key, now, staleBefore) ?? false;
+}
+
+export function idempotencyStore(db: Db) {
+  const s = idempotencyStatements(db);
+  const { unsaved, idOf, settle, flush } = refusedSettlements(s);
 
   return {
     /** The live row for this key, if any (unexpired; an in-progress one only while not abandoned). */
@@ -129,13 +175,28 @@ export function idempotencyStore(db: Db) {
       return info.changes === 1;
     },
     /**
+     * `reserve`, asked first: true when the key is claimed for this request, else the live row
+     * that holds it (`get`'s), or false when none is seen. One statement for a new key (the
+     * common case); the row is read only when the key was held. A key with a settlement the
+     * store refused, or a store that refuses the claim, is looked up first as before, so a
+     * replay needs no write.
+     */
+    claim(
+      row: Omit<IdempotencyRow, 'state' | 'status' | 'body' | 'reserved_at'>,
+      now: number,
+    ): IdempotencyRow | boolean {
+      const parent = row.parent_account_id;
+      if (unsaved.has(idOf(parent, row.key))) return this.get(parent, row.key, now) ?? this.reserve(row, now);
+      return claimFresh(s, row, now);
+    },
+    /**
      * Stores the answer under the reserved key. If the store refuses it (a full disk), the
      * answer is kept in memory for replays, written once the store takes writes, and the
      * error is thrown for the caller to report.
      */
     complete: (parent: string, key: string, status: number, body: string) =>
       settle(parent, key, { free: false, status, body, reserved_at: 0 }, () =>
-        s.complete.run(status, body, parent, key),
+        s.complete.run({ status, body, parent, key }),
       ),
     /** Frees the key; if the store refuses that, it is free all the same (in memory), and the error is thrown. */
     release: (parent: string, key: string) =>
@@ -147,7 +208,6 @@ export function idempotencyStore(db: Db) {
      */
     releaseAbandoned: () => s.releaseAllInProgress.run().changes,
     count: () => s.count.get()!.n,
-    /** A parent's completed keys (a bundle carries these; a reservation belongs to a running request). */
     /**
      * The partner's stored answers in key order, `limit` after the key `after` ('' for the
      * first): an export reads them a page at a time (a partner's may be 26 MiB in all).

@@ -127,6 +127,16 @@ export function createStore(path: string, hooks: MigrationHooks) {
       store.accounts.clearCache();
       store.sizes.clearCache();
     },
+  };
+  return Object.assign(store, images(store, memory, snapshotDir));
+}
+
+/** What saving and restoring images needs of the store: its connection (replaced by a restore) and caches. */
+type ImageHost = ReturnType<typeof parts> & { clearCaches(): void };
+
+/** The store's whole-database images (snapshots), and its closing, which removes a file store's images. */
+function images(store: ImageHost, memory: boolean, snapshotDir: string) {
+  return {
     /**
      * The whole database as an image: `serialize()` of an in-memory store; a file store
      * writes `VACUUM INTO` a file in `<db>.snapshots/` beside it.
@@ -176,7 +186,6 @@ export function createStore(path: string, hooks: MigrationHooks) {
       if (!memory) rmSync(snapshotDir, { recursive: true, force: true });
     },
   };
-  return store;
 }
 export type Store = ReturnType<typeof createStore>;
 export type { Db };

@@ -2,6 +2,7 @@
 
 import type Database from 'better-sqlite3';
 import type { SecretHash } from '../domain/secrets.js';
+import { answerBytesSql } from './answer-bytes.js';
 
 /** What a migration that rewrites data needs of the rules above the store. */
 export interface MigrationHooks {
@@ -149,4 +150,9 @@ export const migrations: readonly Migration[] = [
   // through this index, not a scan of every partner's stored answers (10,000 partners' keys
   // took most of a second)
   `CREATE INDEX idempotency_in_progress ON idempotency_keys (state) WHERE state = 'in_progress';`,
+  // 6: each stored answer keeps its size in the partner's room (store/sizes.ts) in its row, set
+  // by every statement that writes the row, so a partner's count sums a column instead of
+  // reading every answer's body (a partner near its room counted again on every write)
+  `ALTER TABLE idempotency_keys ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+   UPDATE idempotency_keys SET bytes = ${answerBytesSql()};`,
 ];

@@ -48,8 +48,9 @@ export interface TokenRow {
   expires_at: number;
 }
 
-export function partnerStore(db: Db) {
-  const s = {
+/** The statements of the partners, mappings and tokens tables, prepared once per connection. */
+function partnerStatements(db: Db) {
+  return {
     insert: db.prepare<PartnerRow>(
       `INSERT INTO partners (parent_account_id, client_id, secret_algorithm, secret_salt, secret_hash, name, created_at)
        VALUES (@parent_account_id, @client_id, @secret_algorithm, @secret_salt, @secret_hash, @name, @created_at)`,
@@ -85,6 +86,10 @@ export function partnerStore(db: Db) {
     deleteTokens: db.prepare<[string]>('DELETE FROM tokens WHERE parent_account_id = ?'),
     delete: db.prepare<[string]>('DELETE FROM partners WHERE parent_account_id = ?'),
   };
+}
+
+export function partnerStore(db: Db) {
+  const s = partnerStatements(db);
 
   // Read-through caches of the two lookups on every partnership call. The mapping changes
   // only through replaceMappings (and wipe); a token row never changes once written.

@@ -10,30 +10,32 @@
  * plus ROW_BYTES a row for its field names and punctuation. It is read from the store once
  * for a partner (one indexed query), then grown after each write by what the written account's
  * rows and the stored answer take (an upper bound of what the write added), and read
- * exactly again only when the estimate comes near the room. Every bulk change (a reset, a
- * partner reset, an import, a restore) drops it with the store's other caches.
+ * exactly again only when the estimate comes near the room (then on every write). A stored
+ * answer's size is kept in its row (`bytes`, set by each statement that writes the row), so
+ * neither count reads an answer's body. Every bulk change (a reset, a partner reset, an
+ * import, a restore) drops the count with the store's other caches.
  */
+import { ROW_BYTES } from './answer-bytes.js';
 import type { Db } from './db.js';
 
-/** A row's field names, quotes, colons, commas and braces, in the export's JSON: more than any row has. */
-export const ROW_BYTES = 200;
+export { ANSWER_COLUMNS, answerBytesSql, ROW_BYTES } from './answer-bytes.js';
 
 /** The tables whose rows are a partner's accounts, and how a row of each is found by the partner's accounts. */
 const BY_ACCOUNT = ['pages', 'layouts', 'variants', 'controls_lists'] as const;
 
 /**
  * `sum(ROW_BYTES + the bytes of each column as text)` over the rows a query selects (columns
- * read from the schema). A column the bundle carries as a JSON string (a stored answer) counts
- * its quotes and backslashes twice: the escapes the string adds.
+ * read from the schema). A stored answer counts its body's quotes and backslashes twice too
+ * (the escapes the bundle's JSON string adds): `answerBytesSql`.
  */
-function rowBytes(db: Db, table: string, asString: readonly string[] = []): string {
+function rowBytes(db: Db, table: string): string {
   const columns = (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
   const bytes = (c: string) => `coalesce(length(CAST(${c} AS BLOB)), 4)`;
-  const escapes = (c: string) =>
-    `coalesce(length(${c}) - length(replace(replace(${c}, '"', ''), '\\', '')), 0)`;
-  const each = columns.map((c) => (asString.includes(c) ? `${bytes(c)} + ${escapes(c)}` : bytes(c)));
-  return `coalesce(sum(${ROW_BYTES} + ${each.join(' + ')}), 0)`;
+  return `coalesce(sum(${ROW_BYTES} + ${columns.map(bytes).join(' + ')}), 0)`;
 }
+
+/** The stored answers' bytes of the rows a query selects: their `bytes` column. */
+const ANSWER_BYTES = 'coalesce(sum(bytes), 0)';
 
 /**
  * The mapping's rows as the bundle writes them: each row's JSON (SQLite's, whose escapes are
@@ -43,6 +45,50 @@ const MAPPING_BYTES = `coalesce(sum(1 + length(CAST(json_object(
   'partner_vertical_id', partner_vertical_id, 'partner_vertical_name', partner_vertical_name,
   'partner_sub_vertical_id', partner_sub_vertical_id, 'partner_sub_vertical_name', partner_sub_vertical_name,
   'vertical_name', vertical_name, 'created_at', created_at) AS BLOB))), 0)`;
+
+/** One value as `rowBytes` counts it: its bytes as text (`length(CAST(v AS BLOB))`), 4 for null. */
+function valueBytes(v: string | number | null): number {
+  if (v === null) return 4;
+  return typeof v === 'string' ? Buffer.byteLength(v) : String(v).length;
+}
+
+/** The quotes and backslashes of a text: what escaping it as a JSON string adds. */
+function escapes(text: string): number {
+  let n = 0;
+  for (const ch of ['"', '\\']) for (let i = text.indexOf(ch); i !== -1; i = text.indexOf(ch, i + 1)) n++;
+  return n;
+}
+
+/** A stored controls list row's bytes, as `exact` and `written` count them, from its values (no statement). */
+export function controlsRowBytes(row: object): number {
+  let bytes = ROW_BYTES;
+  for (const value of Object.values(row)) bytes += valueBytes(value as string | number | null);
+  return bytes;
+}
+
+/** The digits of any time in ms the sandbox stores (13 until the year 2286): a bound. */
+const TIME_DIGITS = 16;
+
+/**
+ * An upper bound of a stored answer's row (an idempotency key's, state 'done') as `exact` counts
+ * it, from what the request knows (no statement): its text columns, its body with the escapes,
+ * its fingerprint (64 hex), dry_run (1), state (4), status (3) and two times.
+ */
+export function answerRowBytes(parent: string, key: string, operation: string, body: string): number {
+  return (
+    ROW_BYTES +
+    valueBytes(parent) +
+    valueBytes(key) +
+    valueBytes(operation) +
+    valueBytes(body) +
+    escapes(body) +
+    64 +
+    1 +
+    4 +
+    3 +
+    2 * TIME_DIGITS
+  );
+}
 
 export function sizeStore(db: Db) {
   const mappingSql = `SELECT ${MAPPING_BYTES} FROM vertical_mappings WHERE parent_account_id = @parent`;
@@ -54,16 +100,19 @@ export function sizeStore(db: Db) {
       (t) =>
         `SELECT ${rowBytes(db, t)} FROM ${t} WHERE account_id IN (SELECT account_id FROM accounts WHERE parent_account_id = @parent)`,
     ),
-    `SELECT ${rowBytes(db, 'idempotency_keys', ['body'])} FROM idempotency_keys WHERE parent_account_id = @parent`,
+    `SELECT ${ANSWER_BYTES} FROM idempotency_keys WHERE parent_account_id = @parent`,
   ];
   const exact = db
-    .prepare<{ parent: string }, number>(`SELECT ${parts.map((p) => `(${p})`).join(' + ')}`)
+    // From the partner's row (none: 0), not a constant row: the plan is searches only.
+    .prepare<{ parent: string }, number>(
+      `SELECT ${parts.map((p) => `(${p})`).join(' + ')} FROM partners WHERE parent_account_id = @parent`,
+    )
     .pluck();
   // One account's rows and one stored answer, counted as `exact` counts them (each by its key;
   // an aggregate has its one row even when the account has none).
   const others = [
     ...BY_ACCOUNT.map((t) => `SELECT ${rowBytes(db, t)} FROM ${t} WHERE account_id = @account`),
-    `SELECT ${rowBytes(db, 'idempotency_keys', ['body'])} FROM idempotency_keys WHERE parent_account_id = @parent AND key = @key`,
+    `SELECT ${ANSWER_BYTES} FROM idempotency_keys WHERE parent_account_id = @parent AND key = @key`,
   ];
   const written = db
     .prepare<{ parent: string; account: string; key: string | null }, number>(

@@ -1,7 +1,7 @@
 /**
  * A large import's rows written ahead, a slice at a time, into tables no reader sees (each
  * import its own), then moved into the real tables a slice at a time too (INSERT … SELECT by
- * rowid), while the partner's calls wait (core/swap-gate.ts): the slow part (binding tens of
+ * rowid), while the partner's calls wait (state/bundles/swap-gate.ts): the slow part (binding tens of
  * thousands of rows from JavaScript, then moving them) runs between other requests.
  *
  * In memory the tables are temporary. A file store keeps them in the database itself, with a
@@ -80,27 +80,7 @@ export function stagedLeft(db: Db): string[] {
 /** Staging tables that exist, by schema and prefix. */
 export function openStaged(db: Db, schema: 'main' | 'temp', prefix: string): StagedRows {
   const name = (t: Table) => `${schema}.${prefix}_${t}`;
-  const insert = Object.fromEntries(
-    TABLES.map((t) => {
-      const columns = (db.pragma(`main.table_info(${t})`) as { name: string }[]).map((c) => c.name);
-      return [
-        t,
-        db.prepare(
-          `INSERT INTO ${name(t)} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
-        ),
-      ];
-    }),
-  ) as Record<Table, ReturnType<Db['prepare']>>;
-  const add = db.transaction((accounts: readonly StagedAccount[]) => {
-    for (const a of accounts) {
-      insert.accounts.run(a.account);
-      for (const p of a.pages) insert.pages.run(p);
-      for (const l of a.layouts) insert.layouts.run(l);
-      for (const v of a.variants) insert.variants.run(v);
-      insert.controls_lists.run(a.controls);
-      for (const m of a.meta) insert.meta.run(m);
-    }
-  });
+  const add = addStatements(db, name);
   // Staged rows only ever get appended: table t's rowids are 1 to its count, moved up to moved[t].
   const moved = Object.fromEntries(TABLES.map((t) => [t, 0])) as Record<Table, number>;
   const move = Object.fromEntries(
@@ -124,23 +104,7 @@ export function openStaged(db: Db, schema: 'main' | 'temp', prefix: string): Sta
     }
     return false;
   };
-  // A staged ID another partner holds here now: its row, joined to its account's partner.
-  const held = ['page', 'layout', 'variant'].map((kind) =>
-    db.prepare<[string]>(
-      `SELECT 1 FROM ${name(`${kind}s` as Table)} s JOIN main.${kind}s t ON t.${kind}_id = s.${kind}_id
-       JOIN main.accounts a ON a.account_id = t.account_id WHERE a.parent_account_id <> ? LIMIT 1`,
-    ),
-  );
-  held.push(
-    db.prepare<[string]>(
-      `SELECT 1 FROM ${name('accounts')} s JOIN main.accounts a ON a.account_id = s.account_id
-       WHERE a.parent_account_id <> ? LIMIT 1`,
-    ),
-    db.prepare<[string]>(
-      `SELECT 1 FROM ${name('controls_lists')} s JOIN main.controls_lists c ON c.list_id = s.list_id
-       JOIN main.accounts a ON a.account_id = c.account_id WHERE a.parent_account_id <> ? LIMIT 1`,
-    ),
-  );
+  const held = heldStatements(db, name);
   let dropped = false;
   return {
     prefix,
@@ -163,4 +127,50 @@ export function openStaged(db: Db, schema: 'main' | 'temp', prefix: string): Sta
       if (db.open) for (const t of TABLES) db.exec(`DROP TABLE IF EXISTS ${name(t)}`);
     },
   };
+}
+
+/** Writes accounts' rows into the staging tables `name` names, in one transaction. */
+function addStatements(db: Db, name: (t: Table) => string): (accounts: readonly StagedAccount[]) => void {
+  const insert = Object.fromEntries(
+    TABLES.map((t) => {
+      const columns = (db.pragma(`main.table_info(${t})`) as { name: string }[]).map((c) => c.name);
+      return [
+        t,
+        db.prepare(
+          `INSERT INTO ${name(t)} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
+        ),
+      ];
+    }),
+  ) as Record<Table, ReturnType<Db['prepare']>>;
+  return db.transaction((accounts: readonly StagedAccount[]) => {
+    for (const a of accounts) {
+      insert.accounts.run(a.account);
+      for (const p of a.pages) insert.pages.run(p);
+      for (const l of a.layouts) insert.layouts.run(l);
+      for (const v of a.variants) insert.variants.run(v);
+      insert.controls_lists.run(a.controls);
+      for (const m of a.meta) insert.meta.run(m);
+    }
+  });
+}
+
+/** For each kind of staged ID, whether another partner holds one here now: its row, joined to its account's partner. */
+function heldStatements(db: Db, name: (t: Table) => string): Statement<[string]>[] {
+  const held = ['page', 'layout', 'variant'].map((kind) =>
+    db.prepare<[string]>(
+      `SELECT 1 FROM ${name(`${kind}s` as Table)} s JOIN main.${kind}s t ON t.${kind}_id = s.${kind}_id
+       JOIN main.accounts a ON a.account_id = t.account_id WHERE a.parent_account_id <> ? LIMIT 1`,
+    ),
+  );
+  held.push(
+    db.prepare<[string]>(
+      `SELECT 1 FROM ${name('accounts')} s JOIN main.accounts a ON a.account_id = s.account_id
+       WHERE a.parent_account_id <> ? LIMIT 1`,
+    ),
+    db.prepare<[string]>(
+      `SELECT 1 FROM ${name('controls_lists')} s JOIN main.controls_lists c ON c.list_id = s.list_id
+       JOIN main.accounts a ON a.account_id = c.account_id WHERE a.parent_account_id <> ? LIMIT 1`,
+    ),
+  );
+  return held;
 }

@@ -16,8 +16,8 @@
  * the page sends a strict Content-Security-Policy.
  */
 import { Hono } from 'hono';
-import type { Sandbox } from '../core/state.js';
 import type { AppEnv } from '../http/env.js';
+import type { Sandbox } from '../state/index.js';
 import { buildUiAssets, type UiAssets } from './build-assets.js';
 import { VIEWS } from './views.js';
 

@@ -9,18 +9,20 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import {
   CONTROL_OPERATIONS_FILE,
+  DEFAULT_CHAOS_FILE,
   renderControlOperations,
+  renderDefaultChaos,
 } from '../../scripts/generate-control-operations.js';
 import { ORIGINS_KEPT } from '../../src/api/docs.js';
 import { createApp } from '../../src/app.js';
+import { CONTROL_OPERATIONS } from '../../src/client/control-operations.js';
 import { recordOf } from '../../src/contract/api/error-records.js';
 import { errorCodes } from '../../src/contract/api/errors.js';
 import { DOMAIN_PATTERN, domainProblem, TEXT_PATTERN, textProblem } from '../../src/contract/api/fields.js';
 import { operations as declared } from '../../src/contract/api/operations.js';
-import { CONTROL_OPERATIONS } from '../../src/contract/control/control-operations.js';
 import { CONTROL_ROUTES } from '../../src/contract/control/control-routes-all.js';
 import { BoundedCache } from '../../src/domain/bounded-cache.js';
-import { createSandbox } from '../../src/sandbox/create.js';
+import { createSandbox } from '../../src/state/index.js';
 import { createHarness, DEMO, expectErrorEnvelope, MAPPINGS, testConfig } from '../helpers/harness.js';
 
 /** What the documents list: every declared partnership operation (by path, its methods) and the token endpoint. */
@@ -460,6 +462,7 @@ describe('GET /__sandbox/openapi.json', () => {
     expect(readFileSync(CONTROL_OPERATIONS_FILE, 'utf8'), 'run npm run generate').toBe(
       renderControlOperations(CONTROL_ROUTES),
     );
+    expect(readFileSync(DEFAULT_CHAOS_FILE, 'utf8'), 'run npm run generate').toBe(renderDefaultChaos());
     expect(Object.keys(CONTROL_OPERATIONS)).toEqual(CONTROL_ROUTES.map((r) => r.operationId));
     const account = control.components.schemas.AccountDetail.properties.last_status_write;
     expect(JSON.stringify(account)).toContain('StatusWriteRecord');

@@ -8,8 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { accountNotFoundMessage, PARENT_MISMATCH_MESSAGE } from '../../src/contract/api/messages.js';
-import { createSandbox } from '../../src/sandbox/create.js';
 import { startServer } from '../../src/server.js';
+import { createSandbox } from '../../src/state/index.js';
 import {
   CONTROLS,
   createHarness,

@@ -1,11 +1,11 @@
 /**
- * The export sent a chunk at a time (services/bundle-export.ts: its accounts, stored answers and
+ * The export sent a chunk at a time (state/bundles/bundle-export.ts: its accounts, stored answers and
  * journal written by turns, the answer streamed): through HTTP, the same bytes as the bundle
  * written at once (JSON.stringify), its Content-Length their count, with stored answers,
  * escapes and non-ASCII in every list.
  */
 import { describe, expect, it } from 'vitest';
-import { exportBundle, withinImportLimit } from '../../src/services/bundle-export.js';
+import { exportBundle, withinImportLimit } from '../../src/state/index.js';
 import { CONTROLS, createHarness, DEMO, expectOk, STATUS } from '../helpers/harness.js';
 
 /** The two times that move between the two exports: when it was exported, and the partner's clock. */

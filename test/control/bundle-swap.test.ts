@@ -3,14 +3,13 @@
  * partner's old rows go and the staged ones come in a slice at a time, other partners' calls
  * served between slices. Meanwhile what could see the partner half-moved waits: its own calls
  * (they then start over against the new partner) and the control plane, but health; imports go
- * one at a time. (core/swap-gate.ts; timings belong to bench/import-large.mjs.)
+ * one at a time. (state/bundles/swap-gate.ts; timings belong to bench/import-large.mjs.)
  */
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SwapGate } from '../../src/core/swap-gate.js';
-import { bundleText, exportBundle, withinImportLimit } from '../../src/services/bundle-export.js';
+import { bundleText, exportBundle, SwapGate, withinImportLimit } from '../../src/state/index.js';
 import { bigBundle, expectSameBundle, exportOf, fieldsOf, importInto } from '../helpers/bundle-helpers.js';
 import { CONTROLS, createHarness, expectErrorEnvelope, type Harness, MAPPINGS } from '../helpers/harness.js';
 import { newTenant } from '../helpers/tenants.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StartupError } from '../../src/base/startup-error.js';
 import { loadConfig } from '../../src/core/config.js';
-import { createSandbox } from '../../src/sandbox/create.js';
+import { createSandbox } from '../../src/state/index.js';
 import { busyPartner, expectSameBundle, exportOf, fieldsOf, importInto } from '../helpers/bundle-helpers.js';
 import {
   CONTROLS,

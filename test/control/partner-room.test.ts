@@ -129,6 +129,26 @@ describe("a partner's room: its export always imports", () => {
     expect(stored).toBeGreaterThan(before);
   });
 
+  it('a controls PUT is counted without a statement: at least what it stored, at most what the store would count', async () => {
+    const h = createHarness();
+    const demo = await h.client(DEMO);
+    const sizes = h.sandbox.store.sizes;
+    const account = await demo.account();
+    for (let i = 0; i < 3; i++) {
+      const hash = expectOk(await demo.get(CONTROLS(account))).marketplace_controls_list.content_hash;
+      const before = sizes.exact(DEMO.parent);
+      const key = `counted-${i}`;
+      expect((await demo.put(CONTROLS(account), smallList(hash, i), { 'Idempotency-Key': key })).status).toBe(
+        200,
+      );
+      const counted = sizes.of(DEMO.parent) - before;
+      // An upper bound of what the write added ...
+      expect(counted).toBeGreaterThanOrEqual(sizes.exact(DEMO.parent) - before);
+      // ... and no looser than the store's count of every row of the account and the answer.
+      expect(counted).toBeLessThanOrEqual(sizes.written(DEMO.parent, account, key));
+    }
+  });
+
   it("the partner document leaves partner_storage_full out; the sandbox's documents every write's 403 with it", async () => {
     const h = createHarness();
     const sandboxDoc = JSON.stringify((await h.request('GET', '/openapi.sandbox.json')).body);

@@ -9,8 +9,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { packageDir } from '../../src/base/package-dir.js';
 import { reportJson, verifyRecording } from '../../src/index.js';
-import { packageDir } from '../../src/package-dir.js';
 
 const DOCS = join(packageDir, 'docs');
 const drift = readFileSync(join(DOCS, 'drift.md'), 'utf8');

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { packageDir } from '../../src/package-dir.js';
+import { packageDir } from '../../src/base/package-dir.js';
 
 /** The command line from source (tsx); test/mcp/mcp-bin.test.ts passes the built dist/main.js instead. */
 export const FROM_SOURCE = [

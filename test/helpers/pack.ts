@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageDir } from '../../src/package-dir.js';
+import { packageDir } from '../../src/base/package-dir.js';
 
 /** Packs into `work` and returns the tarball's path. */
 export function packTarball(work: string, env: NodeJS.ProcessEnv): string {

@@ -22,8 +22,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load, loadAll } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultFixturesDir, packageDir } from '../../src/base/package-dir.js';
 import { loadFixtures } from '../../src/core/fixtures.js';
-import { defaultFixturesDir, packageDir } from '../../src/package-dir.js';
 import { CONTROLS, REGISTER, registerBody } from '../helpers/harness.js';
 
 const HAPROXY = '/usr/sbin/haproxy';

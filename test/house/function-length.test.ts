@@ -1,10 +1,10 @@
 /**
  * Short functions, short files (issue "The house"): no function of src/ runs past 80 lines and
  * no file past 450. Every function, method, accessor, constructor and arrow of src/**\/*.ts(x)
- * is measured by the TypeScript compiler's own parse. A function's length is its own lines:
- * from its first line to its last, less the lines of the functions written inside it, which
- * are measured as functions of their own (a factory of short closures is a short function; a
- * long closure inside it is not hidden by it).
+ * is measured by the TypeScript compiler's own parse. A function's length is all its lines,
+ * from its first to its last, the functions written inside it included (a factory of 150 lines
+ * of short closures is a long function: split it into parts, each a function of its own); each
+ * nested function is measured too.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -15,6 +15,12 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const SRC = join(ROOT, 'src');
 const MAX_FUNCTION_LINES = 80;
 const MAX_FILE_LINES = 450;
+
+/**
+ * Functions let past the bound, as `path:name`, each with why. Keep it short: a function that
+ * can be split is split.
+ */
+const ALLOWED: Record<string, string> = {};
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -30,7 +36,7 @@ interface Measured {
   lines: number;
 }
 
-/** Each function of a source text with its own length (nested functions measured apart). */
+/** Each function of a source text with its length, the functions nested in it included. */
 function functionLengths(fileName: string, text: string): Measured[] {
   const kind = fileName.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   const file = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, kind);
@@ -38,20 +44,11 @@ function functionLengths(fileName: string, text: string): Measured[] {
   const span = (node: ts.Node) => lineOf(node.end) - lineOf(node.getStart(file)) + 1;
   const isFunction = (node: ts.Node): node is ts.FunctionLikeDeclaration =>
     ts.isFunctionLike(node) && (node as ts.FunctionLikeDeclaration).body !== undefined;
-  /** The lines of the functions directly inside `node` (not counting theirs twice). */
-  const nested = (node: ts.Node): number => {
-    let lines = 0;
-    node.forEachChild(function visit(child) {
-      if (isFunction(child)) lines += span(child);
-      else child.forEachChild(visit);
-    });
-    return lines;
-  };
   const out: Measured[] = [];
   file.forEachChild(function visit(node) {
     if (isFunction(node)) {
       const name = node.name?.getText(file) ?? `(${ts.SyntaxKind[node.kind]})`;
-      out.push({ name, line: lineOf(node.getStart(file)) + 1, lines: span(node) - nested(node.body!) });
+      out.push({ name, line: lineOf(node.getStart(file)) + 1, lines: span(node) });
     }
     node.forEachChild(visit);
   });
@@ -61,13 +58,24 @@ function functionLengths(fileName: string, text: string): Measured[] {
 describe('short functions and short files in src/', () => {
   const files = sources(SRC);
 
-  it(`no function runs past ${MAX_FUNCTION_LINES} lines (its own; nested functions count apart)`, () => {
+  it(`no function runs past ${MAX_FUNCTION_LINES} lines (the functions nested in it included)`, () => {
     const long = files.flatMap((path) =>
       functionLengths(path, readFileSync(path, 'utf8'))
-        .filter((f) => f.lines > MAX_FUNCTION_LINES)
+        .filter((f) => f.lines > MAX_FUNCTION_LINES && !(`${relative(ROOT, path)}:${f.name}` in ALLOWED))
         .map((f) => `${relative(ROOT, path)}:${f.line} ${f.name}: ${f.lines} lines`),
     );
     expect(long).toEqual([]);
+  });
+
+  it('the allow-list names only functions still over the bound', () => {
+    const long = new Set(
+      files.flatMap((path) =>
+        functionLengths(path, readFileSync(path, 'utf8'))
+          .filter((f) => f.lines > MAX_FUNCTION_LINES)
+          .map((f) => `${relative(ROOT, path)}:${f.name}`),
+      ),
+    );
+    expect(Object.keys(ALLOWED).filter((entry) => !long.has(entry))).toEqual([]);
   });
 
   it(`no file runs past ${MAX_FILE_LINES} lines`, () => {
@@ -78,7 +86,7 @@ describe('short functions and short files in src/', () => {
     expect(long).toEqual([]);
   });
 
-  it('the measure sees functions, methods and arrows, and counts a closure apart from its factory', () => {
+  it('the measure sees functions, methods and arrows, and counts a closure in its factory too', () => {
     const body = (n: number) => Array.from({ length: n }, (_, i) => `  const v${i} = ${i};`).join('\n');
     const text = [
       `function long() {\n${body(85)}\n}`,
@@ -89,7 +97,7 @@ describe('short functions and short files in src/', () => {
     expect(measured.map((f) => [f.name, f.lines])).toEqual([
       ['long', 87],
       ['method', 5],
-      ['factory', 3],
+      ['factory', 95],
       ['(ArrowFunction)', 92],
     ]);
   });

@@ -9,8 +9,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageDir } from '../../src/base/package-dir.js';
 import { EXPOSED } from '../../src/mcp/tools.js';
-import { packageDir } from '../../src/package-dir.js';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';
 import { mcpClient } from '../helpers/mcp-client.js';
 

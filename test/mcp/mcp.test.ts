@@ -10,13 +10,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CONTROL_OPERATIONS,
-  type ControlOperationId,
-} from '../../src/contract/control/control-operations.js';
+import { packageDir } from '../../src/base/package-dir.js';
+import { CONTROL_OPERATIONS, type ControlOperationId } from '../../src/client/control-operations.js';
 import { CONTROL_ROUTES } from '../../src/contract/control/control-routes-all.js';
 import { EXPOSED, JOURNAL_DEFAULT_LIMIT } from '../../src/mcp/tools.js';
-import { packageDir } from '../../src/package-dir.js';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';
 import { DEMO, MAPPINGS } from '../helpers/harness.js';
 import { mcpClient } from '../helpers/mcp-client.js';

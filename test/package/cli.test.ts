@@ -13,9 +13,9 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { packageDir } from '../../src/base/package-dir.js';
 import { loadConfig } from '../../src/core/config.js';
 import { hashSecretSync } from '../../src/domain/secrets.js';
-import { packageDir } from '../../src/package-dir.js';
 import { openDb } from '../../src/store/db.js';
 import { createHarness, DEMO } from '../helpers/harness.js';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { packageDir } from '../../src/package-dir.js';
+import { packageDir } from '../../src/base/package-dir.js';
 import { CONTROLS, DEMO, REGISTER, registerBody } from '../helpers/harness.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field

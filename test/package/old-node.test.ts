@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { packageDir } from '../../src/package-dir.js';
+import { packageDir } from '../../src/base/package-dir.js';
 import { OLDEST_NODE_MAJOR } from '../../src/runtime.js';
 
 const MAIN = join(packageDir, 'dist', 'main.js');

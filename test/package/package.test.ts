@@ -33,7 +33,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageDir } from '../../src/package-dir.js';
+import { packageDir } from '../../src/base/package-dir.js';
 import { packTarball } from '../helpers/pack.js';
 
 const NODE_MODULES = join(packageDir, 'node_modules');

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { packageDir } from '../../src/package-dir.js';
+import { packageDir } from '../../src/base/package-dir.js';
 
 const work = mkdtempSync(join(tmpdir(), 'sandbox-sbom-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

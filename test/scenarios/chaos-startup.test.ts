@@ -6,9 +6,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { packageDir } from '../../src/base/package-dir.js';
 import { StartupError } from '../../src/base/startup-error.js';
 import { loadConfig } from '../../src/core/config.js';
-import { packageDir } from '../../src/package-dir.js';
 import { startSandbox } from '../../src/start.js';
 import { DEMO } from '../helpers/harness.js';
 import { demoTokenResponse } from '../helpers/raw-http.js';

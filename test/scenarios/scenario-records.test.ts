@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CHAOS_SCENARIOS as GENERATED_DEFAULT } from '../../src/contract/control/control-operations.js';
+import { DEFAULT_CHAOS_SCENARIOS as GENERATED_DEFAULT } from '../../src/contract/control/default-chaos.js';
 import { BUILT_INS } from '../../src/scenarios/catalogue.js';
 import { DEFAULT_CHAOS_SCENARIOS } from '../../src/scenarios/chaos.js';
 import { SERVICE_FAULTS } from '../../src/scenarios/plan.js';
@@ -61,11 +61,11 @@ describe('scenario records', () => {
     expect(JSON.stringify(doc.body)).toContain(
       `Transient scenarios or presets to draw from; default ${SANDBOX_DEFAULT_FIVE.join(', ')}.`,
     );
-    // The list is written in one place of src/: the generated table (the dashboard's form reads it).
+    // The list is written in one place of src/: the generated default-chaos.ts (the dashboard's form reads it).
     const copies = sources(SRC).filter((f) =>
       readFileSync(f, 'utf8').includes("'auth-propagation', 'stale-content-hash'"),
     );
-    expect(copies.map((f) => relative(SRC, f))).toEqual(['contract/control/control-operations.ts']);
+    expect(copies.map((f) => relative(SRC, f))).toEqual(['contract/control/default-chaos.ts']);
     expect(readFileSync(join(SRC, 'ui/client/views/chaos.ts'), 'utf8')).toContain('DEFAULT_CHAOS_SCENARIOS');
   });
 

@@ -11,7 +11,7 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecretSync, SECRET_ALGORITHMS } from '../../src/domain/secrets.js';
-import { createSandbox, type Sandbox } from '../../src/sandbox/create.js';
+import { createSandbox, type Sandbox } from '../../src/state/index.js';
 import type { NewAccount } from '../../src/store/accounts.js';
 import type { Store } from '../../src/store/index.js';
 import { type Migration, migrations } from '../../src/store/migrations.js';
@@ -171,11 +171,29 @@ const hot: Record<string, (s: Store) => unknown> = {
       },
       NOW,
     ),
+  // A new key: one statement; a held one (k2, just reserved): that statement and the row's read.
+  'idempotency claim': (s) => {
+    for (const key of ['k4', 'k2'])
+      s.idempotency.claim(
+        {
+          parent_account_id: PARENT,
+          key,
+          operation: 'PUT /x',
+          fingerprint: 'f',
+          dry_run: 0,
+          expires_at: NOW + 1,
+        },
+        NOW,
+      );
+  },
   'idempotency complete': (s) => s.idempotency.complete(PARENT, 'k2', 200, '{}'),
   'idempotency release': (s) => s.idempotency.release(PARENT, 'k2'),
   'idempotency prune': (s) => s.idempotency.prune(NOW),
   // After each write: its account's rows and its stored answer, counted into the partner's room.
   "a write's stored bytes (the partner's room)": (s) => s.sizes.written(PARENT, 'acct_a', 'k'),
+  // Read once per partner per process, then again on every write near its room: its stored
+  // answers' sizes summed from their rows' `bytes`, through the key, no answer's body read.
+  "a partner's stored bytes (a write near its room)": (s) => s.sizes.exact(PARENT),
   // Start-up, not a request: but every partner's stored keys are in the table (hosted: 10,000).
   'abandoned idempotency reservations (start-up)': (s) => s.idempotency.releaseAbandoned(),
   // A release the store refuses (read-only here) reads the key's row to keep the release in memory.
@@ -214,8 +232,6 @@ const cold: Record<string, (s: Store) => unknown> = {
       secret_salt: '00',
       secret_hash: '00',
     }),
-  // Read once per partner per process, then again only when a write comes near its room.
-  "a partner's stored bytes (a write near its room)": (s) => s.sizes.exact(PARENT),
   // A mapping seeded on the control plane: what the one it replaces took.
   "a partner's mapping bytes (a mapping seeded)": (s) => s.sizes.mapping(PARENT),
   'partner insert': (s) =>

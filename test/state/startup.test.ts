@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
+import { defaultFixturesDir } from '../../src/base/package-dir.js';
 import { StartupError } from '../../src/base/startup-error.js';
 import { loadConfig } from '../../src/core/config.js';
-import { defaultFixturesDir } from '../../src/package-dir.js';
-import { createSandbox } from '../../src/sandbox/create.js';
 import { startServer } from '../../src/server.js';
 import { type SandboxOptions, startSandbox } from '../../src/start.js';
+import { createSandbox } from '../../src/state/index.js';
 import { CONTROLS, DEMO, type expectOk, registerBody, testConfig } from '../helpers/harness.js';
 import {
   demoAccount,

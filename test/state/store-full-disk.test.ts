@@ -10,8 +10,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { packageDir } from '../../src/base/package-dir.js';
 import { storeNotWritableMessage } from '../../src/contract/api/messages.js';
-import { packageDir } from '../../src/package-dir.js';
 import { DEMO, REGISTER, registerBody } from '../helpers/harness.js';
 
 const FULL = { code: 'SQLITE_FULL', cause: 'the disk is full' };

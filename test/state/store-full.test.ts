@@ -17,7 +17,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { storeNotWritableMessage, UNSAVED_REPLAY_WARNING } from '../../src/contract/api/messages.js';
 import { STORE_LOG_INTERVAL_MS } from '../../src/core/store-health.js';
-import type { Logger } from '../../src/sandbox/create.js';
+import type { Logger } from '../../src/state/index.js';
 import {
   CONTROLS,
   createHarness,
@@ -333,10 +333,11 @@ describe('a read-only store (SQLITE_READONLY)', () => {
     const db = h.sandbox.store.db;
     const put = h.sandbox.store.controls.put;
     h.sandbox.store.controls.put = (row) => {
-      put(row);
+      const bytes = put(row);
       db.exec('COMMIT');
       db.pragma('query_only = ON');
       db.exec('BEGIN');
+      return bytes;
     };
     cleanups.push(() => {
       h.sandbox.store.controls.put = put;

@@ -4,6 +4,7 @@
  * and middleware throw. The envelope writer (http/envelope.ts) turns an ApiError into the response.
  */
 import { type ErrorCode, errorRecords } from './error-records.js';
+import { accountNotFoundMessage } from './messages.js';
 
 export type { ErrorCode };
 /** Every code, in its records' order (by status). */
@@ -58,6 +59,15 @@ export function storeNotWritable(refused: { failure: { code: string }; message: 
     details: { setting: 'SANDBOX_DB', sqlite_code: refused.failure.code },
   });
 }
+
+/** The 404s of a partner, account or variant that is not there (services/lookup.ts, the control plane's access, bundles). */
+export const partnerNotFound = (parent: string) =>
+  new ApiError('not_found', `No partner with parent_account_id ${parent}.`);
+
+export const accountNotFound = (accountId: string) =>
+  new ApiError('account_not_found', accountNotFoundMessage(accountId));
+
+export const variantNotFound = (variantId: string) => new ApiError('not_found', `No variant ${variantId}.`);
 
 export function validationError(issues: FieldIssue[]): ApiError {
   const summary = issues.map((i) => `${i.field}: ${i.message}`).join('; ');

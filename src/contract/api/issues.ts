@@ -2,7 +2,7 @@
  * Zod issues as the fields of the one validation error: every field
  * named the way the client sent it, unknown fields listed, and a hint where a snake_case
  * name was sent for a camelCase field (or the other way round). Used for requests
- * (http/validation.ts, the control plane) and for bundle files (services/bundles.ts).
+ * (http/validation.ts, the control plane) and for bundle files (state/bundles/bundle-import.ts).
  */
 import type { z } from 'zod';
 import type { FieldIssue } from './errors.js';

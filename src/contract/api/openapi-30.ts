@@ -65,9 +65,49 @@ function typeOfValue(v: unknown): string | undefined {
   return undefined;
 }
 
-export function toOpenApi30(doc: OpenApiDocument): OpenApiDocument {
-  const schemas: Record<string, Schema> = doc.components?.schemas ?? {};
+/**
+ * The keywords 3.0 spells otherwise, rewritten in place: a type list, `type: "null"`, `const`,
+ * `examples`, numeric exclusive bounds.
+ */
+function rewriteKeywords(s: Schema): void {
+  if (Array.isArray(s.type)) {
+    const types = s.type.filter((t: string) => t !== 'null');
+    if (types.length !== s.type.length) s.nullable = true;
+    if (types.length === 1) s.type = types[0];
+    else {
+      delete s.type;
+      s.anyOf = types.map((t: string) => ({ type: t }));
+    }
+  } else if (s.type === 'null') {
+    // Only null: an object that may be null and has no properties (the error envelope's data).
+    s.type = 'object';
+    s.nullable = true;
+    s.maxProperties = 0;
+  }
 
+  if ('const' in s) {
+    const value = s.const;
+    delete s.const;
+    s.enum = [value];
+    s.type ??= typeOfValue(value);
+  }
+  if (Array.isArray(s.examples)) {
+    if (s.examples.length > 0 && s.example === undefined) s.example = s.examples[0];
+    delete s.examples;
+  }
+  for (const [exclusive, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    if (typeof s[exclusive] === 'number') {
+      s[bound] = s[exclusive];
+      s[exclusive] = true;
+    }
+  }
+}
+
+/** The 3.0 schema of a 3.1 one, in a document whose component schemas are `schemas`. */
+function schemaConverter(schemas: Record<string, Schema>): (input: Schema) => Schema {
   /** The type of a schema, following one $ref (for the type beside a nullable allOf). */
   function typeOf(s: Schema): string | undefined {
     if (typeof s.$ref === 'string') {
@@ -116,40 +156,7 @@ export function toOpenApi30(doc: OpenApiDocument): OpenApiDocument {
       s.type ??= typeOf(rest.length === 1 ? rest[0]! : { [key]: rest });
     }
 
-    if (Array.isArray(s.type)) {
-      const types = s.type.filter((t: string) => t !== 'null');
-      if (types.length !== s.type.length) s.nullable = true;
-      if (types.length === 1) s.type = types[0];
-      else {
-        delete s.type;
-        s.anyOf = types.map((t: string) => ({ type: t }));
-      }
-    } else if (s.type === 'null') {
-      // Only null: an object that may be null and has no properties (the error envelope's data).
-      s.type = 'object';
-      s.nullable = true;
-      s.maxProperties = 0;
-    }
-
-    if ('const' in s) {
-      const value = s.const;
-      delete s.const;
-      s.enum = [value];
-      s.type ??= typeOfValue(value);
-    }
-    if (Array.isArray(s.examples)) {
-      if (s.examples.length > 0 && s.example === undefined) s.example = s.examples[0];
-      delete s.examples;
-    }
-    for (const [exclusive, bound] of [
-      ['exclusiveMinimum', 'minimum'],
-      ['exclusiveMaximum', 'maximum'],
-    ] as const) {
-      if (typeof s[exclusive] === 'number') {
-        s[bound] = s[exclusive];
-        s[exclusive] = true;
-      }
-    }
+    rewriteKeywords(s);
 
     for (const key of SCHEMA_MAPS) {
       if (s[key] && typeof s[key] === 'object') {
@@ -164,6 +171,11 @@ export function toOpenApi30(doc: OpenApiDocument): OpenApiDocument {
     }
     return s;
   }
+  return schema;
+}
+
+export function toOpenApi30(doc: OpenApiDocument): OpenApiDocument {
+  const schema = schemaConverter(doc.components?.schemas ?? {});
 
   /** Every `schema` of parameters, headers and media types, anywhere outside components.schemas. */
   function walk(node: unknown): unknown {

@@ -1,7 +1,7 @@
 /**
  * The bundle format (docs/parallel-tests.md): one partner's whole state, its journal, clock
  * and armed scenarios, as `GET /__sandbox/partners/{parent}/bundle` exports it and
- * `POST /__sandbox/bundles` reads it, with the checks of its fields. services/bundles.ts
+ * `POST /__sandbox/bundles` reads it, with the checks of its fields. state/bundles/bundle-import.ts
  * checks the rest (its own consistency, IDs held by another partner).
  */
 import { z } from '@hono/zod-openapi';
@@ -154,7 +154,7 @@ const BundleStatusWrite = z.strictObject({
     .max(1000),
 });
 
-/** The algorithms of domain/secrets.ts (services/bundles.ts checks at compile time that they agree). */
+/** The algorithms of domain/secrets.ts (state/bundles/bundle-import.ts checks at compile time that they agree). */
 export const BUNDLE_SECRET_ALGORITHMS = ['scrypt-n16384-r8-p1', 'sha256-salted'] as const;
 
 /** A partner's client secret as a bundle carries it (domain/secrets.ts): never in clear. */

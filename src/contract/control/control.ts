@@ -7,7 +7,7 @@
 import { z } from '@hono/zod-openapi';
 import { nonEmpty } from '../api/fields.js';
 import { ControlsData, LayoutType, Surface, VerticalMapping } from '../api/schemas.js';
-import { DEFAULT_CHAOS_SCENARIOS } from './control-operations.js';
+import { DEFAULT_CHAOS_SCENARIOS } from './default-chaos.js';
 
 import { about } from './journal-filters.js';
 

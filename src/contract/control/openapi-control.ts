@@ -137,7 +137,11 @@ function routeResponses(): (p: ControlRoute) => RouteConfig['responses'] {
     ),
   };
   // The control-plane writes that add to a partner's rows count in its room (http/room.ts).
-  const addsToRoom = new Set<string>(['addVariant', 'seedVerticalMappings'] satisfies ControlOperationId[]);
+  const addsToRoom = new Set<string>([
+    'addVariant',
+    'seedVerticalMappings',
+    'pactStates',
+  ] satisfies ControlOperationId[]);
   const roomForbidden = {
     403: {
       ...common[403],

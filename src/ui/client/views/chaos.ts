@@ -5,7 +5,7 @@
  * every partner, SANDBOX_CHAOS's included) until it is edited; with none in force it is empty.
  */
 import type { ChaosProfileInput, ChaosProfilesView } from '../../../client/control.js';
-import { DEFAULT_CHAOS_SCENARIOS } from '../../../contract/control/control-operations.js';
+import { DEFAULT_CHAOS_SCENARIOS } from '../../../contract/control/default-chaos.js';
 import { control, signedInPartner } from '../control.js';
 import { card, Drawn, fill, h, label, mono, table, time } from '../dom.js';
 import { knownPartners } from '../partners.js';
@@ -68,7 +68,8 @@ export function chaosCard() {
   let profiles: readonly Profile[] = [];
   /** Whether the person changed the form since it last showed the profile in force. */
   let edited = false;
-  const { rate, seed, fromCall, scenarios, target } = profileInputs();
+  const inputs = profileInputs();
+  const { rate, seed, scenarios, target } = inputs;
   const targets = h('datalist', { id: 'chaos-targets' });
   const list = h('div', { id: 'chaos-list' });
   const inForce = h('p', { id: 'chaos-in-force', class: 'in-force' });
@@ -84,29 +85,8 @@ export function chaosCard() {
   function showInForce() {
     // Signed in as a partner, no target is its own parent (the control plane fills it in).
     const parent = target.value.trim() || signedInPartner() || null;
-    const who = parent ?? 'every partner';
     const p = profileFor(profiles, parent);
-    if (!p) {
-      const own = parent === null ? profiles.length : 0;
-      fill(
-        inForce,
-        own
-          ? `In force for every partner: none; ${own === 1 ? '1 partner has its own profile' : `${own} partners have their own`} (below, or name it under Partner).`
-          : `In force for ${who}: none. No call of ${parent ? 'it' : 'any partner'} is failed by chaos.`,
-      );
-      inForce.className = 'in-force none';
-    } else {
-      const scope = p.parent_account_id === null ? ' (the profile for every partner)' : ' (its own profile)';
-      fill(
-        inForce,
-        `In force for ${who}${parent ? scope : ''}: `,
-        h('b', null, `rate ${p.rate}`),
-        ' · ',
-        h('b', null, `seed ${p.seed}`),
-        ` · ${p.scenarios.join(', ')} · set ${time(p.set_at)}`,
-      );
-      inForce.className = 'in-force';
-    }
+    sayInForce(inForce, profiles, p, parent);
     if (edited) return;
     rate.value = p ? String(p.rate) : '';
     seed.value = p ? String(p.seed) : '';
@@ -115,14 +95,7 @@ export function chaosCard() {
 
   function set(event: SubmitEvent) {
     event.preventDefault();
-    const profile: ChaosProfileInput = { rate: Number(rate.value), seed: Number(seed.value) };
-    const names = scenarios.value
-      .split(/[\s,]+/)
-      .map((s) => s.trim())
-      .filter(Boolean);
-    if (names.length) profile.scenarios = names;
-    if (target.value.trim()) profile.parent_account_id = target.value.trim();
-    if (fromCall.value.trim()) profile.from_call = Number(fromCall.value);
+    const profile = profileInput(inputs);
     control((c) => c.chaos.set(profile))
       .then(({ profile: p }) => {
         toast(`Chaos: ${p.rate} of ${p.parent_account_id ?? 'every partner'}'s calls, seed ${p.seed}`);
@@ -144,62 +117,7 @@ export function chaosCard() {
   const endAll = h('button', { type: 'button', class: 'danger', id: 'chaos-end-all' }, 'End all');
   endAll.onclick = () => end();
 
-  function draw(data: ChaosProfilesView) {
-    fill(
-      list,
-      table(
-        ['Scope', 'Rate', 'Seed', 'From call', 'Scenarios', 'Calls seen', 'Failed', 'Set at', ''],
-        data.profiles.map((p) =>
-          h(
-            'tr',
-            { dataset: { chaos: p.parent_account_id ?? 'all' } },
-            h('td', null, p.parent_account_id ? ['parent ', mono(p.parent_account_id)] : 'every partner'),
-            h('td', { class: 'mono' }, p.rate),
-            h('td', { class: 'mono' }, p.seed),
-            h('td', { class: 'mono' }, p.from_call),
-            h(
-              'td',
-              null,
-              h(
-                'div',
-                { class: 'chips' },
-                p.scenarios.map((s) => h('span', { class: 'chip' }, s)),
-              ),
-            ),
-            h('td', { class: 'mono' }, p.calls_seen),
-            h(
-              'td',
-              { class: 'chaos-failed' },
-              h('b', null, p.calls_failed),
-              h(
-                'div',
-                { class: 'chips' },
-                Object.entries(p.failed_by_scenario).map(([name, n]) =>
-                  h('span', { class: 'chip scenario' }, `${name} ×${n}`),
-                ),
-              ),
-            ),
-            h('td', { class: 'muted' }, time(p.set_at)),
-            h(
-              'td',
-              null,
-              h(
-                'button',
-                {
-                  type: 'button',
-                  class: 'small',
-                  dataset: { chaosEnd: p.parent_account_id ?? 'all' },
-                  onclick: () => end(p.parent_account_id ?? undefined),
-                },
-                p.parent_account_id ? 'End' : 'End all',
-              ),
-            ),
-          ),
-        ),
-        'No chaos profile: no call is failed by chaos.',
-      ),
-    );
-  }
+  const draw = (data: ChaosProfilesView) => fill(list, profileTable(data, end));
 
   async function refresh() {
     const data = await control((c) => c.chaos.get());
@@ -213,41 +131,152 @@ export function chaosCard() {
     showInForce();
   }
 
-  const form = h(
-    'form',
-    { class: 'inline', id: 'chaos-form', onsubmit: set },
-    label('Rate (0 to 1)', rate),
-    label('Seed', seed),
-    label('From call', fromCall),
-    label('Scenarios', scenarios),
-    label('Partner', target),
-    targets,
-    h('button', { type: 'submit', class: 'primary', id: 'chaos-submit' }, 'Set profile'),
-  );
-
   return {
-    element: card(
-      'Chaos profile',
-      endAll,
-      h(
-        'p',
-        { class: 'muted' },
-        "Fails that share of a partner's calls with a transient failure drawn from the seed and the call's position; setting it again changes it. From call: the position of the partner's next call (a failed test's first call= replays its failures).",
-      ),
-      inForce,
-      form,
-      list,
-    ),
+    element: chaosElement(endAll, inForce, chaosForm(inputs, targets, set), list),
     /** Offers the partners as targets and draws the profiles. */
     enter() {
       drawn.forget();
       edited = false;
-      fill(
-        targets,
-        knownPartners().map((p) => h('option', { value: p.parent_account_id }, p.name)),
-      );
+      fill(targets, partnerOptions());
       return refresh();
     },
     refresh,
   };
 }
+
+/** Says which profile the partner `parent` (null: every partner) is under: `p`, or none. */
+function sayInForce(
+  inForce: HTMLElement,
+  profiles: readonly Profile[],
+  p: Profile | undefined,
+  parent: string | null,
+) {
+  const who = parent ?? 'every partner';
+  if (!p) {
+    const own = parent === null ? profiles.length : 0;
+    fill(
+      inForce,
+      own
+        ? `In force for every partner: none; ${own === 1 ? '1 partner has its own profile' : `${own} partners have their own`} (below, or name it under Partner).`
+        : `In force for ${who}: none. No call of ${parent ? 'it' : 'any partner'} is failed by chaos.`,
+    );
+    inForce.className = 'in-force none';
+  } else {
+    const scope = p.parent_account_id === null ? ' (the profile for every partner)' : ' (its own profile)';
+    fill(
+      inForce,
+      `In force for ${who}${parent ? scope : ''}: `,
+      h('b', null, `rate ${p.rate}`),
+      ' · ',
+      h('b', null, `seed ${p.seed}`),
+      ` · ${p.scenarios.join(', ')} · set ${time(p.set_at)}`,
+    );
+    inForce.className = 'in-force';
+  }
+}
+
+/** The profile the form asks for. */
+function profileInput({ rate, seed, fromCall, scenarios, target }: ReturnType<typeof profileInputs>) {
+  const profile: ChaosProfileInput = { rate: Number(rate.value), seed: Number(seed.value) };
+  const names = scenarios.value
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (names.length) profile.scenarios = names;
+  if (target.value.trim()) profile.parent_account_id = target.value.trim();
+  if (fromCall.value.trim()) profile.from_call = Number(fromCall.value);
+  return profile;
+}
+
+/** The profiles in force, a row each, each with its End button (`end`). */
+function profileTable(data: ChaosProfilesView, end: (parent?: string) => void) {
+  return table(
+    ['Scope', 'Rate', 'Seed', 'From call', 'Scenarios', 'Calls seen', 'Failed', 'Set at', ''],
+    data.profiles.map((p) =>
+      h(
+        'tr',
+        { dataset: { chaos: p.parent_account_id ?? 'all' } },
+        h('td', null, p.parent_account_id ? ['parent ', mono(p.parent_account_id)] : 'every partner'),
+        h('td', { class: 'mono' }, p.rate),
+        h('td', { class: 'mono' }, p.seed),
+        h('td', { class: 'mono' }, p.from_call),
+        h(
+          'td',
+          null,
+          h(
+            'div',
+            { class: 'chips' },
+            p.scenarios.map((s) => h('span', { class: 'chip' }, s)),
+          ),
+        ),
+        h('td', { class: 'mono' }, p.calls_seen),
+        h(
+          'td',
+          { class: 'chaos-failed' },
+          h('b', null, p.calls_failed),
+          h(
+            'div',
+            { class: 'chips' },
+            Object.entries(p.failed_by_scenario).map(([name, n]) =>
+              h('span', { class: 'chip scenario' }, `${name} ×${n}`),
+            ),
+          ),
+        ),
+        h('td', { class: 'muted' }, time(p.set_at)),
+        h(
+          'td',
+          null,
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'small',
+              dataset: { chaosEnd: p.parent_account_id ?? 'all' },
+              onclick: () => end(p.parent_account_id ?? undefined),
+            },
+            p.parent_account_id ? 'End' : 'End all',
+          ),
+        ),
+      ),
+    ),
+    'No chaos profile: no call is failed by chaos.',
+  );
+}
+
+/** The form that sets a profile. */
+function chaosForm(
+  i: ReturnType<typeof profileInputs>,
+  targets: HTMLElement,
+  set: (event: SubmitEvent) => void,
+) {
+  return h(
+    'form',
+    { class: 'inline', id: 'chaos-form', onsubmit: set },
+    label('Rate (0 to 1)', i.rate),
+    label('Seed', i.seed),
+    label('From call', i.fromCall),
+    label('Scenarios', i.scenarios),
+    label('Partner', i.target),
+    targets,
+    h('button', { type: 'submit', class: 'primary', id: 'chaos-submit' }, 'Set profile'),
+  );
+}
+
+/** The card: its End all button, the profile in force, the form, the profiles. */
+function chaosElement(endAll: HTMLElement, inForce: HTMLElement, form: HTMLElement, list: HTMLElement) {
+  return card(
+    'Chaos profile',
+    endAll,
+    h(
+      'p',
+      { class: 'muted' },
+      "Fails that share of a partner's calls with a transient failure drawn from the seed and the call's position; setting it again changes it. From call: the position of the partner's next call (a failed test's first call= replays its failures).",
+    ),
+    inForce,
+    form,
+    list,
+  );
+}
+
+/** The partners known now, as the Partner field's options. */
+const partnerOptions = () => knownPartners().map((p) => h('option', { value: p.parent_account_id }, p.name));

@@ -132,7 +132,83 @@ function entryFacts(e: Entry) {
 
 export function journalView(): View {
   const drawn = new Drawn();
-  const filters = {
+  const filters = filterFields();
+  const again = () => refresh(false).catch(fail);
+  for (const select of [filters.partner, filters.method, filters.kind])
+    select.addEventListener('change', again);
+  for (const input of [filters.status, filters.account, filters.path]) input.addEventListener('input', again);
+
+  let selected: number | null = null;
+  const { live, pause, paused } = pauseSwitch();
+  const clear = h('button', { type: 'button', class: 'danger', id: 'journal-clear' }, 'Clear journal');
+  clear.onclick = () =>
+    control((c) => c.requests.clear())
+      .then(() => {
+        selected = null;
+        showDetail(null);
+        return refresh(false);
+      })
+      .catch(fail);
+  const count = h('span', { class: 'muted', id: 'journal-count' });
+  const list = h('div', { class: 'card journal-list' });
+  const detail = h('div', { class: 'card journal-detail', id: 'journal-detail' });
+  const legend = journalLegend();
+
+  async function refresh(fromPoll: boolean) {
+    if (fromPoll && paused()) return;
+    const data = await control((c) => c.requests.list(listQuery(filters)));
+    const kind = filters.kind.value;
+    const shown = kind ? data.requests.filter((e) => kindOf(e) === kind) : data.requests;
+    if (selected !== null && !detail.dataset.shown) {
+      const entry = shown.find((e) => e.id === selected);
+      if (entry) showDetail(entry);
+    }
+    if (!drawn.changed(shown.map((e) => e.id))) return;
+    const chaos = shown.filter((e) => e.chaos).length;
+    count.textContent = `${shown.length} shown${chaos ? `, ${chaos} chaos-injected` : ''} (the journal keeps the last ${data.max})`;
+    fill(list, entryTable(shown.map((e) => row(e))));
+    if (!fromPoll) list.querySelector('tr.selected')?.scrollIntoView({ block: 'nearest' });
+  }
+
+  const row = (e: Entry) =>
+    entryRow(e, e.id === selected, (tr) => {
+      selected = e.id;
+      for (const other of list.querySelectorAll('tr.selected')) other.classList.remove('selected');
+      tr.classList.add('selected');
+      showDetail(e);
+    });
+
+  function showDetail(e: Entry | null) {
+    if (!e) {
+      delete detail.dataset.shown;
+      fill(
+        detail,
+        h('div', { class: 'empty' }, 'Select a request to see its request and response side by side.'),
+      );
+      return;
+    }
+    detail.dataset.shown = String(e.id);
+    fill(detail, entryDetail(e));
+  }
+
+  return {
+    every: 1,
+    async enter(root, arg) {
+      drawn.forget();
+      const wanted = arg === undefined ? Number.NaN : Number(arg);
+      selected = Number.isInteger(wanted) ? wanted : null;
+      fill(root, journalLayout({ live, pause, clear, filters, count, legend, list, detail }));
+      showDetail(null);
+      await offerPartners(filters.partner);
+      return refresh(false);
+    },
+    refresh,
+  };
+}
+
+/** The journal's filters, each a form field. */
+function filterFields() {
+  return {
     partner: h('select', { id: 'filter-partner' }, h('option', { value: '' }, 'any')),
     method: h(
       'select',
@@ -155,13 +231,147 @@ export function journalView(): View {
       KINDS.map(([value, text]) => h('option', { value }, text)),
     ),
   };
-  const again = () => refresh(false).catch(fail);
-  for (const select of [filters.partner, filters.method, filters.kind])
-    select.addEventListener('change', again);
-  for (const input of [filters.status, filters.account, filters.path]) input.addEventListener('input', again);
+}
 
+/** What the row colours mean. */
+function journalLegend() {
+  return h(
+    'div',
+    { class: 'legend muted' },
+    h('span', { class: 'swatch chaos' }),
+    'chaos-injected (a chaos profile failed the call) ',
+    h('span', { class: 'swatch drill' }),
+    'drill (a scenario the call sent or met armed)',
+  );
+}
+
+/** The list's query: what the filters hold, those out of range left out. */
+function listQuery(filters: ReturnType<typeof filterFields>) {
+  const status = filters.status.valueAsNumber; // NaN when empty; out of range: the input shows it invalid
+  return {
+    parent_account_id: filters.partner.value || undefined,
+    method: filters.method.value || undefined,
+    status: Number.isInteger(status) && status >= 0 && status <= 599 ? status : undefined,
+    account_id: filters.account.value.trim() || undefined,
+    path: filters.path.value.trim() || undefined,
+    limit: 200,
+  };
+}
+
+/** An entry's row: clicked, it is selected (`select`). */
+function entryRow(
+  e: Entry,
+  isSelected: boolean,
+  select: (tr: HTMLTableRowElement) => void,
+): HTMLTableRowElement {
+  const warnings = e.warnings.length;
+  const kind = kindOf(e);
+  const tr = h(
+    'tr',
+    {
+      class: `clickable kind-${kind}${isSelected ? ' selected' : ''}`,
+      dataset: { id: e.id, kind },
+      onclick: () => select(tr),
+    },
+    h('td', { class: 'mono muted' }, e.time.slice(11, 23)),
+    h('td', null, methodTag(e.method)),
+    h('td', { class: 'path', title: e.account_id ? `account ${e.account_id}` : null }, breakable(e.path)),
+    h('td', null, statusTag(e.status)),
+    h(
+      'td',
+      null,
+      e.chaos ? chaosChip(e.chaos) : scenarioChips(e.scenarios_applied),
+      warnings ? badge(plural(warnings, 'warning'), 'warn') : null,
+    ),
+    h('td', { class: 'mono muted' }, e.duration_ms),
+  );
+  return tr;
+}
+
+/** An entry in full: request and answer, headers and bodies. */
+function entryDetail(e: Entry) {
+  const kind = kindOf(e);
+  return [
+    h(
+      'div',
+      { class: 'card-head' },
+      methodTag(e.method),
+      h('h2', { class: 'mono' }, e.path),
+      statusTag(e.status),
+      kind === 'chaos' ? badge('chaos-injected', 'chaos') : kind === 'drill' ? badge('drill', 'warn') : null,
+    ),
+    entryFacts(e),
+    h(
+      'div',
+      { id: 'detail-response' },
+      h('h3', null, 'Response'),
+      h(
+        'details',
+        { open: true, class: 'headers-block' },
+        h('summary', null, `Response headers (${Object.keys(e.response_headers).length})`),
+        Object.keys(e.response_headers).length
+          ? headerList(e.response_headers, 'detail-response-headers')
+          : h('div', { class: 'muted', id: 'detail-response-headers' }, 'none: the connection was reset'),
+      ),
+      bodyBlock(e.response_body, e.response_body_truncated),
+    ),
+    h(
+      'div',
+      { id: 'detail-request' },
+      h('h3', null, 'Request'),
+      h(
+        'details',
+        { class: 'headers-block' },
+        h('summary', null, `Request headers (${Object.keys(e.request_headers).length})`),
+        headerList(e.request_headers),
+      ),
+      bodyBlock(e.request_body, e.request_body_truncated),
+    ),
+  ];
+}
+
+/** The view's page: head, filters, legend, the list beside the detail. */
+function journalLayout(parts: {
+  live: HTMLElement;
+  pause: HTMLElement;
+  clear: HTMLElement;
+  filters: ReturnType<typeof filterFields>;
+  count: HTMLElement;
+  legend: HTMLElement;
+  list: HTMLElement;
+  detail: HTMLElement;
+}) {
+  const { live, pause, clear, filters, count, legend, list, detail } = parts;
+  return h(
+    'div',
+    { class: 'journal-view' },
+    viewHead(
+      'Request journal',
+      'GET /__sandbox/requests',
+      live,
+      h('span', { class: 'spacer' }),
+      pause,
+      clear,
+    ),
+    h(
+      'div',
+      { class: 'toolbar filters' },
+      label('Partner', filters.partner),
+      label('Method', filters.method),
+      label('Status', filters.status),
+      label('Account ID', filters.account),
+      label('Path contains', filters.path),
+      label('Kind', filters.kind),
+      count,
+    ),
+    legend,
+    h('div', { class: 'journal-panes' }, list, detail),
+  );
+}
+
+/** Pause and Resume of the live list, and the mark that says which. */
+function pauseSwitch() {
   let paused = false;
-  let selected: number | null = null;
   const live = h('span', { class: 'live' }, 'live');
   const pause = h('button', { type: 'button', id: 'journal-pause' }, 'Pause');
   pause.onclick = () => {
@@ -170,190 +380,26 @@ export function journalView(): View {
     live.className = paused ? 'live paused' : 'live';
     live.textContent = paused ? 'paused' : 'live';
   };
-  const clear = h('button', { type: 'button', class: 'danger', id: 'journal-clear' }, 'Clear journal');
-  clear.onclick = () =>
-    control((c) => c.requests.clear())
-      .then(() => {
-        selected = null;
-        showDetail(null);
-        return refresh(false);
-      })
-      .catch(fail);
-  const count = h('span', { class: 'muted', id: 'journal-count' });
-  const list = h('div', { class: 'card journal-list' });
-  const detail = h('div', { class: 'card journal-detail', id: 'journal-detail' });
-  const legend = h(
-    'div',
-    { class: 'legend muted' },
-    h('span', { class: 'swatch chaos' }),
-    'chaos-injected (a chaos profile failed the call) ',
-    h('span', { class: 'swatch drill' }),
-    'drill (a scenario the call sent or met armed)',
+  return { live, pause, paused: () => paused };
+}
+
+/** The partner filter's options, the partners known now (the one chosen kept if still there). */
+async function offerPartners(select: HTMLSelectElement) {
+  const keep = select.value;
+  await loadPartners();
+  fill(
+    select,
+    h('option', { value: '' }, 'any'),
+    knownPartners().map((p) => h('option', { value: p.parent_account_id }, p.name)),
   );
+  select.value = knownPartners().some((p) => p.parent_account_id === keep) ? keep : '';
+}
 
-  async function refresh(fromPoll: boolean) {
-    if (fromPoll && paused) return;
-    const status = filters.status.valueAsNumber; // NaN when empty; out of range: the input shows it invalid
-    const data = await control((c) =>
-      c.requests.list({
-        parent_account_id: filters.partner.value || undefined,
-        method: filters.method.value || undefined,
-        status: Number.isInteger(status) && status >= 0 && status <= 599 ? status : undefined,
-        account_id: filters.account.value.trim() || undefined,
-        path: filters.path.value.trim() || undefined,
-        limit: 200,
-      }),
-    );
-    const kind = filters.kind.value;
-    const shown = kind ? data.requests.filter((e) => kindOf(e) === kind) : data.requests;
-    if (selected !== null && !detail.dataset.shown) {
-      const entry = shown.find((e) => e.id === selected);
-      if (entry) showDetail(entry);
-    }
-    if (!drawn.changed(shown.map((e) => e.id))) return;
-    const chaos = shown.filter((e) => e.chaos).length;
-    count.textContent = `${shown.length} shown${chaos ? `, ${chaos} chaos-injected` : ''} (the journal keeps the last ${data.max})`;
-    fill(
-      list,
-      table(
-        ['Time', 'Method', 'Path', 'Status', 'Chaos or scenarios', 'ms'],
-        shown.map((e) => row(e)),
-        'No requests match. Partnership and token calls appear here as they happen.',
-      ),
-    );
-    if (!fromPoll) list.querySelector('tr.selected')?.scrollIntoView({ block: 'nearest' });
-  }
-
-  function row(e: Entry): HTMLTableRowElement {
-    const warnings = e.warnings.length;
-    const kind = kindOf(e);
-    const tr = h(
-      'tr',
-      {
-        class: `clickable kind-${kind}${e.id === selected ? ' selected' : ''}`,
-        dataset: { id: e.id, kind },
-        onclick: () => {
-          selected = e.id;
-          for (const other of list.querySelectorAll('tr.selected')) other.classList.remove('selected');
-          tr.classList.add('selected');
-          showDetail(e);
-        },
-      },
-      h('td', { class: 'mono muted' }, e.time.slice(11, 23)),
-      h('td', null, methodTag(e.method)),
-      h('td', { class: 'path', title: e.account_id ? `account ${e.account_id}` : null }, breakable(e.path)),
-      h('td', null, statusTag(e.status)),
-      h(
-        'td',
-        null,
-        e.chaos ? chaosChip(e.chaos) : scenarioChips(e.scenarios_applied),
-        warnings ? badge(plural(warnings, 'warning'), 'warn') : null,
-      ),
-      h('td', { class: 'mono muted' }, e.duration_ms),
-    );
-    return tr;
-  }
-
-  function showDetail(e: Entry | null) {
-    if (!e) {
-      delete detail.dataset.shown;
-      fill(
-        detail,
-        h('div', { class: 'empty' }, 'Select a request to see its request and response side by side.'),
-      );
-      return;
-    }
-    detail.dataset.shown = String(e.id);
-    const kind = kindOf(e);
-    fill(
-      detail,
-      h(
-        'div',
-        { class: 'card-head' },
-        methodTag(e.method),
-        h('h2', { class: 'mono' }, e.path),
-        statusTag(e.status),
-        kind === 'chaos'
-          ? badge('chaos-injected', 'chaos')
-          : kind === 'drill'
-            ? badge('drill', 'warn')
-            : null,
-      ),
-      entryFacts(e),
-      h(
-        'div',
-        { id: 'detail-response' },
-        h('h3', null, 'Response'),
-        h(
-          'details',
-          { open: true, class: 'headers-block' },
-          h('summary', null, `Response headers (${Object.keys(e.response_headers).length})`),
-          Object.keys(e.response_headers).length
-            ? headerList(e.response_headers, 'detail-response-headers')
-            : h('div', { class: 'muted', id: 'detail-response-headers' }, 'none: the connection was reset'),
-        ),
-        bodyBlock(e.response_body, e.response_body_truncated),
-      ),
-      h(
-        'div',
-        { id: 'detail-request' },
-        h('h3', null, 'Request'),
-        h(
-          'details',
-          { class: 'headers-block' },
-          h('summary', null, `Request headers (${Object.keys(e.request_headers).length})`),
-          headerList(e.request_headers),
-        ),
-        bodyBlock(e.request_body, e.request_body_truncated),
-      ),
-    );
-  }
-
-  return {
-    every: 1,
-    async enter(root, arg) {
-      drawn.forget();
-      const wanted = arg === undefined ? Number.NaN : Number(arg);
-      selected = Number.isInteger(wanted) ? wanted : null;
-      fill(
-        root,
-        h(
-          'div',
-          { class: 'journal-view' },
-          viewHead(
-            'Request journal',
-            'GET /__sandbox/requests',
-            live,
-            h('span', { class: 'spacer' }),
-            pause,
-            clear,
-          ),
-          h(
-            'div',
-            { class: 'toolbar filters' },
-            label('Partner', filters.partner),
-            label('Method', filters.method),
-            label('Status', filters.status),
-            label('Account ID', filters.account),
-            label('Path contains', filters.path),
-            label('Kind', filters.kind),
-            count,
-          ),
-          legend,
-          h('div', { class: 'journal-panes' }, list, detail),
-        ),
-      );
-      showDetail(null);
-      const keep = filters.partner.value;
-      await loadPartners();
-      fill(
-        filters.partner,
-        h('option', { value: '' }, 'any'),
-        knownPartners().map((p) => h('option', { value: p.parent_account_id }, p.name)),
-      );
-      filters.partner.value = knownPartners().some((p) => p.parent_account_id === keep) ? keep : '';
-      return refresh(false);
-    },
-    refresh,
-  };
+/** The list: a row for each entry shown. */
+function entryTable(rows: HTMLTableRowElement[]) {
+  return table(
+    ['Time', 'Method', 'Path', 'Status', 'Chaos or scenarios', 'ms'],
+    rows,
+    'No requests match. Partnership and token calls appear here as they happen.',
+  );
 }

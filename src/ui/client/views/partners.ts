@@ -73,107 +73,6 @@ export function partnersView(): View {
     for (const [parent, line] of chaosLines) fill(line, chaosLine(profiles, parent));
   }
 
-  async function showClock(parent: string, read: Promise<PartnerClockState>) {
-    const clock = await read;
-    const line = clocks.get(parent);
-    if (!line) return;
-    line.textContent = ownOffset(clock);
-    line.title = `${parent} reads ${time(clock.now).slice(0, 19)}`;
-    line.classList.toggle('shifted', clock.offset_seconds > 0);
-  }
-
-  function partnerCard(p: Partner) {
-    const parent = p.parent_account_id;
-    const clockLine = h('span', { class: 'mono partner-clock', dataset: { clock: parent } }, '…');
-    clocks.set(parent, clockLine);
-    const chaos = h(
-      'div',
-      { class: 'partner-chaos', dataset: { chaosOf: parent } },
-      chaosLine(profiles, parent),
-    );
-    chaosLines.set(parent, chaos);
-    const advance = (seconds: number) =>
-      showClock(
-        parent,
-        control((c) => c.partners.clock.advance(parent, seconds)),
-      )
-        .then(() => toast(`${p.name}: clock advanced by ${humanSeconds(seconds)}`))
-        .catch(fail);
-    const reset = confirmButton(
-      'Reset partner',
-      'Really reset?',
-      () =>
-        control((c) => c.partners.reset(parent))
-          .then(() => {
-            toast(`${p.name}: reset (accounts, keys, journal, scenarios, clock)`);
-            return refresh();
-          })
-          .catch(fail),
-      { dataset: { reset: parent } },
-    );
-    const bundle = h(
-      'button',
-      {
-        type: 'button',
-        dataset: { bundle: parent },
-        onclick: () =>
-          control((c) => c.bundles.export(parent))
-            .then((file) => download(bundleFile(parent), file))
-            .catch(fail),
-      },
-      'Download bundle',
-    );
-    return card(
-      p.name,
-      [
-        p.seeded ? badge('taxonomy seeded', 'ok') : badge('taxonomy not seeded', 'warn'),
-        badge(plural(p.accounts.length, 'account'), 'info'),
-        h('span', { class: 'spacer' }),
-        bundle,
-        reset,
-      ],
-      kv([
-        ['parent_account_id', mono(parent)],
-        ['client_id', mono(p.client_id)],
-        [
-          'own clock',
-          h(
-            'div',
-            { class: 'toolbar' },
-            clockLine,
-            CLOCK_STEPS.map((s) =>
-              h(
-                'button',
-                { type: 'button', class: 'small', dataset: { advance: s }, onclick: () => advance(s) },
-                `+${humanSeconds(s)}`,
-              ),
-            ),
-          ),
-        ],
-        ['chaos', chaos],
-      ]),
-      h('h3', null, 'Accounts'),
-      table(
-        ['Brand', 'Account ID', 'External account ID', 'Created'],
-        p.accounts.map((a) =>
-          h(
-            'tr',
-            {
-              class: 'clickable',
-              dataset: { accountId: a.account_id },
-              onclick: () => go('account', a.account_id),
-            },
-            h('td', { class: 'brand-cell' }, a.brand),
-            h('td', null, h('a', { href: href('account', a.account_id) }, mono(a.account_id))),
-            h('td', null, mono(a.external_account_id)),
-            h('td', { class: 'muted' }, time(a.created_at)),
-          ),
-        ),
-        'No accounts yet: register one with POST /v1/accounts/register/partnership.',
-      ),
-    );
-  }
-
   async function refresh(fromPoll = false) {
     const [list, chaos] = await Promise.all([loadPartners(), control((c) => c.chaos.get())]);
     profiles = chaos.profiles;
@@ -182,12 +81,17 @@ export function partnersView(): View {
     if (changed) {
       clocks.clear();
       chaosLines.clear();
-      fill(body, list.length ? list.map(partnerCard) : h('div', { class: 'empty' }, 'No partners.'));
+      const room = { clocks, chaosLines, profiles, refresh };
+      fill(
+        body,
+        list.length ? list.map((p) => partnerCard(p, room)) : h('div', { class: 'empty' }, 'No partners.'),
+      );
     }
     if (!changed && fromPoll && ++polls % CLOCK_POLLS !== 0) return;
     await Promise.all(
       list.map((p) =>
         showClock(
+          clocks,
           p.parent_account_id,
           control((c) => c.partners.clock.get(p.parent_account_id)),
         ),
@@ -204,4 +108,130 @@ export function partnersView(): View {
     },
     refresh,
   };
+}
+
+/** A partner's clock chip, once its clock is read. */
+async function showClock(clocks: Map<string, HTMLElement>, parent: string, read: Promise<PartnerClockState>) {
+  const clock = await read;
+  const line = clocks.get(parent);
+  if (!line) return;
+  line.textContent = ownOffset(clock);
+  line.title = `${parent} reads ${time(clock.now).slice(0, 19)}`;
+  line.classList.toggle('shifted', clock.offset_seconds > 0);
+}
+
+/** What a partner's card reports to and reads from its view. */
+interface CardRoom {
+  /** Each partner's clock chip, updated in place. */
+  clocks: Map<string, HTMLElement>;
+  /** Each partner's chaos line, updated in place. */
+  chaosLines: Map<string, HTMLElement>;
+  profiles: ChaosProfilesView['profiles'];
+  refresh: () => Promise<void>;
+}
+
+/** A partner's card: its clock, chaos, reset and bundle, and its accounts. */
+function partnerCard(p: Partner, room: CardRoom) {
+  const { clocks, chaosLines, profiles, refresh } = room;
+  const parent = p.parent_account_id;
+  const clockLine = h('span', { class: 'mono partner-clock', dataset: { clock: parent } }, '…');
+  clocks.set(parent, clockLine);
+  const chaos = h(
+    'div',
+    { class: 'partner-chaos', dataset: { chaosOf: parent } },
+    chaosLine(profiles, parent),
+  );
+  chaosLines.set(parent, chaos);
+  const advance = (seconds: number) =>
+    showClock(
+      clocks,
+      parent,
+      control((c) => c.partners.clock.advance(parent, seconds)),
+    )
+      .then(() => toast(`${p.name}: clock advanced by ${humanSeconds(seconds)}`))
+      .catch(fail);
+  const { reset, bundle } = partnerButtons(p, refresh);
+  return card(
+    p.name,
+    [
+      p.seeded ? badge('taxonomy seeded', 'ok') : badge('taxonomy not seeded', 'warn'),
+      badge(plural(p.accounts.length, 'account'), 'info'),
+      h('span', { class: 'spacer' }),
+      bundle,
+      reset,
+    ],
+    kv([
+      ['parent_account_id', mono(parent)],
+      ['client_id', mono(p.client_id)],
+      [
+        'own clock',
+        h(
+          'div',
+          { class: 'toolbar' },
+          clockLine,
+          CLOCK_STEPS.map((s) =>
+            h(
+              'button',
+              { type: 'button', class: 'small', dataset: { advance: s }, onclick: () => advance(s) },
+              `+${humanSeconds(s)}`,
+            ),
+          ),
+        ),
+      ],
+      ['chaos', chaos],
+    ]),
+    h('h3', null, 'Accounts'),
+    accountsTable(p.accounts),
+  );
+}
+
+/** A partner's Reset (then `refresh`) and Download bundle buttons. */
+function partnerButtons({ name, parent_account_id: parent }: Partner, refresh: () => Promise<void>) {
+  const reset = confirmButton(
+    'Reset partner',
+    'Really reset?',
+    () =>
+      control((c) => c.partners.reset(parent))
+        .then(() => {
+          toast(`${name}: reset (accounts, keys, journal, scenarios, clock)`);
+          return refresh();
+        })
+        .catch(fail),
+    { dataset: { reset: parent } },
+  );
+  const bundle = h(
+    'button',
+    {
+      type: 'button',
+      dataset: { bundle: parent },
+      onclick: () =>
+        control((c) => c.bundles.export(parent))
+          .then((file) => download(bundleFile(parent), file))
+          .catch(fail),
+    },
+    'Download bundle',
+  );
+  return { reset, bundle };
+}
+
+/** A partner's accounts, a row each; a click opens one. */
+function accountsTable(accounts: Partner['accounts']) {
+  return table(
+    ['Brand', 'Account ID', 'External account ID', 'Created'],
+    accounts.map((a) =>
+      h(
+        'tr',
+        {
+          class: 'clickable',
+          dataset: { accountId: a.account_id },
+          onclick: () => go('account', a.account_id),
+        },
+        h('td', { class: 'brand-cell' }, a.brand),
+        h('td', null, h('a', { href: href('account', a.account_id) }, mono(a.account_id))),
+        h('td', null, mono(a.external_account_id)),
+        h('td', { class: 'muted' }, time(a.created_at)),
+      ),
+    ),
+    'No accounts yet: register one with POST /v1/accounts/register/partnership.',
+  );
 }

@@ -108,67 +108,6 @@ export function reportCard() {
     refresh().catch(fail);
   };
 
-  /** The two counts, each named for what it counts: journal entries, and chaos calls. */
-  function numbers(r: ReportView, chaos: ChaosProfilesView['profiles']) {
-    const p = profileFor(chaos, parent);
-    const seen = p?.positions[parent];
-    return h(
-      'div',
-      { class: 'grid2 numbers', id: 'report-numbers' },
-      h(
-        'div',
-        { class: 'numbers-journal' },
-        h('h3', null, 'Journal'),
-        kv([
-          [
-            'analysed',
-            h('span', { id: 'report-journal-count' }, plural(r.requests_analyzed, 'entry', 'entries')),
-          ],
-        ]),
-        h(
-          'p',
-          { class: 'muted small' },
-          "This partner's partnership calls; the evidence names each as journal #n.",
-        ),
-      ),
-      h(
-        'div',
-        { class: 'numbers-chaos' },
-        h('h3', null, 'Chaos'),
-        kv([
-          [
-            'profile',
-            p
-              ? mono(
-                  `rate ${p.rate} · seed ${p.seed}${p.parent_account_id === null ? ' (every partner)' : ''}`,
-                )
-              : 'none in force',
-          ],
-          [
-            'calls seen',
-            h('span', { id: 'report-chaos-calls' }, seen === undefined ? '—' : plural(seen, 'chaos call')),
-          ],
-          [
-            'failed by chaos',
-            h(
-              'span',
-              { id: 'report-chaos-injected' },
-              plural(
-                r.resilience.reduce((n, x) => n + x.injected, 0),
-                'call',
-              ),
-            ),
-          ],
-        ]),
-        h(
-          'p',
-          { class: 'muted small' },
-          'Counted in chaos calls (X-Sandbox-Chaos: call=n), token calls apart.',
-        ),
-      ),
-    );
-  }
-
   async function refresh() {
     if (!parent) return;
     const [r, chaos] = await Promise.all([control((c) => c.report(parent)), control((c) => c.chaos.get())]);
@@ -182,27 +121,9 @@ export function reportCard() {
         h('div', { class: 'count badge bad' }, h('b', null, r.summary.failed), 'failed'),
         h('div', { class: 'count badge' }, h('b', null, r.summary.not_exercised), 'not exercised'),
       ),
-      numbers(r, chaos.profiles),
+      numbers(r, chaos.profiles, parent),
       h('div', { class: 'muted small' }, `generated ${time(r.generated_at)}`),
-      r.checks.map((c) =>
-        h(
-          'div',
-          { class: 'check', dataset: { check: c.id } },
-          h('div', { class: 'outcome' }, badge(c.outcome.replace('_', ' '), OUTCOME_TONE[c.outcome])),
-          h(
-            'div',
-            null,
-            h('div', { class: 'title' }, c.title),
-            c.evidence.length
-              ? h(
-                  'ul',
-                  null,
-                  c.evidence.map((e) => h('li', null, evidenceLine(e))),
-                )
-              : null,
-          ),
-        ),
-      ),
+      checkList(r.checks),
       resilience(r.resilience),
     );
   }
@@ -230,4 +151,86 @@ export function reportCard() {
     },
     refresh,
   };
+}
+
+/** The two counts, each named for what it counts: journal entries, and chaos calls. */
+function numbers(r: ReportView, chaos: ChaosProfilesView['profiles'], parent: string) {
+  const p = profileFor(chaos, parent);
+  const seen = p?.positions[parent];
+  return h(
+    'div',
+    { class: 'grid2 numbers', id: 'report-numbers' },
+    h(
+      'div',
+      { class: 'numbers-journal' },
+      h('h3', null, 'Journal'),
+      kv([
+        [
+          'analysed',
+          h('span', { id: 'report-journal-count' }, plural(r.requests_analyzed, 'entry', 'entries')),
+        ],
+      ]),
+      h(
+        'p',
+        { class: 'muted small' },
+        "This partner's partnership calls; the evidence names each as journal #n.",
+      ),
+    ),
+    h(
+      'div',
+      { class: 'numbers-chaos' },
+      h('h3', null, 'Chaos'),
+      kv([
+        [
+          'profile',
+          p
+            ? mono(`rate ${p.rate} · seed ${p.seed}${p.parent_account_id === null ? ' (every partner)' : ''}`)
+            : 'none in force',
+        ],
+        [
+          'calls seen',
+          h('span', { id: 'report-chaos-calls' }, seen === undefined ? '—' : plural(seen, 'chaos call')),
+        ],
+        [
+          'failed by chaos',
+          h(
+            'span',
+            { id: 'report-chaos-injected' },
+            plural(
+              r.resilience.reduce((n, x) => n + x.injected, 0),
+              'call',
+            ),
+          ),
+        ],
+      ]),
+      h(
+        'p',
+        { class: 'muted small' },
+        'Counted in chaos calls (X-Sandbox-Chaos: call=n), token calls apart.',
+      ),
+    ),
+  );
+}
+
+/** The checks, each with its outcome and evidence. */
+function checkList(checks: ReportView['checks']) {
+  return checks.map((c) =>
+    h(
+      'div',
+      { class: 'check', dataset: { check: c.id } },
+      h('div', { class: 'outcome' }, badge(c.outcome.replace('_', ' '), OUTCOME_TONE[c.outcome])),
+      h(
+        'div',
+        null,
+        h('div', { class: 'title' }, c.title),
+        c.evidence.length
+          ? h(
+              'ul',
+              null,
+              c.evidence.map((e) => h('li', null, evidenceLine(e))),
+            )
+          : null,
+      ),
+    ),
+  );
 }

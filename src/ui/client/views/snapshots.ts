@@ -39,39 +39,6 @@ export function snapshotsView(): View {
       .catch(fail);
   };
 
-  function row(s: Snapshot): HTMLTableRowElement {
-    const restore = confirmButton(
-      'Restore',
-      'Really restore?',
-      () =>
-        control((c) => c.snapshots.restore(s.name))
-          .then(() => toast(`Restored the sandbox to ${s.name}`))
-          .catch(fail),
-      { class: 'small danger', dataset: { restore: s.name } },
-    );
-    const drop = confirmButton(
-      'Delete',
-      'Really delete?',
-      () =>
-        control((c) => c.snapshots.delete(s.name))
-          .then(() => {
-            toast(`Deleted snapshot ${s.name}`);
-            return refresh();
-          })
-          .catch(fail),
-      { class: 'small', dataset: { delete: s.name } },
-    );
-    return h(
-      'tr',
-      { dataset: { snapshot: s.name } },
-      h('td', { class: 'mono name' }, s.name),
-      h('td', { class: 'muted' }, time(s.saved_at)),
-      h('td', { class: 'mono' }, time(s.clock).slice(0, 19)),
-      h('td', null, size(s.size_bytes)),
-      h('td', null, h('div', { class: 'toolbar' }, restore, drop)),
-    );
-  }
-
   async function refresh() {
     const data = await control((c) => c.snapshots.list());
     if (!drawn.changed(data)) return;
@@ -80,7 +47,7 @@ export function snapshotsView(): View {
       list,
       table(
         ['Name', 'Saved at (real time)', 'Sandbox clock', 'Size', ''],
-        data.snapshots.map(row),
+        data.snapshots.map((x) => snapshotRow(x, refresh)),
         'No snapshots yet: save one above, then restore it whenever a test needs that state again.',
       ),
     );
@@ -122,4 +89,38 @@ export function snapshotsView(): View {
     },
     refresh,
   };
+}
+
+/** A snapshot's row, with its Restore and Delete buttons (then `refresh`). */
+function snapshotRow(s: Snapshot, refresh: () => Promise<void>): HTMLTableRowElement {
+  const restore = confirmButton(
+    'Restore',
+    'Really restore?',
+    () =>
+      control((c) => c.snapshots.restore(s.name))
+        .then(() => toast(`Restored the sandbox to ${s.name}`))
+        .catch(fail),
+    { class: 'small danger', dataset: { restore: s.name } },
+  );
+  const drop = confirmButton(
+    'Delete',
+    'Really delete?',
+    () =>
+      control((c) => c.snapshots.delete(s.name))
+        .then(() => {
+          toast(`Deleted snapshot ${s.name}`);
+          return refresh();
+        })
+        .catch(fail),
+    { class: 'small', dataset: { delete: s.name } },
+  );
+  return h(
+    'tr',
+    { dataset: { snapshot: s.name } },
+    h('td', { class: 'mono name' }, s.name),
+    h('td', { class: 'muted' }, time(s.saved_at)),
+    h('td', { class: 'mono' }, time(s.clock).slice(0, 19)),
+    h('td', null, size(s.size_bytes)),
+    h('td', null, h('div', { class: 'toolbar' }, restore, drop)),
+  );
 }

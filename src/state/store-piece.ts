@@ -1,5 +1,5 @@
 /**
- * The store as a piece of the sandbox's state (core/state-registry.ts). A partner's part of a
+ * The store as a piece of the sandbox's state (state/registry.ts). A partner's part of a
  * bundle: its credentials, mapping, accounts with everything under them and completed
  * idempotency keys. An import checks them against the bundle itself and against this sandbox
  * (IDs held by another partner here) before anything is written, then replaces the partner in
@@ -8,15 +8,16 @@
  * load (store-import.ts), a large import's staging (store-staging.ts) and its swap
  * (store-swap.ts).
  */
-import type { Sandbox } from '../core/state.js';
-import type { StatePiece } from '../core/state-registry.js';
+
 import { atOnce } from '../core/turns.js';
 import type { StoreImage } from '../store/index.js';
-import { storeProblems } from './store-check.js';
-import { exportRows } from './store-export.js';
-import { importRows } from './store-import.js';
-import { stageAccounts } from './store-staging.js';
-import { finishSwapLeft } from './store-swap.js';
+import { storeProblems } from './bundles/store-check.js';
+import { exportRows } from './bundles/store-export.js';
+import { importRows } from './bundles/store-import.js';
+import { stageAccounts } from './bundles/store-staging.js';
+import { finishSwapLeft } from './bundles/store-swap.js';
+import type { StatePiece } from './registry.js';
+import type { Sandbox } from './sandbox.js';
 
 /** The store: every row, its image a snapshot's database (with the clocks in its meta table). */
 export function storePiece(s: Sandbox): StatePiece<StoreImage> {

@@ -1,15 +1,15 @@
 /**
  * Bundles (docs/parallel-tests.md): one partner's whole state as one JSON file, what a failed CI
- * job uploads (exported by services/bundle-export.ts), and loading one into another sandbox (the
+ * job uploads (exported by state/bundles/bundle-export.ts), and loading one into another sandbox (the
  * partner is replaced if it exists). A bundle is checked in full before anything is written
  * (schema, version, then each piece of the sandbox's state checks its part: its own
  * consistency, IDs held by another partner here), then every piece loads its part
- * (core/state-registry.ts; the store and the clocks in one transaction): a broken or foreign
+ * (state/registry.ts; the store and the clocks in one transaction): a broken or foreign
  * file is a 400 naming the field, and nothing is loaded.
  */
 
-import { validationError } from '../contract/api/errors.js';
-import { issuesToFields } from '../contract/api/issues.js';
+import { validationError } from '../../contract/api/errors.js';
+import { issuesToFields } from '../../contract/api/issues.js';
 import {
   BUNDLE_MAX_ACCOUNTS,
   BUNDLE_VERSION,
@@ -17,11 +17,11 @@ import {
   Bundle,
   type BundleData,
   BundleV1,
-} from '../contract/control/bundle.js';
-import type { Sandbox } from '../core/state.js';
-import type { Staging } from '../core/state-registry.js';
-import { nextTurn } from '../core/turns.js';
-import { hashSecretSync } from '../domain/secrets.js';
+} from '../../contract/control/bundle.js';
+import { nextTurn } from '../../core/turns.js';
+import { hashSecretSync } from '../../domain/secrets.js';
+import type { Staging } from '../registry.js';
+import type { Sandbox } from '../sandbox.js';
 
 /**
  * A bundle of any version this sandbox reads, as the current version: version 1 (an earlier
@@ -58,7 +58,7 @@ function checkVersion(json: unknown): void {
 /**
  * Loads a bundle (already parsed JSON): validated in full first, then each piece of the
  * sandbox's state replaces the partner's part by the bundle's. Deadlines are kept relative to
- * the partner's clock (src/sandbox/clock-plan.ts); historical times (created_at, updated_at,
+ * the partner's clock (state/clock-plan.ts); historical times (created_at, updated_at,
  * armed_at, the journal's) are kept as they are.
  */
 export function importBundle(s: Sandbox, json: unknown) {
@@ -99,7 +99,7 @@ export async function importBundleInTurns(s: Sandbox, json: unknown, sliced?: Ac
   const b = await parsedInTurns(json, accountParts(accounts, count, sliced));
   await checkedInTurns(s, b);
   // The rows are written ahead by slices where no reader sees them, then swapped in: by slices
-  // too, while what could see the partner half-moved waits (core/swap-gate.ts).
+  // too, while what could see the partner half-moved waits (state/bundles/swap-gate.ts).
   const realNow = Date.now();
   const staged = s.state.stage(b, realNow);
   try {
@@ -159,7 +159,7 @@ async function stagedAhead(staged: ReadonlyMap<string, Staging>): Promise<void> 
 }
 
 /**
- * The staged bundle swapped in with the partner's gate closed (core/swap-gate.ts); its calls
+ * The staged bundle swapped in with the partner's gate closed (state/bundles/swap-gate.ts); its calls
  * held meanwhile start over against the new partner.
  */
 async function swappedIn(s: Sandbox, b: BundleData, realNow: number, staged: ReadonlyMap<string, Staging>) {

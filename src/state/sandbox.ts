@@ -1,27 +1,27 @@
 /**
  * The sandbox's state as the layers share it: the one object handlers, services and the
- * control plane work on, created by createSandbox() (src/sandbox/create.ts, above services/).
+ * control plane work on, created by createSandbox() (state/create-sandbox.ts).
  * Types only, so a service takes the sandbox without importing what creates it.
  */
 import type { z } from 'zod';
 import type { SnapshotInfo } from '../contract/control/control.js';
+import type { Clock } from '../core/clock.js';
+import type { Config } from '../core/config.js';
+import type { Diagnostics } from '../core/diagnostics.js';
+import type { Fixtures } from '../core/fixtures.js';
+import type { Journal } from '../core/journal.js';
+import type { RateLimiter } from '../core/rate-limit.js';
+import type { StoreHealth } from '../core/store-health.js';
 import type { ArmedRegistry } from '../scenarios/armed.js';
 import type { ChaosRegistry } from '../scenarios/chaos.js';
 import type { Preset } from '../scenarios/presets.js';
 import type { Store } from '../store/index.js';
-import type { Clock } from './clock.js';
-import type { Config } from './config.js';
-import type { Diagnostics } from './diagnostics.js';
-import type { Fixtures } from './fixtures.js';
-import type { Journal } from './journal.js';
-import type { RateLimiter } from './rate-limit.js';
-import type { StateRegistry } from './state-registry.js';
-import type { StoreHealth } from './store-health.js';
-import type { SwapGate } from './swap-gate.js';
+import type { SwapGate } from './bundles/swap-gate.js';
+import type { StateRegistry } from './registry.js';
 
 type SnapshotView = z.infer<typeof SnapshotInfo>;
 
-/** Saved states of the whole sandbox, by name (docs/parallel-tests.md; services/snapshots.ts). */
+/** Saved states of the whole sandbox, by name (docs/parallel-tests.md; state/named-snapshots.ts). */
 export interface Snapshots {
   /** Saves the whole state under `name` (replacing a snapshot of that name). */
   save(name: string): { snapshot: SnapshotView; replaced: boolean };
@@ -55,10 +55,10 @@ export interface Sandbox {
   snapshots: Snapshots;
   /** Each partner's fair share (SANDBOX_RATE_LIMIT, core/rate-limit.ts); undefined: no limit. */
   rateLimit: RateLimiter | undefined;
-  /** What waits while a large import swaps its partner in by slices (core/swap-gate.ts). */
+  /** What waits while a large import swaps its partner in by slices (state/bundles/swap-gate.ts). */
   gate: SwapGate;
   /**
-   * Every piece of its state (core/state-registry.ts), which a reset, a partner reset,
+   * Every piece of its state (state/registry.ts), which a reset, a partner reset,
    * snapshots and bundles loop over.
    */
   state: StateRegistry;

@@ -4,11 +4,11 @@
  * answer of their operation) and against this sandbox (IDs held by another partner here),
  * before anything is written.
  */
-import type { FieldIssue } from '../contract/api/errors.js';
-import { BUNDLE_SECRET_ALGORITHMS, type BundleData } from '../contract/control/bundle.js';
-import type { Sandbox } from '../core/state.js';
-import { stretch } from '../core/turns.js';
-import { SECRET_ALGORITHMS, type SecretAlgorithm } from '../domain/secrets.js';
+import type { FieldIssue } from '../../contract/api/errors.js';
+import { BUNDLE_SECRET_ALGORITHMS, type BundleData } from '../../contract/control/bundle.js';
+import { stretch } from '../../core/turns.js';
+import { SECRET_ALGORITHMS, type SecretAlgorithm } from '../../domain/secrets.js';
+import type { Sandbox } from '../sandbox.js';
 import { storedAnswerProblems } from './stored-answers.js';
 
 // The bundle's algorithms are those the store keeps, both ways (a compile-time check).

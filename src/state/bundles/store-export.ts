@@ -1,11 +1,11 @@
 /** The store's part of a partner's bundle: its rows as the bundle carries them, by slices. */
-import type { BundleData } from '../contract/control/bundle.js';
-import type { Sandbox } from '../core/state.js';
-import type { BundlePart } from '../core/state-registry.js';
-import { stretch } from '../core/turns.js';
-import { lastStatusWrite } from '../services/status.js';
-import type { AccountRow } from '../store/accounts.js';
-import { secretOf } from '../store/partners.js';
+import type { BundleData } from '../../contract/control/bundle.js';
+import { stretch } from '../../core/turns.js';
+import type { AccountRow } from '../../store/accounts.js';
+import { secretOf } from '../../store/partners.js';
+import type { BundlePart } from '../registry.js';
+import type { Sandbox } from '../sandbox.js';
+import { lastStatusWrite } from '../status-record.js';
 
 type BundleAccount = BundleData['accounts'][number];
 type BundlePage = BundleAccount['pages'][number];

@@ -3,12 +3,12 @@
  * (`Idempotent-Replayed: true`), so it must be an answer its operation could have given.
  */
 import type { z } from 'zod';
-import type { FieldIssue } from '../contract/api/errors.js';
-import { issuesToFields } from '../contract/api/issues.js';
-import { operations } from '../contract/api/operations.js';
-import type { BundleData } from '../contract/control/bundle.js';
-import { canonical } from '../domain/canonical-json.js';
-import { routePattern } from '../domain/route-pattern.js';
+import type { FieldIssue } from '../../contract/api/errors.js';
+import { issuesToFields } from '../../contract/api/issues.js';
+import { operations } from '../../contract/api/operations.js';
+import type { BundleData } from '../../contract/control/bundle.js';
+import { canonical } from '../../domain/canonical-json.js';
+import { routePattern } from '../../domain/route-pattern.js';
 
 /**
  * The operations a stored answer can replay on: the routes whose 200 documents

@@ -2,14 +2,14 @@
  * The store's part of a bundle loaded: the partner's rows replaced by the bundle's in the
  * registry's one transaction (the clocks, their own piece, in the same one).
  */
-import type { BundleData } from '../contract/control/bundle.js';
-import type { Sandbox } from '../core/state.js';
-import type { PartnerImport } from '../core/state-registry.js';
-import { lastStatusWriteMeta, putLastStatusWrite } from '../services/status.js';
-import { storedControls } from '../store/controls.js';
-import { secretColumns } from '../store/partners.js';
-import type { StagedAccount } from '../store/staging.js';
-import { clockPlan } from './clock-plan.js';
+import type { BundleData } from '../../contract/control/bundle.js';
+import { storedControls } from '../../store/controls.js';
+import { secretColumns } from '../../store/partners.js';
+import type { StagedAccount } from '../../store/staging.js';
+import { clockPlan } from '../clock-plan.js';
+import type { PartnerImport } from '../registry.js';
+import type { Sandbox } from '../sandbox.js';
+import { lastStatusWriteMeta, putLastStatusWrite } from '../status-record.js';
 import { finishSwapLeft } from './store-swap.js';
 
 type BundleAccount = BundleData['accounts'][number];

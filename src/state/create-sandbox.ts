@@ -5,33 +5,33 @@
  * above services/ (snapshots and bundles are services), so core/ imports none of them.
  */
 import { readFileSync } from 'node:fs';
+import { builtInPresetsDir, isDefaultFixtures } from '../base/package-dir.js';
 import { StartupError } from '../base/startup-error.js';
 import { ApiError } from '../contract/api/errors.js';
 import { Clock } from '../core/clock.js';
-import { CLOCK_KEY, changeClocks, PARTNER_CLOCK_PREFIX } from '../core/clock-store.js';
 import type { Config } from '../core/config.js';
 import { Diagnostics } from '../core/diagnostics.js';
 import { type FixturePartner, loadFixtures } from '../core/fixtures.js';
 import { Journal } from '../core/journal.js';
 import { parseRateLimit, RateLimiter } from '../core/rate-limit.js';
-import type { Logger, Sandbox, Snapshots } from '../core/state.js';
-import { StateRegistry } from '../core/state-registry.js';
 import { StoreHealth } from '../core/store-health.js';
-import { SwapGate } from '../core/swap-gate.js';
 import { hashSecretSync, type SecretHash } from '../domain/secrets.js';
-import { builtInPresetsDir, isDefaultFixtures } from '../package-dir.js';
 import { ArmedRegistry } from '../scenarios/armed.js';
 import { ChaosRegistry } from '../scenarios/chaos.js';
 import { loadPresets } from '../scenarios/presets.js';
-import { importBundle } from '../services/bundles.js';
-import { snapshots } from '../services/snapshots.js';
 import { startupWriteError } from '../store/db.js';
 import { createStore } from '../store/index.js';
 import { secretColumns } from '../store/partners.js';
+import { importBundle } from './bundles/bundle-import.js';
+import { finishSwapsLeft } from './bundles/store-swap.js';
+import { SwapGate } from './bundles/swap-gate.js';
+import { CLOCK_KEY, changeClocks, PARTNER_CLOCK_PREFIX } from './clock-store.js';
+import { snapshots } from './named-snapshots.js';
 import { durableChaos, startupChaos, statePieces } from './pieces.js';
-import { finishSwapsLeft } from './store-swap.js';
+import { StateRegistry } from './registry.js';
+import type { Logger, Sandbox, Snapshots } from './sandbox.js';
 
-export type { Logger, Sandbox } from '../core/state.js';
+export type { Logger, Sandbox } from './sandbox.js';
 
 export function jsonLogger(enabled: boolean): Logger {
   const write = (level: string, msg: string, fields?: Record<string, unknown>) => {
@@ -47,6 +47,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
   const store = createStore(config.db, { hashSecret: hashSecretSync });
   const clock = new Clock();
   let wipedAt = 0;
+  let flushChaos = () => {};
   const partnerWipedAt = new Map<string, number>();
   const sandbox: Sandbox = {
     config,
@@ -96,7 +97,17 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
       store.close();
     },
   };
-  sandbox.state = new StateRegistry(statePieces(sandbox), {
+  sandbox.state = stateRegistry(sandbox);
+  sandbox.snapshots = snapshots(sandbox);
+  sandbox.loadClock();
+  flushChaos = startUp(sandbox);
+  return sandbox;
+}
+
+/** The registry of the sandbox's pieces, with how a partner's scope is read and how durable work runs. */
+function stateRegistry(sandbox: Sandbox): StateRegistry {
+  const { store } = sandbox;
+  return new StateRegistry(statePieces(sandbox), {
     scopeOf: (parent) => ({
       parent,
       accounts: new Set(store.accounts.idsOf(parent)),
@@ -114,9 +125,16 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
       }
     },
   });
-  sandbox.snapshots = snapshots(sandbox);
+}
+
+/**
+ * Start-up's writes to the store just opened: what a stopped process left, the fixtures, the
+ * chaos profiles and the seed bundle. Returns what saves the chaos profiles' positions (a
+ * durable store's), which close() calls last.
+ */
+function startUp(sandbox: Sandbox): () => void {
+  const { store, config } = sandbox;
   let flushChaos = () => {};
-  sandbox.loadClock();
   try {
     // A reservation left by a process that stopped mid-request (kill -9) never finished.
     store.idempotency.releaseAbandoned();
@@ -134,7 +152,7 @@ export function createSandbox(config: Config, log: Logger = jsonLogger(config.lo
     store.close();
     throw startupWriteError(config.db, err);
   }
-  return sandbox;
+  return flushChaos;
 }
 
 /**

@@ -2,16 +2,16 @@
  * A large import's accounts staged ahead by slices (store/staging.ts), then swapped in by
  * slices too, after importRows's transaction wrote the rest: the partner's old accounts
  * deleted, then the staged rows moved in, while the partner's calls and the control plane wait
- * (core/swap-gate.ts). A file store marks the swap under way in that transaction and unmarks
+ * (state/bundles/swap-gate.ts). A file store marks the swap under way in that transaction and unmarks
  * it with the last slice: a process killed between the two finishes it at the next start-up
  * (finishSwapsLeft, store-swap.ts).
  */
-import type { BundleData } from '../contract/control/bundle.js';
-import type { Sandbox } from '../core/state.js';
-import type { PartnerImport, Staging } from '../core/state-registry.js';
-import { MS_PER_TURN, stretch } from '../core/turns.js';
-import { type StagedAccount, type StagedRows, SWAP_MARKER } from '../store/staging.js';
-import { clockPlan } from './clock-plan.js';
+import type { BundleData } from '../../contract/control/bundle.js';
+import { MS_PER_TURN, stretch } from '../../core/turns.js';
+import { type StagedAccount, type StagedRows, SWAP_MARKER } from '../../store/staging.js';
+import { clockPlan } from '../clock-plan.js';
+import type { PartnerImport, Staging } from '../registry.js';
+import type { Sandbox } from '../sandbox.js';
 import { accountRows } from './store-import.js';
 import { deleteAccounts, finishSwap } from './store-swap.js';
 

@@ -3,9 +3,10 @@
  * slice the store refused, in the next import's transaction, on a partner's reset, and at
  * start-up for a swap a killed process left under way in a file store (its marker stands).
  */
-import type { Sandbox } from '../core/state.js';
-import { putLastStatusWrite } from '../services/status.js';
-import { type StagedRows, SWAP_MARKER } from '../store/staging.js';
+
+import { type StagedRows, SWAP_MARKER } from '../../store/staging.js';
+import type { Sandbox } from '../sandbox.js';
+import { putLastStatusWrite } from '../status-record.js';
 
 /**
  * A swap under way finished in one transaction: the partner's accounts (old ones, or moved

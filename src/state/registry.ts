@@ -4,13 +4,13 @@
  * six operations that must touch all of it loop over the registry: a reset (clear), a partner
  * reset (forget), a snapshot's save and restore (image, restore), a bundle's export and
  * import (exportPartner, check, importPartner). New state is one more piece where the sandbox
- * is assembled (src/sandbox/pieces.ts); test/state/state-registry.test.ts fails when the sandbox
+ * is assembled (state/pieces.ts); test/state/state-registry.test.ts fails when the sandbox
  * holds state that no piece registers, or when an operation skips a piece.
  */
 
 import type { FieldIssue } from '../contract/api/errors.js';
 import type { BundleData } from '../contract/control/bundle.js';
-import { inTurns } from './turns.js';
+import { inTurns } from '../core/turns.js';
 
 /** One partner's state, as an operation that forgets, exports or replaces it sees it. */
 export interface PartnerScope {
@@ -54,7 +54,7 @@ export interface Staging {
   begin(): boolean;
   /**
    * After the import's transaction: moves the next slice into place, replacing the partner's
-   * part (while the partner's calls and the control plane wait: core/swap-gate.ts); false once
+   * part (while the partner's calls and the control plane wait: state/bundles/swap-gate.ts); false once
    * all of it is in.
    */
   moveNext(): boolean;
@@ -170,7 +170,7 @@ export class StateRegistry {
 
   /**
    * `exportPartner` for a large partner (its calls and the control plane waiting meanwhile:
-   * core/swap-gate.ts): the pieces that export by slices pause between them, awaiting `pause`.
+   * state/bundles/swap-gate.ts): the pieces that export by slices pause between them, awaiting `pause`.
    */
   async exportInTurns(parent: string, pause: () => Promise<void>): Promise<BundlePart> {
     const scope = this.scopeOf(parent);
@@ -209,7 +209,7 @@ export class StateRegistry {
 
   /**
    * A large import's swap, once staged (`stage`) and with the partner's calls and the control
-   * plane waiting (core/swap-gate.ts): `importPartner` writes all but what was staged in one
+   * plane waiting (state/bundles/swap-gate.ts): `importPartner` writes all but what was staged in one
    * transaction, then each piece moves its staged part in by slices, awaiting `pause` between
    * them. The scope it replaced is the partner's before anything moved.
    */

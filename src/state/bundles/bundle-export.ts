@@ -1,18 +1,19 @@
 /**
  * A bundle's export (docs/parallel-tests.md): one partner's whole state as one JSON file, what
  * a failed CI job uploads: each piece of the sandbox's state writes its part
- * (core/state-registry.ts). Its import and checks are in services/bundles.ts.
+ * (state/registry.ts). Its import and checks are in state/bundles/bundle-import.ts.
  */
+
+import { partnerNotFound } from '../../contract/api/errors.js';
 import {
   BUNDLE_KIND,
   BUNDLE_LIMIT_BYTES,
   BUNDLE_VERSION,
   Bundle,
   type BundleData,
-} from '../contract/control/bundle.js';
-import type { Sandbox } from '../core/state.js';
-import { nextTurn, stretch } from '../core/turns.js';
-import { partnerNotFound } from './lookup.js';
+} from '../../contract/control/bundle.js';
+import { nextTurn, stretch } from '../../core/turns.js';
+import type { Sandbox } from '../sandbox.js';
 
 /** The bundle of one partner, as `GET /__sandbox/partners/{parent}/bundle` answers it. */
 export function exportBundle(s: Sandbox, parent: string): BundleData {
@@ -32,7 +33,7 @@ export function exportBundle(s: Sandbox, parent: string): BundleData {
  * `GET /__sandbox/partners/{parent}/bundle`'s answer as JSON bytes, exported by turns: its
  * accounts read and written out a slice at a time, other partners' calls served in between
  * (a partner of 18,000 accounts held them about a second), while its own calls and the control
- * plane wait (core/swap-gate.ts, as for an import, and one at a time with imports): the bundle
+ * plane wait (state/bundles/swap-gate.ts, as for an import, and one at a time with imports): the bundle
  * is the partner at one moment.
  */
 export async function exportBundlePieces(s: Sandbox, parent: string): Promise<Buffer[]> {

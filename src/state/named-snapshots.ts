@@ -1,6 +1,6 @@
 /**
  * Snapshots of the whole sandbox (docs/parallel-tests.md): an image of every piece of its
- * state (core/state-registry.ts): the store as SQLite's own image (`serialize()` in memory,
+ * state (state/registry.ts): the store as SQLite's own image (`serialize()` in memory,
  * `VACUUM INTO` a file beside a file store) with the clocks in it, the armed scenarios, the
  * chaos profiles and the journal. A restore is synchronous, so a
  * request sees the state before it or after it; it marks the whole state wiped, so a
@@ -9,9 +9,9 @@
 import type { z } from 'zod';
 import { ApiError, validationError } from '../contract/api/errors.js';
 import type { SnapshotInfo } from '../contract/control/control.js';
-import type { Sandbox, Snapshots } from '../core/state.js';
-import type { StateImage } from '../core/state-registry.js';
 import type { StoreImage } from '../store/index.js';
+import type { StateImage } from './registry.js';
+import type { Sandbox, Snapshots } from './sandbox.js';
 
 /** How many snapshots are kept at most (each holds a whole database image). */
 export const MAX_SNAPSHOTS = 32;

@@ -1,5 +1,5 @@
 /**
- * The registry of the sandbox's state (core/state-registry.ts): every piece, in the order the
+ * The registry of the sandbox's state (state/registry.ts): every piece, in the order the
  * six operations visit them. The store first (a restore puts its rows back before the clocks
  * read theirs from it), then the clocks, armed scenarios, chaos profiles, the journal and
  * diagnostics. New state is one more piece here.
@@ -9,8 +9,6 @@ import { StartupError } from '../base/startup-error.js';
 import type { FieldIssue } from '../contract/api/errors.js';
 import { BUNDLE_JOURNAL_LIMITS, BUNDLE_WARNING_MAX, type BundleData } from '../contract/control/bundle.js';
 import type { JournalEntry, JournalImage } from '../core/journal.js';
-import type { Sandbox } from '../core/state.js';
-import type { PartnerScope, StatePiece } from '../core/state-registry.js';
 import { cutText } from '../domain/cut.js';
 import { own } from '../domain/own.js';
 import { type Armed, armedFor } from '../scenarios/armed.js';
@@ -22,6 +20,8 @@ import {
   parseChaosSpec,
 } from '../scenarios/chaos.js';
 import { clockPlan } from './clock-plan.js';
+import type { PartnerScope, StatePiece } from './registry.js';
+import type { Sandbox } from './sandbox.js';
 import { storePiece } from './store-piece.js';
 
 /** Whether a partner's state holds this account's entry (armed for it, or its journal entry). */

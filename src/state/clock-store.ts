@@ -4,8 +4,8 @@
  * with the store work that goes with them.
  */
 
+import type { Clock } from '../core/clock.js';
 import type { Store } from '../store/index.js';
-import type { Clock } from './clock.js';
 
 export const CLOCK_KEY = 'clock_offset_ms';
 export const PARTNER_CLOCK_PREFIX = 'clock_offset_ms:';
