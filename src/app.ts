@@ -14,22 +14,15 @@ import { controlApi } from './control/routes.js';
 import { routePattern } from './domain/route-pattern.js';
 import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/envelope.js';
-import { requestHeader } from './http/headers.js';
 import { answerCutOff, BodyCutOff } from './http/read-body.js';
 import { requestContext } from './http/request-context.js';
-import { parseScenarioHeader, SCENARIO_HEADER } from './scenarios/header.js';
-import { FaultPlan } from './scenarios/plan.js';
 import type { Sandbox } from './state/index.js';
 
 export function createApp(sandbox: Sandbox) {
   const app = new OpenAPIHono<AppEnv>();
 
-  app.use('*', requestContext(sandbox));
-  app.use('/v1/*', async function scenarioHeader(c, next) {
-    const effects = parseScenarioHeader(requestHeader(c, SCENARIO_HEADER), sandbox.presets);
-    if (effects.length) c.set('faultPlan', new FaultPlan(effects, sandbox.armed, sandbox.chaos));
-    await next();
-  });
+  // It reads the partnership calls' X-Sandbox-Scenario header too, and answers one it refuses.
+  app.use('*', requestContext(sandbox, errorResponse));
 
   app.route('/', oauthApi());
   app.route('/', partnershipApi());

@@ -194,7 +194,7 @@ const tokenEndpoint: StepsDeclaration<{ principal: Principal }, TokenAttempt> = 
     // Faults apply once the client is known: the header's, those armed for its parent, and
     // its chaos profile's (a token call of a known client is one of its partner's calls).
     plan.parentId = principal.parent_account_id;
-    plan.drawChaos({ dryRun: false, operation: `POST ${TOKEN_PATH}` });
+    plan.drawChaos(false, 'POST', TOKEN_PATH);
     const epoch = s.epoch;
     const fault = injectFaults(c);
     if (fault instanceof Response) return fault;

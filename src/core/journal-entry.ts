@@ -62,8 +62,12 @@ export interface JournalRecord {
   responseBody: unknown;
   /** The length of the answer's text as sent (characters), when known: a long one is cut at once. */
   responseChars?: number;
-  /** The answer's headers as sent (lower-case names); none for a reset connection. */
-  responseHeaders: Readonly<Record<string, string>>;
+  /**
+   * The answer's headers as the app wrote them (lower-case names); none for a reset connection.
+   * The object itself, to which the server may add its `Content-Length` as it writes the
+   * answer: the entry shows the headers without it (`shownHeaders`).
+   */
+  responseHeaders: Readonly<Record<string, string | number>>;
   request_id: string;
   /** The partner's W3C traceparent (and tracestate), when it sent a valid one (domain/trace-context.ts). */
   trace: TraceContext | null;
@@ -113,7 +117,7 @@ function materialize(slot: Slot, limit: number): JournalEntry {
     status: r.status,
     response_body: response.text,
     response_body_truncated: response.truncated,
-    response_headers: r.responseHeaders,
+    response_headers: shownHeaders(r.responseHeaders),
     request_id: r.request_id,
     trace_id: r.trace?.trace_id ?? null,
     span_id: r.trace?.span_id ?? null,
@@ -125,6 +129,17 @@ function materialize(slot: Slot, limit: number): JournalEntry {
     warnings: r.warnings,
     duration_ms: r.duration_ms,
   };
+}
+
+/**
+ * The answer's headers an entry shows: as the app wrote them, without the `Content-Length` the
+ * server (or the early 429, http/early-limit.ts) adds to the same object as it writes the answer;
+ * the app's own names are lower-case. A copy, so the entry never changes with the record.
+ */
+function shownHeaders(headers: JournalRecord['responseHeaders']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name in headers) if (name !== 'Content-Length') out[name] = headers[name] as string;
+  return out;
 }
 
 export const entryOf = (slot: Slot, limit: number) => {

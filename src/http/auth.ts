@@ -71,7 +71,7 @@ export function authenticate(c: Context<AppEnv>): Response | undefined | Promise
     c.set('account', account);
     c.set('accountId', account.account_id);
   }
-  scenarios.drawChaos({ dryRun: c.get('dryRun'), operation: `${c.req.method} ${c.req.path}` });
+  scenarios.drawChaos(c.get('dryRun'), c.req.method, c.req.path);
   if (scenarios.take('token-expired')) throw expired();
   return undefined;
 }

@@ -209,7 +209,10 @@ export function bind(
     const { route, endpoint, needs } = declaration;
     (api as OpenAPIHono<AppEnv>).openAPIRegistry.registerPath(route);
     const serve: Handler<AppEnv> = (c) => run(partnerCall(c, needs), c);
-    api.on(route.method.toUpperCase(), routingPath(route.path), pipeline(endpoint, route, needs), serve);
+    const [first, then] = pipeline(endpoint, route, needs, serve);
+    const method = route.method.toUpperCase();
+    if (then) api.on(method, routingPath(route.path), first, then);
+    else api.on(method, routingPath(route.path), first);
     return;
   }
   const route = declaration;

@@ -153,7 +153,7 @@ function limitedAnswer(
     status,
     responseBody: body,
     responseChars: text.length,
-    responseHeaders: { ...headers },
+    responseHeaders: headers, // its Content-Length below is left out of the entry, as the app's
     request_id: requestId,
     trace: sent.traceparent === undefined ? null : traceOf(sent.traceparent, sent.tracestate),
     parent_account_id: parent,

@@ -11,7 +11,7 @@
  * Response to answer itself (an idempotent replay, a reset connection).
  */
 import type { RouteConfig } from '@hono/zod-openapi';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, Handler, MiddlewareHandler } from 'hono';
 import type { Needs } from '../contract/api/operation.js';
 import type { Endpoint } from '../scenarios/catalogue.js';
 import { loadAccount, propagation } from './account.js';
@@ -65,45 +65,50 @@ function startOver(c: Context<AppEnv>): void {
 }
 
 /**
- * The one middleware that runs a route's stages, then its handler. The handler and the
+ * What runs a route's stages, then its handler: Hono's handlers for the route. The handler and the
  * stages after the last await run in one synchronous stretch, so a reset can only fall
  * between stages: the request then starts over, and sees the state before the reset or
  * after it, never a mix.
+ *
+ * A read (no write, no idempotency key: nothing to settle once answered) with its `handler`
+ * is one function, the handler called at the end of its stages, and while no stage awaits
+ * it runs without a promise of its own (the controls GET). A write settles its key and counts
+ * its room from the answer, an error the handler threw included, so its handler stays
+ * Hono's next step, whose errors the app's error handler has turned into that answer.
  */
 export function pipeline(
   endpoint: Endpoint,
   route: RouteConfig,
-  o: PipelineOptions = {},
-): MiddlewareHandler<AppEnv> {
+  o: PipelineOptions,
+  handler: Handler<AppEnv>,
+): [MiddlewareHandler<AppEnv>] | [MiddlewareHandler<AppEnv>, Handler<AppEnv>] {
   const list = stages(endpoint, route, o);
-  return async function pipeline(c, next) {
-    const sandbox = c.get('sandbox');
+  if (!o.write && !o.idempotent) {
+    const serve = (c: Context<AppEnv>) => {
+      // The scenarios its services hook, resolved once, in the handler's synchronous stretch.
+      c.set('faults', c.get('faultPlan').serviceFaults());
+      return handler(c, noNext);
+    };
+    return [
+      function read(c) {
+        const sandbox = c.get('sandbox');
+        const epoch = sandbox.epoch;
+        for (let i = 0; i < list.length; i++) {
+          const out = list[i]!(c);
+          const held = sandbox.gate.heldFor(c.get('principal')?.parent_account_id);
+          if (out instanceof Promise || held || sandbox.epoch !== epoch)
+            return runStages(c, list, i + 1, out, epoch).then((answer) => answer ?? serve(c));
+          if (out) return out;
+        }
+        return serve(c);
+      },
+    ];
+  }
+  const write: MiddlewareHandler<AppEnv> = async function pipeline(c, next) {
     let answer: Response | undefined;
     try {
-      let epoch = sandbox.epoch;
-      for (let i = 0; i < list.length; i++) {
-        let out = list[i]!(c);
-        if (out instanceof Promise) out = await out;
-        // Its partner is being swapped in by a large import (state/bundles/swap-gate.ts): it waits, then
-        // finds the new partner's state below.
-        const held = sandbox.gate.heldFor(c.get('principal')?.parent_account_id);
-        if (held) await held;
-        if (sandbox.epoch !== epoch) {
-          // A reset, restore or import came while it awaited: did it replace this request's state?
-          const wiped = sandbox.wipedSince(epoch, c.get('principal')?.parent_account_id);
-          epoch = sandbox.epoch;
-          if (wiped) {
-            startOver(c);
-            i = -1;
-            continue;
-          }
-        }
-        if (out) {
-          answer = out;
-          return out;
-        }
-      }
-      // The scenarios its services hook, resolved once, in the handler's synchronous stretch.
+      answer = await runStages(c, list, 0, undefined, c.get('sandbox').epoch);
+      if (answer) return answer;
       c.set('faults', c.get('faultPlan').serviceFaults());
       await next();
       answer = c.res;
@@ -113,4 +118,49 @@ export function pipeline(
       if (o.write) roomUsed(c, answer, saved ? key : undefined);
     }
   };
+  return [write, handler];
+}
+
+/** A read's handler has no next step: Hono's own would answer 404. */
+const noNext = () => Promise.resolve();
+
+/**
+ * The stages from `from` on, `pending` what the stage before it returned (from 0: none ran
+ * yet); the answer a stage gave, or undefined when every stage let the call through.
+ */
+async function runStages(
+  c: Context<AppEnv>,
+  list: readonly Stage[],
+  from: number,
+  pending: ReturnType<Stage>,
+  since: number,
+): Promise<Response | undefined> {
+  const sandbox = c.get('sandbox');
+  let epoch = since;
+  let out = pending;
+  let i = from;
+  for (;;) {
+    if (i > 0) {
+      // After stage i - 1:
+      if (out instanceof Promise) out = await out;
+      // Its partner is being swapped in by a large import (state/bundles/swap-gate.ts): it waits, then
+      // finds the new partner's state below.
+      const held = sandbox.gate.heldFor(c.get('principal')?.parent_account_id);
+      if (held) await held;
+      if (sandbox.epoch !== epoch) {
+        // A reset, restore or import came while it awaited: did it replace this request's state?
+        const wiped = sandbox.wipedSince(epoch, c.get('principal')?.parent_account_id);
+        epoch = sandbox.epoch;
+        if (wiped) {
+          startOver(c);
+          i = 0;
+          continue;
+        }
+      }
+      if (out) return out;
+    }
+    if (i === list.length) return undefined;
+    out = list[i]!(c);
+    i++;
+  }
 }

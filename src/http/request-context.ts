@@ -5,11 +5,12 @@
  * common and outcome headers here, without overriding one its handler chose.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { ApiError } from '../contract/api/errors.js';
 import { cutText } from '../domain/cut.js';
 import { ids } from '../domain/ids.js';
 import { traceOf } from '../domain/trace-context.js';
 import { CHAOS_HEADER } from '../scenarios/chaos.js';
-import { APPLIED_HEADER } from '../scenarios/header.js';
+import { APPLIED_HEADER, parseScenarioHeader, SCENARIO_HEADER } from '../scenarios/header.js';
 import { FaultPlan } from '../scenarios/plan.js';
 import type { Sandbox } from '../state/index.js';
 import type { AppEnv } from './env.js';
@@ -17,7 +18,17 @@ import { requestHeader, requestHeaders } from './headers.js';
 
 export const WARNING_HEADER = 'X-Sandbox-Warning';
 
-export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
+/**
+ * `refuse` answers an X-Sandbox-Scenario header the call cannot take, as the app's error
+ * handler answers the error (createApp passes envelope.ts's errorResponse); without it the
+ * error is thrown.
+ */
+export function requestContext(
+  sandbox: Sandbox,
+  refuse: (c: Context<AppEnv>, error: ApiError) => Response = (_c, error) => {
+    throw error;
+  },
+): MiddlewareHandler<AppEnv> {
   return async function requestContext(c, next) {
     const requestId = ids.request();
     const path = c.req.path;
@@ -31,12 +42,17 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     // X-Sandbox-Scenario answer with it too. The control plane has no dry run.
     c.set('dryRun', !path.startsWith('/__sandbox') && c.req.query('dry_run') === 'true');
     c.set('journaled', path.startsWith('/v1/') || path === '/oauth/token');
-    c.set('faultPlan', new FaultPlan([], sandbox.armed, sandbox.chaos));
     // responseBody, accountId, responseText, responseHeaders, headersSent and connectionReset
     // start unset (read as undefined: false): Hono keeps c.var in a Map, and a call past 16
     // keys pays for the Map to grow (docs/performance.md).
-
-    await next();
+    // The partnership API's calls (the paths Hono's `/v1/*` matches) read X-Sandbox-Scenario
+    // here, not in a middleware of their own (one async step less a call); an unknown
+    // scenario is answered as the error handler answers it.
+    let refused: ApiError | undefined;
+    if (path === '/v1' || path.startsWith('/v1/')) refused = scenarioHeader(sandbox, c);
+    else c.set('faultPlan', new FaultPlan([], sandbox.armed, sandbox.chaos));
+    if (refused) c.res = refuse(c, refused);
+    else await next();
 
     // A reset connection (the connection-reset scenario) has no answer to add headers
     // to; it is journaled with status 0.
@@ -46,6 +62,20 @@ export function requestContext(sandbox: Sandbox): MiddlewareHandler<AppEnv> {
     }
     if (c.get('journaled')) journal(sandbox, c, c.res);
   };
+}
+
+/** The call's fault plan, with the effects its X-Sandbox-Scenario header names; the error of a header it refuses. */
+function scenarioHeader(sandbox: Sandbox, c: Context<AppEnv>): ApiError | undefined {
+  let effects: ReturnType<typeof parseScenarioHeader>;
+  try {
+    effects = parseScenarioHeader(requestHeader(c, SCENARIO_HEADER), sandbox.presets);
+  } catch (e) {
+    c.set('faultPlan', new FaultPlan([], sandbox.armed, sandbox.chaos));
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  c.set('faultPlan', new FaultPlan(effects, sandbox.armed, sandbox.chaos));
+  return undefined;
 }
 
 /** Sent on every answer (lower-case names); a handler may override Cache-Control (static assets). */
@@ -85,8 +115,10 @@ const WARNING = WARNING_HEADER.toLowerCase();
 
 function journal(sandbox: Sandbox, c: Context<AppEnv>, res: Response) {
   const parent = c.get('principal')?.parent_account_id ?? null;
+  const at = sandbox.clock.now();
   sandbox.journal.add({
-    ...entryTimes(sandbox, parent),
+    at,
+    partnerAt: partnerTime(sandbox, parent, at),
     method: c.req.method,
     url: c.req.url,
     headers: requestHeaders(c),
@@ -116,21 +148,25 @@ export function entryTimes(
   parent: string | null,
 ): { at: number; partnerAt: number | null } {
   const at = sandbox.clock.now();
-  return { at, partnerAt: parent === null ? null : at + sandbox.clock.partnerOffsetMs(parent) };
+  return { at, partnerAt: partnerTime(sandbox, parent, at) };
 }
+
+/** The partner's clock when the sandbox's read `at` (null: no partner). */
+const partnerTime = (sandbox: Sandbox, parent: string | null, at: number) =>
+  parent === null ? null : at + sandbox.clock.partnerOffsetMs(parent);
 
 /** A call's duration for the journal: milliseconds since `startedAt` (performance.now()), to 0.01. */
 export const durationMs = (startedAt: number) => Math.round((performance.now() - startedAt) * 100) / 100;
 
 /**
- * The answer's headers for the journal: a copy of the plain object `send` wrote (no Fetch
- * Headers built on the way; copied now, as the app wrote them, before the server adds its
- * own), else those of the Response; none for a reset connection, which has no answer.
+ * The answer's headers for the journal: the plain object `send` wrote itself (no Fetch Headers
+ * built on the way, no copy: @hono/node-server adds its `Content-Length` to it when it writes
+ * the answer, which the entry leaves out, core/journal-entry.ts), else those of the Response;
+ * none for a reset connection, which has no answer.
  */
 function responseHeaders(c: Context<AppEnv>, res: Response): Readonly<Record<string, string>> {
   if (c.get('connectionReset')) return {};
-  const sent = c.get('responseHeaders');
-  return sent ? { ...sent } : Object.fromEntries(res.headers);
+  return c.get('responseHeaders') ?? Object.fromEntries(res.headers);
 }
 
 /** The call's trace: tracestate is looked for only when a traceparent came (most calls carry neither). */

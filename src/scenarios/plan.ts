@@ -10,7 +10,7 @@
  * earlier uses up nothing.
  */
 import type { Armed, ArmedRegistry } from './armed.js';
-import { builtIn, type ChaosCall, type Endpoint, type ScenarioName } from './catalogue.js';
+import { builtIn, type Endpoint, type ScenarioName } from './catalogue.js';
 import type { ChaosDraw, ChaosRegistry } from './chaos.js';
 import type { Effect } from './presets.js';
 
@@ -83,7 +83,7 @@ export class FaultPlan {
    * in its chaos sequence and draws its failure, unless a header or armed scenario meets it.
    * Once per request, even when it starts over.
    */
-  drawChaos(call: Omit<ChaosCall, 'endpoint'>): void {
+  drawChaos(dryRun: boolean, method: string, path: string): void {
     if (this.#counted || !this.#chaos || !this.parentId || !this.endpoint) return;
     this.#counted = true;
     if (!this.#chaos.of(this.parentId)) return; // no profile for this partner: nothing to count
@@ -91,7 +91,8 @@ export class FaultPlan {
     const { accountId, parentId } = this;
     // asked only when the draw would fail the call (rarely at a low rate, never at rate 0)
     const eligible = () => this.#header.length === 0 && !this.#armed.meets(endpoint, accountId, parentId);
-    this.#drawn = this.#chaos.draw(parentId, { ...call, endpoint }, eligible);
+    // The operation (`METHOD path`) is written only for a partner with a profile.
+    this.#drawn = this.#chaos.draw(parentId, { dryRun, operation: `${method} ${path}`, endpoint }, eligible);
   }
 
   /**
