@@ -6,20 +6,20 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { docsApi } from './api/docs.js';
-import { oauthApi } from './api/oauth.js';
 import { partnershipApi } from './api/partnership.js';
+import { oauthApi } from './api/token-endpoint.js';
 import { ApiError, storeNotWritable } from './contract/api/errors.js';
 import { registerPartnershipExtras } from './contract/api/openapi.js';
 import { controlApi } from './control/routes.js';
 import type { Sandbox } from './core/state.js';
 import { routePattern } from './domain/route-pattern.js';
+import { errorResponse } from './http/answer-writer.js';
 import type { AppEnv } from './http/env.js';
-import { errorResponse } from './http/envelope.js';
-import { requestHeader } from './http/headers.js';
 import { answerCutOff, BodyCutOff } from './http/read-body.js';
 import { requestContext } from './http/request-context.js';
+import { requestHeader } from './http/request-headers.js';
+import { FaultPlan } from './scenarios/fault-plan.js';
 import { parseScenarioHeader, SCENARIO_HEADER } from './scenarios/header.js';
-import { FaultPlan } from './scenarios/plan.js';
 
 export function createApp(sandbox: Sandbox) {
   const app = new OpenAPIHono<AppEnv>();

@@ -30,12 +30,12 @@ async function main() {
   const [first, ...rest] = process.argv.slice(2);
   if (first === 'record' || first === 'verify') {
     startGrowing();
-    const { runDriftCommand } = await import('./drift/cli.js');
+    const { runDriftCommand } = await import('./drift/drift-cli.js');
     process.exit(await runDriftCommand(first, rest));
   }
   // `partnership-sandbox pact FILE.har --consumer NAME`: a Pact file of a recording (docs/contracts.md).
   if (first === 'pact') {
-    const { runPactCommand } = await import('./pact/cli.js');
+    const { runPactCommand } = await import('./pact/pact-cli.js');
     process.exit(await runPactCommand(rest));
   }
   const command = parseCommandLine(process.argv.slice(2), process.env);

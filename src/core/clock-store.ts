@@ -4,7 +4,7 @@
  * with the store work that goes with them.
  */
 
-import type { Store } from '../store/index.js';
+import type { Store } from '../store/sqlite-store.js';
 import type { Clock } from './clock.js';
 
 export const CLOCK_KEY = 'clock_offset_ms';

@@ -4,11 +4,11 @@
  * Types only, so a service takes the sandbox without importing what creates it.
  */
 import type { z } from 'zod';
-import type { SnapshotInfo } from '../contract/control/control.js';
+import type { SnapshotInfo } from '../contract/control/control-schemas.js';
 import type { ArmedRegistry } from '../scenarios/armed.js';
 import type { ChaosRegistry } from '../scenarios/chaos.js';
 import type { Preset } from '../scenarios/presets.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../store/sqlite-store.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Diagnostics } from './diagnostics.js';

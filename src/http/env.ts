@@ -2,16 +2,16 @@
 import type { Context } from 'hono';
 import type { Sandbox } from '../core/state.js';
 import type { Endpoint } from '../scenarios/catalogue.js';
-import type { FaultPlan, ServiceFaults } from '../scenarios/plan.js';
-import type { Principal } from '../services/auth.js';
-import type { AccountRow } from '../store/accounts.js';
+import type { FaultPlan, ServiceFaults } from '../scenarios/fault-plan.js';
+import type { Principal } from '../services/tokens.js';
+import type { AccountRow } from '../store/accounts-table.js';
 
 export interface AppVariables {
   sandbox: Sandbox;
   requestId: string;
   startedAt: number;
   endpoint: Endpoint | undefined;
-  /** The call's fault plan (scenarios/plan.ts). */
+  /** The call's fault plan (scenarios/fault-plan.ts). */
   faultPlan: FaultPlan;
   /** The service-hooked scenarios the call meets, resolved once before its handler. */
   faults: ServiceFaults;

@@ -26,8 +26,8 @@ import { loadPresets } from '../scenarios/presets.js';
 import { importBundle } from '../services/bundles.js';
 import { snapshots } from '../services/snapshots.js';
 import { startupWriteError } from '../store/db.js';
-import { createStore } from '../store/index.js';
-import { secretColumns } from '../store/partners.js';
+import { secretColumns } from '../store/partners-table.js';
+import { createStore } from '../store/sqlite-store.js';
 import { durableChaos, startupChaos, statePieces } from './pieces.js';
 import { finishSwapsLeft } from './store-swap.js';
 

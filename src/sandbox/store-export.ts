@@ -4,8 +4,8 @@ import type { Sandbox } from '../core/state.js';
 import type { BundlePart } from '../core/state-registry.js';
 import { stretch } from '../core/turns.js';
 import { lastStatusWrite } from '../services/status.js';
-import type { AccountRow } from '../store/accounts.js';
-import { secretOf } from '../store/partners.js';
+import type { AccountRow } from '../store/accounts-table.js';
+import { secretOf } from '../store/partners-table.js';
 
 type BundleAccount = BundleData['accounts'][number];
 type BundlePage = BundleAccount['pages'][number];

@@ -11,7 +11,7 @@
 import type { Sandbox } from '../core/state.js';
 import type { StatePiece } from '../core/state-registry.js';
 import { atOnce } from '../core/turns.js';
-import type { StoreImage } from '../store/index.js';
+import type { StoreImage } from '../store/sqlite-store.js';
 import { storeProblems } from './store-check.js';
 import { exportRows } from './store-export.js';
 import { importRows } from './store-import.js';

@@ -1,7 +1,7 @@
 /** The parent's vertical mapping as the partnership endpoints see it (the unseeded-mappings hook). */
 import type { Sandbox } from '../core/state.js';
-import type { Drill } from '../scenarios/plan.js';
-import type { MappingRow } from '../store/partners.js';
+import type { Drill } from '../scenarios/fault-plan.js';
+import type { MappingRow } from '../store/partners-table.js';
 
 const UNSEEDED: readonly MappingRow[] = Object.freeze([]);
 

@@ -13,11 +13,11 @@ import {
 } from '../contract/api/messages.js';
 import type { RegisterData, RegisterRequest, Surface } from '../contract/api/schemas.js';
 import type { Sandbox } from '../core/state.js';
-import { contentHash } from '../domain/controls.js';
+import { contentHash } from '../domain/controls-list.js';
 import { ids } from '../domain/ids.js';
 import { findPair } from '../domain/taxonomy.js';
-import type { ServiceFaults } from '../scenarios/plan.js';
-import type { AccountRow, LayoutRow, NewAccount, PageRow } from '../store/accounts.js';
+import type { ServiceFaults } from '../scenarios/fault-plan.js';
+import type { AccountRow, LayoutRow, NewAccount, PageRow } from '../store/accounts-table.js';
 import { mappingFor } from './mappings.js';
 
 export interface RegisterResult {

@@ -8,10 +8,10 @@
  */
 import type { z } from 'zod';
 import { ApiError, validationError } from '../contract/api/errors.js';
-import type { SnapshotInfo } from '../contract/control/control.js';
+import type { SnapshotInfo } from '../contract/control/control-schemas.js';
 import type { Sandbox, Snapshots } from '../core/state.js';
 import type { StateImage } from '../core/state-registry.js';
-import type { StoreImage } from '../store/index.js';
+import type { StoreImage } from '../store/sqlite-store.js';
 
 /** How many snapshots are kept at most (each holds a whole database image). */
 export const MAX_SNAPSHOTS = 32;

@@ -7,9 +7,9 @@ import {
   planCascade,
   type RequestedStatus,
   type VariantOutcome,
-} from '../domain/status.js';
-import type { ServiceFaults } from '../scenarios/plan.js';
-import type { AccountRow, VariantRow } from '../store/accounts.js';
+} from '../domain/aggregate-status.js';
+import type { ServiceFaults } from '../scenarios/fault-plan.js';
+import type { AccountRow, VariantRow } from '../store/accounts-table.js';
 
 const asState = (v: VariantRow) => ({ ...v, enabled: v.enabled === 1, archived: v.archived === 1 });
 type State = ReturnType<typeof asState>;

@@ -213,7 +213,7 @@ describe('layers: imports run one way', () => {
         .map((spec) => `${relative(SRC, file)} -> ${spec}`),
     );
     expect(loaded).toEqual([
-      'client/control.ts -> ../contract/control/control-operations.js',
+      'client/control-client.ts -> ../contract/control/control-operations.js',
       'client/http.ts -> ../contract/control/control-operations.js',
     ]);
     expect(readFileSync(join(SRC, 'contract/control/control-operations.ts'), 'utf8')).not.toMatch(
@@ -223,37 +223,43 @@ describe('layers: imports run one way', () => {
 
   it('the check catches reversed imports (and lets a downward one through)', () => {
     const at = (path: string) => join(SRC, path);
-    expect(breaks(at('store/idempotency.ts'), at('http/envelope.ts'), false)).toBe(true);
-    expect(breaks(at('store/idempotency.ts'), at('contract/api/errors.ts'), false)).toBe(true);
-    expect(breaks(at('store/idempotency.ts'), at('contract/api/errors.ts'), true)).toBe(false);
-    expect(breaks(at('domain/status.ts'), at('store/accounts.ts'), true)).toBe(true);
+    expect(breaks(at('store/idempotency-table.ts'), at('http/answer-writer.ts'), false)).toBe(true);
+    expect(breaks(at('store/idempotency-table.ts'), at('contract/api/errors.ts'), false)).toBe(true);
+    expect(breaks(at('store/idempotency-table.ts'), at('contract/api/errors.ts'), true)).toBe(false);
+    expect(breaks(at('domain/aggregate-status.ts'), at('store/accounts-table.ts'), true)).toBe(true);
     expect(breaks(at('http/auth.ts'), at('control/routes.ts'), false)).toBe(true);
-    expect(breaks(at('scenarios/plan.ts'), at('http/headers.ts'), false)).toBe(true);
+    expect(breaks(at('scenarios/fault-plan.ts'), at('http/request-headers.ts'), false)).toBe(true);
     expect(breaks(at('sandbox/create.ts'), at('http/body.ts'), false)).toBe(true);
     expect(breaks(at('core/state.ts'), at('services/status.ts'), true)).toBe(true);
     expect(breaks(at('sandbox/create.ts'), at('services/bundles.ts'), false)).toBe(false);
     expect(breaks(at('services/status.ts'), at('http/env.ts'), true)).toBe(true);
-    expect(breaks(at('http/auth.ts'), at('services/auth.ts'), false)).toBe(false);
+    expect(breaks(at('http/auth.ts'), at('services/tokens.ts'), false)).toBe(false);
     expect(breaks(at('app.ts'), at('control/routes.ts'), false)).toBe(false);
-    expect(breaks(at('client/control.ts'), at('contract/control/control.ts'), false)).toBe(true);
-    expect(breaks(at('client/control.ts'), at('contract/control/control.ts'), true)).toBe(false);
-    expect(breaks(at('drift/replay.ts'), at('http/envelope.ts'), false)).toBe(true);
-    expect(breaks(at('drift/replay.ts'), at('http/envelope.ts'), true)).toBe(true);
+    expect(breaks(at('client/control-client.ts'), at('contract/control/control-schemas.ts'), false)).toBe(
+      true,
+    );
+    expect(breaks(at('client/control-client.ts'), at('contract/control/control-schemas.ts'), true)).toBe(
+      false,
+    );
+    expect(breaks(at('drift/replay.ts'), at('http/answer-writer.ts'), false)).toBe(true);
+    expect(breaks(at('drift/replay.ts'), at('http/answer-writer.ts'), true)).toBe(true);
     expect(breaks(at('drift/replay.ts'), at('services/register.ts'), false)).toBe(true);
     expect(breaks(at('drift/replay.ts'), at('app.ts'), false)).toBe(true);
     expect(breaks(at('drift/replay.ts'), at('start.js'), false)).toBe(false);
-    expect(breaks(at('drift/replay.ts'), at('client/control.ts'), false)).toBe(false);
-    expect(breaks(at('mcp/server.ts'), at('sandbox/create.ts'), false)).toBe(true);
-    expect(breaks(at('mcp/server.ts'), at('control/routes.ts'), true)).toBe(true);
+    expect(breaks(at('drift/replay.ts'), at('client/control-client.ts'), false)).toBe(false);
+    expect(breaks(at('mcp/mcp-server.ts'), at('sandbox/create.ts'), false)).toBe(true);
+    expect(breaks(at('mcp/mcp-server.ts'), at('control/routes.ts'), true)).toBe(true);
     expect(breaks(at('mcp/tools.ts'), at('contract/control/openapi-control.ts'), false)).toBe(false);
-    expect(breaks(at('mcp/server.ts'), at('api/docs.ts'), false)).toBe(true);
-    expect(breaks(at('mcp/server.ts'), at('guides/build-guides.ts'), false)).toBe(false);
+    expect(breaks(at('mcp/mcp-server.ts'), at('api/docs.ts'), false)).toBe(true);
+    expect(breaks(at('mcp/mcp-server.ts'), at('guides/build-guides.ts'), false)).toBe(false);
     expect(breaks(at('store/db.ts'), at('base/startup-error.ts'), false)).toBe(false);
     expect(breaks(at('store/db.ts'), at('core/config.ts'), false)).toBe(true);
-    expect(breaks(at('base/startup-error.ts'), at('domain/status.ts'), true)).toBe(true);
+    expect(breaks(at('base/startup-error.ts'), at('domain/aggregate-status.ts'), true)).toBe(true);
     expect(breaks(at('guides/build-guides.ts'), at('api/docs.ts'), false)).toBe(true);
-    expect(breaks(at('client/control.ts'), at('contract/control/control-operations.ts'), false)).toBe(false);
-    expect(breaks(at('client/control.ts'), at('package-dir.ts'), false)).toBe(true);
+    expect(breaks(at('client/control-client.ts'), at('contract/control/control-operations.ts'), false)).toBe(
+      false,
+    );
+    expect(breaks(at('client/control-client.ts'), at('package-dir.ts'), false)).toBe(true);
   });
 
   it('the bottom floor (src/base/) imports nothing, not even a package', () => {

@@ -22,7 +22,7 @@ import { buildPact } from '../pact/build.js';
 import { fromJournal } from '../pact/exchange.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { setUpAccount, setUpPartner, tearDown, touchPartner } from '../services/pact-states.js';
-import { armScenario } from './scenarios.js';
+import { armScenario } from './scenario-routes.js';
 
 const known = (state: string): state is PactStateName => Object.hasOwn(PACT_STATES, state);
 

@@ -5,7 +5,7 @@ import type { Sandbox } from '../core/state.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import { MAX_SNAPSHOTS } from '../services/snapshots.js';
-import { clockView } from './clock.js';
+import { clockView } from './clock-routes.js';
 
 export function snapshotRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();
