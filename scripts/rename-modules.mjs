@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * One base name per source file: no two files of src/ share a base name, so a name seen in an
- * import, a stack trace or a review says which file it is (docs/architecture.md, "Layout of
- * the code"; test/house/base-names.test.ts keeps it). This script holds the renames and makes
+ * One base name per source file: no two files of src/ share a base name (but a folder's public
+ * face, an index.ts of re-exports only), so a name seen in an import, a stack trace or a review
+ * says which file it is (docs/architecture.md, "Layout of the code"; test/house/base-names.test.ts
+ * keeps it). This script holds the renames and makes
  * them, and it is safe to run again: on a tree where files already moved, where other branches
  * changed their content or added imports of the old names, it moves what is still at an old
  * place and rewrites every reference to an old place.
@@ -69,7 +70,6 @@ export const RENAMES = {
   // rooms of their own: drift, pact, mcp
   'drift/cli.ts': 'drift/drift-cli.ts',
   'drift/ids.ts': 'drift/id-map.ts',
-  'drift/index.ts': 'drift/exports.ts',
   'drift/plan.ts': 'drift/replay-plan.ts',
   'drift/report.ts': 'drift/verify-report.ts',
   'mcp/cli.ts': 'mcp/mcp-cli.ts',

@@ -1,12 +1,18 @@
 /**
  * One base name per source file (issue "The house"): a name seen in an import, a stack trace
  * or a review says which file of src/ it is. Two files whose names differ only by .ts and .tsx
- * count as one name. A repeat is allowed only when it is in ALLOWED below, with the reason a
- * reader is not misled by it; an entry no longer repeated must go. scripts/rename-modules.mjs
- * holds the renames that made it so (docs/architecture.md, "Layout of the code").
+ * count as one name. One rule and a short list make the exceptions:
+ * - a folder's public face, `index.ts` made of re-exports only (`export … from`), as src/ and
+ *   src/drift/ have: it never shows in a stack trace (it runs no code of its own), and an
+ *   import of it names its folder;
+ * - ALLOWED below: a name with its files and the reason a reader is not misled by it; an entry
+ *   no longer repeated must go.
+ * scripts/rename-modules.mjs holds the renames that made it so (docs/architecture.md, "Layout
+ * of the code").
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const SRC = resolve(import.meta.dirname, '..', '..', 'src');
@@ -25,7 +31,16 @@ function sources(dir: string): string[] {
   });
 }
 
-const SOURCES = sources(SRC).map((file) => relative(SRC, file).split('\\').join('/'));
+/** An index.ts whose every statement is a re-export (`export … from '…'`): a folder's public face. */
+function isPublicFace(rel: string, text: string): boolean {
+  if (!/(^|\/)index\.ts$/.test(rel)) return false;
+  const file = ts.createSourceFile(rel, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  return file.statements.every((s) => ts.isExportDeclaration(s) && s.moduleSpecifier !== undefined);
+}
+
+const SOURCES = sources(SRC)
+  .map((file) => relative(SRC, file).split('\\').join('/'))
+  .filter((rel) => !isPublicFace(rel, readFileSync(join(SRC, rel), 'utf8')));
 
 /** Files (paths under src/) by base name, for the names more than one file has. */
 function repeatedNames(files: string[]): Map<string, string[]> {
@@ -56,6 +71,16 @@ describe('base names of src/', () => {
       expect(entry.reason.length, `${name} needs its reason`).toBeGreaterThan(20);
     }
     expect(Object.keys(ALLOWED).length).toBeLessThanOrEqual(3);
+  });
+
+  it('a public face is an index.ts of re-exports only', () => {
+    expect(isPublicFace('index.ts', "export * from './a.js';\nexport { b, type C } from './b.js';")).toBe(
+      true,
+    );
+    expect(isPublicFace('x/index.ts', "import { a } from './a.js';\nexport const b = a;")).toBe(false);
+    expect(isPublicFace('x/index.ts', "export { a } from './a.js';\nexport function b() {}")).toBe(false);
+    expect(isPublicFace('x/face.ts', "export * from './a.js';")).toBe(false);
+    expect(isPublicFace('index.ts', readFileSync(join(SRC, 'index.ts'), 'utf8'))).toBe(true);
   });
 
   it('finds a repeat, .ts and .tsx alike (the check itself)', () => {
