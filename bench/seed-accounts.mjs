@@ -39,7 +39,7 @@ const lowerAlnum = (n) => {
   for (let i = 0; i < n; i++) s += ALPHA[bytes[i] % 36];
   return s;
 };
-// The sandbox's content hash of a fresh list (src/domain/controls.ts contentHash).
+// The sandbox's content hash of a fresh list (src/domain/controls-list.ts contentHash).
 const contentHash = (listId) =>
   createHash('sha256')
     .update(JSON.stringify([listId, 0, blocked, []]))

@@ -167,7 +167,7 @@ const common = {
   legalComments: 'none',
   logLevel: 'warning',
   plugins: [builtinsRequired, zodEnglishOnly, dashboardAssets, manualPagesOf('html'), validatorBeside],
-  // The dashboard shell (src/ui/index.tsx) is Hono JSX. Said here as in tsconfig.json,
+  // The dashboard shell (src/ui/shell.tsx) is Hono JSX. Said here as in tsconfig.json,
   // because the image's build stage copies src/ and this script, not tsconfig.json.
   jsx: 'automatic',
   jsxImportSource: 'hono/jsx',

@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { isDefaultFixtures } from './base/package-dir.js';
 import { secretMatches } from './domain/secrets.js';
 import type { Sandbox } from './state/index.js';
-import { secretOf } from './store/partners.js';
-import { UI_PATH } from './ui/index.js';
+import { secretOf } from './store/partners-table.js';
+import { UI_PATH } from './ui/shell.js';
 
 export interface Landmarks {
   url: string;

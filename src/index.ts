@@ -5,7 +5,7 @@
  */
 
 export { StartupError } from './base/startup-error.js';
-export * from './client/control.js';
+export * from './client/control-client.js';
 export * from './drift/index.js';
 export { type RunningSandbox, type SandboxLogger, type SandboxOptions, startSandbox } from './start.js';
 

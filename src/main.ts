@@ -31,7 +31,7 @@ async function main() {
   if (first === 'record' || first === 'verify') {
     startGrowing();
     const [{ runDriftCommand }, { setSandboxStarter }, { startSandbox }] = await Promise.all([
-      import('./drift/cli.js'),
+      import('./drift/drift-cli.js'),
       import('./drift/embedded.js'),
       import('./start.js'),
     ]);
@@ -40,7 +40,7 @@ async function main() {
   }
   // `partnership-sandbox pact FILE.har --consumer NAME`: a Pact file of a recording (docs/contracts.md).
   if (first === 'pact') {
-    const { runPactCommand } = await import('./pact/cli.js');
+    const { runPactCommand } = await import('./pact/pact-cli.js');
     process.exit(await runPactCommand(rest));
   }
   const command = parseCommandLine(process.argv.slice(2), process.env);

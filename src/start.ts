@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { StartupError } from './base/startup-error.js';
-import { type ControlClient, createControlClient } from './client/control.js';
+import { type ControlClient, createControlClient } from './client/control-client.js';
 import {
   AdminTokenSchema,
   CellSchema,

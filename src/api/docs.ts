@@ -24,7 +24,7 @@ import { own } from '../domain/own.js';
 import { buildGuides, type GuidePage, type Guides } from '../guides/build-guides.js';
 import { SCREENSHOT_NAME, SCREENSHOT_TYPES } from '../guides/screenshots.js';
 import type { AppEnv } from '../http/env.js';
-import { UI_PATH } from '../ui/index.js';
+import { UI_PATH } from '../ui/shell.js';
 
 /** Under /docs/guides/: a page's name, or `screenshots/` and a file's name. */
 const SCREENSHOTS = 'screenshots/';

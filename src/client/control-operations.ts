@@ -2,7 +2,7 @@
 // do not edit.
 /**
  * Where each control-plane operation lives: its method and path, by operationId. The control
- * client (client/control.ts) builds its URLs from this table, which imports nothing, so
+ * client (client/control-client.ts) builds its URLs from this table, which imports nothing, so
  * neither the client nor the dashboard loads zod or hono at run time.
  */
 export const CONTROL_OPERATIONS = {

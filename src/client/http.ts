@@ -1,6 +1,6 @@
 /**
  * The one HTTP exchange with the control plane (`/__sandbox/...`), shared by the control client
- * (client/control.ts), the MCP server (mcp/server.ts) and the dashboard (ui/client/, through the
+ * (client/control-client.ts), the MCP server (mcp/mcp-server.ts) and the dashboard (ui/client/, through the
  * client): an operation's request line from the generated table (contract/control/control-operations.ts,
  * by operationId), then one fetch with the bearer token, JSON headers and a time limit. Global
  * fetch only, nothing of Node, zod or hono: the dashboard's browser bundle carries it. What a

@@ -21,7 +21,7 @@ import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
 import { controlRoutes } from '../contract/control/control-routes.js';
 import type { AppEnv } from '../http/env.js';
-import { requestHeader } from '../http/headers.js';
+import { requestHeader } from '../http/request-headers.js';
 
 export const CROSS_SITE_MESSAGE =
   'Cross-origin browser request refused: the control plane answers browser requests from its own origin only (Origin, Sec-Fetch-Site), so a web page you visit (another site, or another port of this host) cannot reset or read the sandbox. Set SANDBOX_ADMIN_TOKEN to protect it fully.';

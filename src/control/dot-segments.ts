@@ -11,7 +11,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { validationError } from '../contract/api/errors.js';
 import type { AppEnv } from '../http/env.js';
-import { incoming } from '../http/headers.js';
+import { incoming } from '../http/request-headers.js';
 
 export const DOT_SEGMENT_MESSAGE =
   'has a "." or ".." segment (percent-encoded or not), which URLs resolve to another path; no sandbox identifier is "." or ".."';

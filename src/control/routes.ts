@@ -17,21 +17,21 @@ import { controlCaller } from '../http/control-access.js';
 import type { AppEnv } from '../http/env.js';
 import { partnerOr404 } from '../services/lookup.js';
 import type { Sandbox } from '../state/index.js';
-import { isUiShellPath, uiApi } from '../ui/index.js';
-import { accountRoutes } from './accounts.js';
-import { bundleRoutes } from './bundles.js';
-import { chaosRoutes } from './chaos.js';
-import { clockRoutes, clockView } from './clock.js';
+import { isUiShellPath, uiApi } from '../ui/shell.js';
+import { accountRoutes } from './account-routes.js';
+import { bundleRoutes } from './bundle-routes.js';
+import { chaosRoutes } from './chaos-routes.js';
+import { clockRoutes, clockView } from './clock-routes.js';
 import { sameSiteOnly } from './cross-site.js';
 import { noDotSegments } from './dot-segments.js';
-import { pactApi } from './pact.js';
-import { partnerRoutes } from './partners.js';
-import { requestRoutes } from './requests.js';
-import { scenarioRoutes } from './scenarios.js';
-import { snapshotRoutes } from './snapshots.js';
+import { pactApi } from './pact-routes.js';
+import { partnerRoutes } from './partner-routes.js';
+import { requestRoutes } from './request-routes.js';
+import { scenarioRoutes } from './scenario-routes.js';
+import { snapshotRoutes } from './snapshot-routes.js';
 
 export { accountDetail } from '../services/accounts.js';
-export { clockView } from './clock.js';
+export { clockView } from './clock-routes.js';
 
 /** The paths served without a token: the declarations open to anyone (health), and the dashboard's shell. */
 const OPEN_PATHS: ReadonlySet<string> = new Set(

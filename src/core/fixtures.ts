@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { StartupError } from '../base/startup-error.js';
 import { LAYOUT_TYPES, SURFACES } from '../contract/api/schemas.js';
-import { pathSegment } from '../contract/control/control.js';
+import { pathSegment } from '../contract/control/control-schemas.js';
 import { flattenTaxonomy, type MappingEntry, mappingProblems } from '../domain/taxonomy.js';
-import type { InternalBlock } from '../store/controls.js';
+import type { InternalBlock } from '../store/controls-table.js';
 
 const PartnersFile = z.strictObject({
   partners: z

@@ -2,7 +2,7 @@
  * A fair share (SANDBOX_RATE_LIMIT, docs/hosting.md#limits-and-what-a-partner-sees-past-them):
  * a token bucket per partner, refilled on real time (it protects the process, so the sandbox
  * clock, which partners move, has no say). Calls of no known partner share one bucket.
- * Checked once per call, where the partner is known (http/auth.ts, api/oauth.ts), before
+ * Checked once per call, where the partner is known (http/auth.ts, api/token-endpoint.ts), before
  * anything is read or written; unset, the sandbox holds no limiter and the check is one branch.
  */
 

@@ -3,7 +3,7 @@
  * pairs to internal categories and back. Internal names never leave through the
  * translated view; only the partner's own IDs do.
  */
-import type { InternalBlock } from './controls.js';
+import type { InternalBlock } from './controls-list.js';
 
 /** A partner vertical / sub-vertical pair as a controls write sends it. */
 export interface PartnerPair {

@@ -3,12 +3,12 @@
  * is advanced so that the time since the first request is the recording's.
  *
  * The control plane moves a clock by at most 10 years a call, and 100 years in all
- * (contract/control/control.ts). A longer gap (a damaged date) moves it by 10 years, which every
+ * (contract/control/control-schemas.ts). A longer gap (a damaged date) moves it by 10 years, which every
  * expiry and window has passed anyway; once the 100 years are used, the clock stays there and
  * the replay goes on, every window long past.
  */
-import { type ControlClient, ControlPlaneError } from '../client/control.js';
-import { MAX_OFFSET_SECONDS } from '../contract/control/control.js';
+import { type ControlClient, ControlPlaneError } from '../client/control-client.js';
+import { MAX_OFFSET_SECONDS } from '../contract/control/control-schemas.js';
 import { type ReadEntry, RecordingError } from './har.js';
 import { describe } from './partner.js';
 

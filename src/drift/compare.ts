@@ -8,7 +8,7 @@
  */
 import { COMPARED_HEADERS, isIdentifierField, isTimestamp } from './api.js';
 import { type HarHeader, headerValue } from './har.js';
-import type { IdMap } from './ids.js';
+import type { IdMap } from './id-map.js';
 
 export interface Difference {
   /** Where: `status`, `headers.Retry-After`, `body.error.code`, `body.data.pages[0].surface`, … */

@@ -4,7 +4,7 @@
  * (index.ts, the package's API; main.ts, the bin's record and verify) hand it how to start
  * one (startSandbox, start.ts), here.
  */
-import type { ControlClient } from '../client/control.js';
+import type { ControlClient } from '../client/control-client.js';
 
 /** What drift uses of a sandbox it started: where it is, its control plane, and how to stop it. */
 export interface EmbeddedSandbox {

@@ -8,8 +8,8 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { APPLIED_HEADER, HOP_BY_HOP, SCENARIO_HEADER, safeDecode, TOKEN_PATH } from './api.js';
 import { rewriteForm } from './form.js';
 import { headerValue, type ReadEntry } from './har.js';
-import type { IdMap } from './ids.js';
-import { type Item, isReset } from './plan.js';
+import type { IdMap } from './id-map.js';
+import { type Item, isReset } from './replay-plan.js';
 
 /** What a replayed request is: method, the sandbox path, headers and body. */
 export interface Outgoing {

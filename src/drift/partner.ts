@@ -6,12 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultFixturesDir } from '../base/package-dir.js';
-import { type ControlClient, ControlPlaneError } from '../client/control.js';
+import { type ControlClient, ControlPlaneError } from '../client/control-client.js';
 import { flattenTaxonomy, type TaxonomyFileData } from '../domain/taxonomy.js';
 import { APPLIED_HEADER, SCENARIO_HEADER, TOKEN_PATH } from './api.js';
 import { headerValue, type ReadEntry, RecordingError } from './har.js';
-import type { IdMap } from './ids.js';
-import type { Plan } from './plan.js';
+import type { IdMap } from './id-map.js';
+import type { Plan } from './replay-plan.js';
 
 export interface Credentials {
   parent_account_id: string;

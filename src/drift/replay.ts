@@ -7,7 +7,7 @@
  *   ones, mapped, when those are taken), its taxonomy from the first vertical-mappings answer
  *   recorded (the default fixtures' when there is none). A `--url` is checked to be a sandbox
  *   first (send.ts).
- * - Identifiers the recorded service issued are mapped to the sandbox's (ids.ts), in answers
+ * - Identifiers the recorded service issued are mapped to the sandbox's (id-map.ts), in answers
  *   and in later requests (outgoing.ts: path, query, headers, body); a bearer token the
  *   recording never saw issued (a browser's HAR of a page that had one) is replaced by a fresh
  *   one, unless the service refused it (a 401 no scenario made): then it is sent as recorded.
@@ -21,16 +21,16 @@
 
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { type ControlClient, createControlClient } from '../client/control.js';
+import { type ControlClient, createControlClient } from '../client/control-client.js';
 import { pathIdentifiers, TOKEN_PATH } from './api.js';
 import { ReplayClock } from './clock-align.js';
 import { type Answer, compareAnswers, TimestampOrder } from './compare.js';
 import { type EmbeddedSandbox, startEmbedded } from './embedded.js';
 import { RecordingError, readHar } from './har.js';
-import { IdMap } from './ids.js';
+import { IdMap } from './id-map.js';
 import { type Outgoing, outgoing, unsendableRequest } from './outgoing.js';
 import { createPartner } from './partner.js';
-import { classify, type Item, isReset, noAnswer, type Plan, resultOf } from './plan.js';
+import { classify, type Item, isReset, noAnswer, type Plan, resultOf } from './replay-plan.js';
 import { checkSandbox, send } from './send.js';
 import { type EntryResult, totalsOf, type VerifyOptions, type VerifyResult } from './verify-result.js';
 

@@ -2,7 +2,7 @@
  * What `verify` answers (docs/drift.md): each entry's outcome and differences, and the totals.
  *
  * The JS API spells its fields in camelCase, as the rest of the package does (`notReplayed`,
- * `parentAccountId`); the JSON report (`--report`, report.ts) spells the same fields in
+ * `parentAccountId`); the JSON report (`--report`, verify-report.ts) spells the same fields in
  * snake_case (`not_replayed`, `parent_account_id`), as the API's JSON and the control plane's do.
  * One field, two spellings, each the convention of where it is read (docs/drift.md "From code").
  */

@@ -10,12 +10,12 @@ import {
   MISSING_TOKEN_MESSAGE,
 } from '../contract/api/messages.js';
 import { NO_PARTNER } from '../core/rate-limit.js';
-import { verifyToken } from '../services/auth.js';
+import { verifyToken } from '../services/tokens.js';
 import { ownedAccount } from './account.js';
 import { noteLimited } from './early-limit.js';
 import type { AppEnv } from './env.js';
-import { parseBearer, requestHeader } from './headers.js';
-import { limitCall } from './rate-limit.js';
+import { limitCall } from './rate-limit-check.js';
+import { parseBearer, requestHeader } from './request-headers.js';
 
 const REALM = 'realm="partnership-sandbox"';
 const expired = () =>

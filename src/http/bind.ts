@@ -3,7 +3,7 @@
  * come from the declaration, so what the documents list is what is served; the stages the
  * declaration needs run before the handler (the partnership pipeline, src/http/pipeline.ts,
  * for a partnership operation; the declared path, query and body schemas for a control-plane
- * operation; the steps a module states for its operation: the token endpoint's, src/api/oauth.ts),
+ * operation; the steps a module states for its operation: the token endpoint's, src/api/token-endpoint.ts),
  * and they produce the typed call
  * the handler receives: `{principal, account, params, query, body, dryRun, faults}` as the
  * declaration says. A handler's answers are type-checked against the declared ones.
@@ -17,9 +17,9 @@ import { UNKNOWN_QUERY_PARAMETER_MESSAGE } from '../contract/api/messages.js';
 import type { Needs, Operation } from '../contract/api/operation.js';
 import type { ControlRoute } from '../contract/control/control-routes.js';
 import type { Endpoint } from '../scenarios/catalogue.js';
-import type { ServiceFaults } from '../scenarios/plan.js';
-import type { Principal } from '../services/auth.js';
-import type { AccountRow } from '../store/accounts.js';
+import type { ServiceFaults } from '../scenarios/fault-plan.js';
+import type { Principal } from '../services/tokens.js';
+import type { AccountRow } from '../store/accounts-table.js';
 import { admit, checkOwnQuery, ownBody, ownQuery } from './control-access.js';
 import { controlBody } from './control-body.js';
 import { type AppEnv, known } from './env.js';
@@ -49,7 +49,7 @@ export interface PartnerCall<O extends Operation> {
   /** The JSON body, validated by the declared schema (a write's). */
   body: BodyOf<O['route']>;
   dryRun: boolean;
-  /** The service-hooked scenarios the call meets (scenarios/plan.ts). */
+  /** The service-hooked scenarios the call meets (scenarios/fault-plan.ts). */
   faults: ServiceFaults;
   requestId: string;
   /** Warnings for X-Sandbox-Warning and the journal. */
@@ -70,7 +70,7 @@ export interface ControlCall<R extends ControlRoute> {
 }
 
 /**
- * An operation whose steps its own module states, in order (the token endpoint: api/oauth.ts):
+ * An operation whose steps its own module states, in order (the token endpoint: api/token-endpoint.ts):
  * `begin` starts the attempt's record, `steps` produce the typed call or throw, and `fail`
  * answers whatever the steps or the handler throw in the surface's own error format (RFC 6749
  * §5.2 for the token endpoint), reading what the attempt recorded.

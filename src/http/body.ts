@@ -2,9 +2,9 @@
 import type { Context } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
 import type { AppEnv } from './env.js';
-import { requestHeader } from './headers.js';
 import { checkBodyCoding, checkJsonMediaType, parseJson } from './json.js';
 import { readJsonText } from './read-body.js';
+import { requestHeader } from './request-headers.js';
 
 /** A JSON body's headers (http/json.ts's rules): the whole media type, and UTF-8 with no content coding. */
 export function checkJsonHeaders(c: Context<AppEnv>): void {

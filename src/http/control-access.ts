@@ -13,10 +13,10 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
 import { EXPIRED_TOKEN_MESSAGE } from '../contract/api/messages.js';
 import { accessOf, type ControlAccess, PARTNER_HEADER } from '../contract/control/access.js';
-import { secretsEqual, verifyToken } from '../services/auth.js';
 import { accountNotFound, partnerNotFound, variantNotFound } from '../services/lookup.js';
+import { secretsEqual, verifyToken } from '../services/tokens.js';
 import type { AppEnv } from './env.js';
-import { parseBearer, requestHeader } from './headers.js';
+import { parseBearer, requestHeader } from './request-headers.js';
 
 const REALM = 'realm="sandbox-control-plane"';
 export const CONTROL_TOKEN_MESSAGE =
@@ -39,7 +39,7 @@ export function controlCaller(
     if (adminToken && !open(c.req.path)) {
       const sent = parseBearer(requestHeader(c, 'authorization'));
       if (!sent || !secretsEqual(sent, adminToken)) {
-        // A partner's token expires by its own partner's clock (services/auth.ts).
+        // A partner's token expires by its own partner's clock (services/tokens.ts).
         const check = sent === undefined ? undefined : verifyToken(c.get('sandbox'), sent);
         if (check?.ok !== true) throw refused(check?.reason === 'expired');
         c.set('controlPartner', check.principal.parent_account_id);

@@ -27,12 +27,12 @@ import { ids } from '../domain/ids.js';
 import { routePattern } from '../domain/route-pattern.js';
 import { traceOf } from '../domain/trace-context.js';
 import { SCENARIO_HEADER } from '../scenarios/header.js';
-import { verifyToken } from '../services/auth.js';
+import { verifyToken } from '../services/tokens.js';
 import type { Sandbox } from '../state/index.js';
-import { answerHeaders, errorEnvelope } from './envelope.js';
-import { parseBearer } from './headers.js';
-import { limitedParts } from './rate-limit.js';
+import { answerHeaders, errorEnvelope } from './answer-writer.js';
+import { limitedParts } from './rate-limit-check.js';
 import { durationMs, entryTimes } from './request-context.js';
+import { parseBearer } from './request-headers.js';
 
 interface Early {
   /** Authorization header -> the partner whose call with it was last limited. */
@@ -123,7 +123,7 @@ function limitedAnswer(
   const url = partnershipUrl(req);
   if (url === null) return undefined;
   const sent = headersOf(req.rawHeaders);
-  // Repeated Authorization lines reach the app joined (http/headers.ts): it decides.
+  // Repeated Authorization lines reach the app joined (http/request-headers.ts): it decides.
   if (sent.authorization !== authorization) return undefined;
   if (authorization !== undefined) {
     const token = parseBearer(authorization);
@@ -136,7 +136,7 @@ function limitedAnswer(
   if (seconds === 0) return undefined;
   const { message, headers: extra, details } = limitedParts(limiter, seconds);
 
-  // errorResponse and send (http/envelope.ts), for an answer no scenario shapes.
+  // errorResponse and send (http/answer-writer.ts), for an answer no scenario shapes.
   const requestId = ids.request();
   const status = errorStatus.rate_limited;
   const body = errorEnvelope(status, { code: 'rate_limited', details }, message, requestId);

@@ -1,17 +1,17 @@
 /** What the HTTP layer keeps per request, reachable from every middleware and handler. */
 import type { Context } from 'hono';
 import type { Endpoint } from '../scenarios/catalogue.js';
-import type { FaultPlan, ServiceFaults } from '../scenarios/plan.js';
-import type { Principal } from '../services/auth.js';
+import type { FaultPlan, ServiceFaults } from '../scenarios/fault-plan.js';
+import type { Principal } from '../services/tokens.js';
 import type { Sandbox } from '../state/index.js';
-import type { AccountRow } from '../store/accounts.js';
+import type { AccountRow } from '../store/accounts-table.js';
 
 export interface AppVariables {
   sandbox: Sandbox;
   requestId: string;
   startedAt: number;
   endpoint: Endpoint | undefined;
-  /** The call's fault plan (scenarios/plan.ts). */
+  /** The call's fault plan (scenarios/fault-plan.ts). */
   faultPlan: FaultPlan;
   /** The service-hooked scenarios the call meets, resolved once before its handler. */
   faults: ServiceFaults;

@@ -11,9 +11,9 @@ import { createHash } from 'node:crypto';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context } from 'hono';
 import { ApiError, type ErrorCode } from '../contract/api/errors.js';
-import type { FaultPlan } from '../scenarios/plan.js';
+import type { FaultPlan } from '../scenarios/fault-plan.js';
 import type { AppEnv } from './env.js';
-import { incoming, requestHeader } from './headers.js';
+import { incoming, requestHeader } from './request-headers.js';
 
 const serverErrors: Record<number, { code: ErrorCode; message: string }> = {
   500: {

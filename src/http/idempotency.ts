@@ -18,9 +18,9 @@ import {
   UNSAVED_REPLAY_WARNING,
 } from '../contract/api/messages.js';
 import { canonical } from '../domain/canonical-json.js';
+import { send } from './answer-writer.js';
 import { type AppEnv, known } from './env.js';
-import { send } from './envelope.js';
-import { requestHeader } from './headers.js';
+import { requestHeader } from './request-headers.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -137,7 +137,7 @@ export function settleKey(c: Context<AppEnv>, answer: Response | undefined): boo
     return true;
   } catch (err) {
     // The store refused it (a full disk): the key is settled in memory until it takes writes
-    // (store/idempotency.ts), and the answer stands: a success was written, an error was not.
+    // (store/idempotency-table.ts), and the answer stands: a success was written, an error was not.
     if (!c.get('sandbox').storeHealth.refused(err)) throw err;
     if (success) c.get('warnings').push(UNSAVED_REPLAY_WARNING);
     return false;

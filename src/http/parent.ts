@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
 import { MISSING_PARENT_HEADER_MESSAGE, PARENT_MISMATCH_MESSAGE } from '../contract/api/messages.js';
 import { type AppEnv, known } from './env.js';
-import { requestHeader } from './headers.js';
+import { requestHeader } from './request-headers.js';
 
 export const PARENT_HEADER = 'X-Platform-Parent-Account-Id';
 

@@ -20,7 +20,7 @@ import type { Context } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
 import { invalidUtf8Message } from '../contract/api/messages.js';
 import type { AppEnv } from './env.js';
-import { incoming as nodeRequest, requestHeader } from './headers.js';
+import { incoming as nodeRequest, requestHeader } from './request-headers.js';
 
 const tooLarge = (limit: number) =>
   new ApiError('payload_too_large', `Request body is larger than ${limit} bytes.`, {

@@ -1,6 +1,6 @@
 /**
  * The outermost middleware: gives every request its request_id and scenario context,
- * and on the way out writes the journal entry. Answers written by `send` (envelope.ts)
+ * and on the way out writes the journal entry. Answers written by `send` (answer-writer.ts)
  * already carry every header; any other answer (control plane, docs, UI) gets the
  * common and outcome headers here, without overriding one its handler chose.
  */
@@ -10,17 +10,17 @@ import { cutText } from '../domain/cut.js';
 import { ids } from '../domain/ids.js';
 import { traceOf } from '../domain/trace-context.js';
 import { CHAOS_HEADER } from '../scenarios/chaos.js';
+import { FaultPlan } from '../scenarios/fault-plan.js';
 import { APPLIED_HEADER, parseScenarioHeader, SCENARIO_HEADER } from '../scenarios/header.js';
-import { FaultPlan } from '../scenarios/plan.js';
 import type { Sandbox } from '../state/index.js';
 import type { AppEnv } from './env.js';
-import { requestHeader, requestHeaders } from './headers.js';
+import { requestHeader, requestHeaders } from './request-headers.js';
 
 export const WARNING_HEADER = 'X-Sandbox-Warning';
 
 /**
  * `refuse` answers an X-Sandbox-Scenario header the call cannot take, as the app's error
- * handler answers the error (createApp passes envelope.ts's errorResponse); without it the
+ * handler answers the error (createApp passes answer-writer.ts's errorResponse); without it the
  * error is thrown.
  */
 export function requestContext(

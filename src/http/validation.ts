@@ -12,7 +12,7 @@ import { type FieldIssue, validationError } from '../contract/api/errors.js';
 import { issuesToFields, MAX_ISSUES } from '../contract/api/issues.js';
 import { UNKNOWN_QUERY_PARAMETER_MESSAGE, unknownQueryParameterHint } from '../contract/api/messages.js';
 import type { AppEnv } from './env.js';
-import { requestHeader } from './headers.js';
+import { requestHeader } from './request-headers.js';
 
 type Target = 'query' | 'param' | 'header' | 'json';
 

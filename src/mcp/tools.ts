@@ -10,7 +10,7 @@
  * coaching warnings of the journal.
  */
 
-import type { JournalView } from '../client/control.js';
+import type { JournalView } from '../client/control-client.js';
 import { CONTROL_OPERATIONS, type ControlOperationId } from '../client/control-operations.js';
 import { headerComponents } from '../contract/api/headers.js';
 import { CONTROL_ROUTES } from '../contract/control/control-routes-all.js';

@@ -30,8 +30,8 @@ export interface ChaosCall {
  * Where a scenario hooks into the request path (src/http/pipeline.ts): `authenticate` once
  * the token is checked, `account` where a new account's propagation is checked, `faults` the
  * injected-faults stage (after idempotency, before validation), `service` the rule it bends
- * inside its service (which receives it as a typed flag: src/scenarios/plan.ts), `answer` the
- * one writer of answers (src/http/envelope.ts `send`), which reshapes what it writes.
+ * inside its service (which receives it as a typed flag: src/scenarios/fault-plan.ts), `answer` the
+ * one writer of answers (src/http/answer-writer.ts `send`), which reshapes what it writes.
  */
 export type Hook = 'authenticate' | 'account' | 'faults' | 'service' | 'answer';
 

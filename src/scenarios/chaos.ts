@@ -1,7 +1,7 @@
 /**
  * Chaos profiles (docs/chaos.md): a share of a partner's calls fails with a transient
  * scenario, drawn from (seed, the partner's call position). The draw is one more source of
- * effects in the call's fault plan (plan.ts): header, then armed, then chaos. This
+ * effects in the call's fault plan (fault-plan.ts): header, then armed, then chaos. This
  * module holds the profiles, each partner's position and what chaos failed; no HTTP.
  */
 import { createHash } from 'node:crypto';

@@ -1,10 +1,10 @@
 /** Accounts and variants as the control plane sees them (docs/control-plane.md): the internal view, variant edits. */
 import type { z } from '@hono/zod-openapi';
 import { validationError } from '../contract/api/errors.js';
-import type { AccountDetail } from '../contract/control/control.js';
+import type { AccountDetail } from '../contract/control/control-schemas.js';
 import { ids } from '../domain/ids.js';
 import { lastStatusWrite, type Sandbox } from '../state/index.js';
-import type { VariantRow } from '../store/accounts.js';
+import type { VariantRow } from '../store/accounts-table.js';
 import { readControls } from './controls.js';
 import { accountOr404, variantNotFound } from './lookup.js';
 import { readStatus } from './status.js';

@@ -10,13 +10,13 @@ import {
   unmappedPairsMessage,
 } from '../contract/api/messages.js';
 import type { ControlsData, ControlsWriteRequest } from '../contract/api/schemas.js';
-import { isCurrentHash, nextList } from '../domain/controls.js';
+import { isCurrentHash, nextList } from '../domain/controls-list.js';
 import { translateBlocks, translatePairs } from '../domain/taxonomy.js';
-import type { ServiceFaults } from '../scenarios/plan.js';
+import type { ServiceFaults } from '../scenarios/fault-plan.js';
 import type { Sandbox } from '../state/index.js';
-import type { AccountRow } from '../store/accounts.js';
-import type { ControlsListRow } from '../store/controls.js';
-import type { MappingRow } from '../store/partners.js';
+import type { AccountRow } from '../store/accounts-table.js';
+import type { ControlsListRow } from '../store/controls-table.js';
+import type { MappingRow } from '../store/partners-table.js';
 import { mappingFor } from './mappings.js';
 
 /**

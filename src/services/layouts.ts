@@ -2,7 +2,7 @@
 import { ApiError } from '../contract/api/errors.js';
 import { layoutNotFoundMessage } from '../contract/api/messages.js';
 import type { Sandbox } from '../state/index.js';
-import type { AccountRow } from '../store/accounts.js';
+import type { AccountRow } from '../store/accounts-table.js';
 
 export interface LayoutEdit {
   layout_type?: 'Overlay' | 'Embedded' | undefined;

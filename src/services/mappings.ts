@@ -1,8 +1,8 @@
 /** The parent's vertical mapping as the partnership endpoints see it (the unseeded-mappings hook). */
 
-import type { Drill } from '../scenarios/plan.js';
+import type { Drill } from '../scenarios/fault-plan.js';
 import type { Sandbox } from '../state/index.js';
-import type { MappingRow } from '../store/partners.js';
+import type { MappingRow } from '../store/partners-table.js';
 
 const UNSEEDED: readonly MappingRow[] = Object.freeze([]);
 

@@ -9,13 +9,13 @@
 import type { z } from 'zod';
 import { validationError } from '../contract/api/errors.js';
 import type { AccountStateParams, PartnerStateParams } from '../contract/control/pact.js';
+import { aggregateStatus } from '../domain/aggregate-status.js';
 import { hashSecret } from '../domain/secrets.js';
-import { aggregateStatus } from '../domain/status.js';
 import type { Sandbox } from '../state/index.js';
-import { type PartnerCredentialsRow, secretColumns } from '../store/partners.js';
-import { issueToken, tokenHash } from './auth.js';
+import { type PartnerCredentialsRow, secretColumns } from '../store/partners-table.js';
 import { createPartner, seedMappings } from './partners.js';
 import { insertAccount, newAccount } from './register.js';
+import { issueToken, tokenHash } from './tokens.js';
 
 interface Session {
   /** Partners a setup touched since the last teardown, in order (the last: the default partner). */

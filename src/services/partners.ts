@@ -1,13 +1,13 @@
 /** Partners as the control plane keeps them (docs/control-plane.md): list, create, seed or clear the mapping. */
 import type { z } from 'zod';
 import { validationError } from '../contract/api/errors.js';
-import type { MappingSeed, PartnerCreate } from '../contract/control/control.js';
+import type { MappingSeed, PartnerCreate } from '../contract/control/control-schemas.js';
 import { nextTurn, stretch } from '../core/turns.js';
 import { ids } from '../domain/ids.js';
 import { hashSecret } from '../domain/secrets.js';
 import { mappingProblems } from '../domain/taxonomy.js';
 import type { Sandbox } from '../state/index.js';
-import { type MappingRow, type PartnerRow, secretColumns } from '../store/partners.js';
+import { type MappingRow, type PartnerRow, secretColumns } from '../store/partners-table.js';
 
 /** One partner as `GET /__sandbox/partners` lists it: whether its mapping is seeded, its accounts (at most 200). */
 function partnerView(s: Sandbox, p: PartnerRow) {

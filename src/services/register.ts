@@ -12,12 +12,12 @@ import {
   registerUnmappedMessage,
 } from '../contract/api/messages.js';
 import type { RegisterData, RegisterRequest, Surface } from '../contract/api/schemas.js';
-import { contentHash } from '../domain/controls.js';
+import { contentHash } from '../domain/controls-list.js';
 import { ids } from '../domain/ids.js';
 import { findPair } from '../domain/taxonomy.js';
-import type { ServiceFaults } from '../scenarios/plan.js';
+import type { ServiceFaults } from '../scenarios/fault-plan.js';
 import type { Sandbox } from '../state/index.js';
-import type { AccountRow, LayoutRow, NewAccount, PageRow } from '../store/accounts.js';
+import type { AccountRow, LayoutRow, NewAccount, PageRow } from '../store/accounts-table.js';
 import { mappingFor } from './mappings.js';
 
 export interface RegisterResult {

@@ -1,9 +1,14 @@
 /** Partnership status (endpoints 5 and 6) over the account's page variants. */
 import type { StatusData } from '../contract/api/schemas.js';
-import { aggregateStatus, defaultFailingCount, planCascade, type RequestedStatus } from '../domain/status.js';
-import type { ServiceFaults } from '../scenarios/plan.js';
+import {
+  aggregateStatus,
+  defaultFailingCount,
+  planCascade,
+  type RequestedStatus,
+} from '../domain/aggregate-status.js';
+import type { ServiceFaults } from '../scenarios/fault-plan.js';
 import { putLastStatusWrite, type Sandbox, type StatusWriteRecord } from '../state/index.js';
-import type { AccountRow, VariantRow } from '../store/accounts.js';
+import type { AccountRow, VariantRow } from '../store/accounts-table.js';
 
 const asState = (v: VariantRow) => ({ ...v, enabled: v.enabled === 1, archived: v.archived === 1 });
 type State = ReturnType<typeof asState>;

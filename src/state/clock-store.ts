@@ -5,7 +5,7 @@
  */
 
 import type { Clock } from '../core/clock.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../store/sqlite-store.js';
 
 export const CLOCK_KEY = 'clock_offset_ms';
 export const PARTNER_CLOCK_PREFIX = 'clock_offset_ms:';

@@ -8,8 +8,8 @@
  */
 import type { z } from 'zod';
 import { ApiError, validationError } from '../contract/api/errors.js';
-import type { SnapshotInfo } from '../contract/control/control.js';
-import type { StoreImage } from '../store/index.js';
+import type { SnapshotInfo } from '../contract/control/control-schemas.js';
+import type { StoreImage } from '../store/sqlite-store.js';
 import type { StateImage } from './registry.js';
 import type { Sandbox, Snapshots } from './sandbox.js';
 

@@ -4,7 +4,7 @@
  * Types only, so a service takes the sandbox without importing what creates it.
  */
 import type { z } from 'zod';
-import type { SnapshotInfo } from '../contract/control/control.js';
+import type { SnapshotInfo } from '../contract/control/control-schemas.js';
 import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
 import type { Diagnostics } from '../core/diagnostics.js';
@@ -15,7 +15,7 @@ import type { StoreHealth } from '../core/store-health.js';
 import type { ArmedRegistry } from '../scenarios/armed.js';
 import type { ChaosRegistry } from '../scenarios/chaos.js';
 import type { Preset } from '../scenarios/presets.js';
-import type { Store } from '../store/index.js';
+import type { Store } from '../store/sqlite-store.js';
 import type { SwapGate } from './bundles/swap-gate.js';
 import type { StateRegistry } from './registry.js';
 

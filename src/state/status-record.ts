@@ -4,7 +4,7 @@
  * control plane, and carried by bundles (exported, imported, dropped with the account).
  */
 import type { StatusData } from '../contract/api/schemas.js';
-import type { RequestedStatus, VariantOutcome } from '../domain/status.js';
+import type { RequestedStatus, VariantOutcome } from '../domain/aggregate-status.js';
 import type { Sandbox } from './sandbox.js';
 
 /** What the latest real status PUT did to each variant: sandbox detail for the control plane. */

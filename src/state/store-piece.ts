@@ -10,7 +10,7 @@
  */
 
 import { atOnce } from '../core/turns.js';
-import type { StoreImage } from '../store/index.js';
+import type { StoreImage } from '../store/sqlite-store.js';
 import { storeProblems } from './bundles/store-check.js';
 import { exportRows, writeRows } from './bundles/store-export.js';
 import { importRows } from './bundles/store-import.js';

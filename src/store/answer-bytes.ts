@@ -1,6 +1,6 @@
 /**
  * A stored answer's bytes in its partner's room (store/sizes.ts), kept in its row
- * (`idempotency_keys.bytes`): the SQL that the statements writing the row (store/idempotency.ts)
+ * (`idempotency_keys.bytes`): the SQL that the statements writing the row (store/idempotency-table.ts)
  * and the migration that made the column (store/migrations.ts) set it with. Imports nothing, so
  * the migrations can use it.
  */
@@ -30,7 +30,7 @@ export const ANSWER_COLUMNS = [
 /**
  * A stored answer's bytes as `rowBytes` counts a row (its `body` as a JSON string), for the
  * row's `bytes` column: SQL over each column's value, given as SQL (the column itself, a
- * parameter, a literal). Kept in the row when it is written (store/idempotency.ts), so a count
+ * parameter, a literal). Kept in the row when it is written (store/idempotency-table.ts), so a count
  * sums that column instead of reading every answer's body.
  */
 export function answerBytesSql(

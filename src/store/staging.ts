@@ -11,8 +11,8 @@
  */
 
 import type { Statement } from 'better-sqlite3';
-import type { NewAccount } from './accounts.js';
-import type { StoredControlsRow } from './controls.js';
+import type { NewAccount } from './accounts-table.js';
+import type { StoredControlsRow } from './controls-table.js';
 import type { Db } from './db.js';
 
 /** One account's rows as staged: what registration writes, its controls list (as stored) and meta rows. */

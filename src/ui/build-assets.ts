@@ -4,7 +4,7 @@
  * the browser, nothing fetched from a CDN.
  *
  * Two callers, one build:
- * - from source (tsx, vitest: `npm test` needs no prior build), index.tsx calls this on the
+ * - from source (tsx, vitest: `npm test` needs no prior build), shell.tsx calls this on the
  *   first request for an asset, about 100 ms once per process;
  * - scripts/build.mjs calls it once and puts its answer in the place of this module in the
  *   production bundles (dist/main.js, dist/index.js): there the assets are two string
@@ -21,7 +21,7 @@ export interface UiAssets {
 
 export function buildUiAssets(): UiAssets {
   const { outputFiles } = buildSync({
-    entryPoints: [fileURLToPath(new URL('./client/main.ts', import.meta.url))],
+    entryPoints: [fileURLToPath(new URL('./client/dashboard-main.ts', import.meta.url))],
     bundle: true,
     minify: true,
     platform: 'browser',

@@ -1,4 +1,4 @@
-/** The dashboard's tabs, in order: the shell (index.tsx) draws them, the client (client/main.ts) routes them. */
+/** The dashboard's tabs, in order: the shell (shell.tsx) draws them, the client (client/dashboard-main.ts) routes them. */
 export const VIEWS = [
   ['partners', 'Partners'],
   ['account', 'Account'],

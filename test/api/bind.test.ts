@@ -10,9 +10,9 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../src/contract/api/errors.js';
 import type { ControlRoute } from '../../src/contract/control/control-routes.js';
+import { errorResponse } from '../../src/http/answer-writer.js';
 import { bind } from '../../src/http/bind.js';
 import type { AppEnv } from '../../src/http/env.js';
-import { errorResponse } from '../../src/http/envelope.js';
 import { requestContext } from '../../src/http/request-context.js';
 import { createHarness } from '../helpers/harness.js';
 

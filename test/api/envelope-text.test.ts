@@ -1,6 +1,6 @@
 /**
  * A cached controls read's answer is written as text around the list's JSON, serialised once
- * (http/envelope.ts `ok`): its bytes are what JSON.stringify of the envelope gives, keys in the
+ * (http/answer-writer.ts `ok`): its bytes are what JSON.stringify of the envelope gives, keys in the
  * envelope's order, with and without dry_run.
  */
 import { describe, expect, it } from 'vitest';

@@ -11,7 +11,7 @@ import {
   MISSING_IDEMPOTENCY_KEY_MESSAGE,
   STALE_CONTENT_HASH_MESSAGE,
 } from '../../src/contract/api/messages.js';
-import { IN_PROGRESS_BOUND_MS } from '../../src/store/idempotency.js';
+import { IN_PROGRESS_BOUND_MS } from '../../src/store/idempotency-table.js';
 import {
   blockedSubs,
   CONTROLS,

@@ -5,7 +5,7 @@
  * without the form-encoding, and the RFC 8414 metadata OAuth libraries discover it by.
  */
 import { describe, expect, it } from 'vitest';
-import { BASIC_NOT_FORM_ENCODED } from '../../src/api/oauth.js';
+import { BASIC_NOT_FORM_ENCODED } from '../../src/api/token-endpoint.js';
 import { createHarness, DEMO, type Harness, type Reply } from '../helpers/harness.js';
 
 const FORM = { 'Content-Type': 'application/x-www-form-urlencoded' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PATH_SEGMENT_MESSAGE } from '../../src/contract/control/control.js';
+import { PATH_SEGMENT_MESSAGE } from '../../src/contract/control/control-schemas.js';
 import { busyPartner, exportOf, fieldsOf, importInto } from '../helpers/bundle-helpers.js';
 import { createHarness, expectErrorEnvelope, expectOk, STATUS } from '../helpers/harness.js';
 import { count, newTenant } from '../helpers/tenants.js';

@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createControlClient } from '../../src/client/control.js';
+import { createControlClient } from '../../src/client/control-client.js';
 import { CONTROL_OPERATIONS } from '../../src/client/control-operations.js';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';
 import { DEMO, REGISTER, registerBody, rejection } from '../helpers/harness.js';

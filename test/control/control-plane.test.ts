@@ -11,8 +11,8 @@ import {
   mappingNotSeededMessage,
   UNKNOWN_QUERY_PARAMETER_MESSAGE,
 } from '../../src/contract/api/messages.js';
-import { PATH_SEGMENT_MESSAGE } from '../../src/contract/control/control.js';
 import { CONTROL_ROUTES } from '../../src/contract/control/control-routes-all.js';
+import { PATH_SEGMENT_MESSAGE } from '../../src/contract/control/control-schemas.js';
 import { Clock } from '../../src/core/clock.js';
 import { BUILT_IN_NAMES } from '../helpers/fixed-names.js';
 import {

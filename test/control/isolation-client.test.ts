@@ -4,7 +4,7 @@
  * bundles, each checked against what the sandbox did; failures as ControlPlaneError.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createControlClient } from '../../src/client/control.js';
+import { createControlClient } from '../../src/client/control-client.js';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';
 import { REGISTER, registerBody, rejection } from '../helpers/harness.js';
 

@@ -6,7 +6,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createControlClient } from '../../src/client/control.js';
+import { createControlClient } from '../../src/client/control-client.js';
 import { DOT_SEGMENT_MESSAGE } from '../../src/control/dot-segments.js';
 import { type Running, startServer } from '../../src/server.js';
 import {

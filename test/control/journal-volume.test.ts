@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalRecord } from '../../src/core/journal.js';
 import { hashSecretSync } from '../../src/domain/secrets.js';
-import { secretColumns } from '../../src/store/partners.js';
+import { secretColumns } from '../../src/store/partners-table.js';
 import { createHarness, type Harness, MAPPINGS } from '../helpers/harness.js';
 import { newTenant, sleep } from '../helpers/tenants.js';
 

@@ -5,7 +5,7 @@
  * one that does not exist; every other route is 403; without SANDBOX_ADMIN_TOKEN nothing changes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createControlClient } from '../../src/client/control.js';
+import { createControlClient } from '../../src/client/control-client.js';
 import { accessOf } from '../../src/contract/control/access.js';
 import { CONTROL_ROUTES } from '../../src/contract/control/control-routes-all.js';
 import { type RunningSandbox, startSandbox } from '../../src/start.js';

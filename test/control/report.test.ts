@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { NEXT } from '../../src/core/report.js';
 import { hashSecretSync } from '../../src/domain/secrets.js';
-import { secretColumns } from '../../src/store/partners.js';
+import { secretColumns } from '../../src/store/partners-table.js';
 import {
   CONTROLS,
   createHarness,

@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { ControlPlaneError } from '../../src/client/control.js';
+import { ControlPlaneError } from '../../src/client/control-client.js';
 import { type Config, ConfigSchema } from '../../src/core/config.js';
 import { createSandbox, type Logger, type Sandbox } from '../../src/state/index.js';
 import { contractOf } from './contract.js';

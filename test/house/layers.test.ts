@@ -223,12 +223,12 @@ describe('layers: imports run one way', () => {
 
   it('the check catches reversed imports (and lets a downward one through)', () => {
     const at = (path: string) => join(SRC, path);
-    expect(breaks(at('store/idempotency.ts'), at('http/envelope.ts'), false)).toBe(true);
-    expect(breaks(at('store/idempotency.ts'), at('contract/api/errors.ts'), false)).toBe(true);
-    expect(breaks(at('store/idempotency.ts'), at('contract/api/errors.ts'), true)).toBe(false);
-    expect(breaks(at('domain/status.ts'), at('store/accounts.ts'), true)).toBe(true);
+    expect(breaks(at('store/idempotency-table.ts'), at('http/answer-writer.ts'), false)).toBe(true);
+    expect(breaks(at('store/idempotency-table.ts'), at('contract/api/errors.ts'), false)).toBe(true);
+    expect(breaks(at('store/idempotency-table.ts'), at('contract/api/errors.ts'), true)).toBe(false);
+    expect(breaks(at('domain/aggregate-status.ts'), at('store/accounts-table.ts'), true)).toBe(true);
     expect(breaks(at('http/auth.ts'), at('control/routes.ts'), false)).toBe(true);
-    expect(breaks(at('scenarios/plan.ts'), at('http/headers.ts'), false)).toBe(true);
+    expect(breaks(at('scenarios/fault-plan.ts'), at('http/request-headers.ts'), false)).toBe(true);
     expect(breaks(at('state/create-sandbox.ts'), at('http/body.ts'), false)).toBe(true);
     expect(breaks(at('state/sandbox.ts'), at('services/status.ts'), true)).toBe(true);
     expect(breaks(at('state/bundles/bundle-export.ts'), at('services/lookup.ts'), false)).toBe(true);
@@ -236,30 +236,34 @@ describe('layers: imports run one way', () => {
     expect(breaks(at('services/status.ts'), at('state/index.ts'), false)).toBe(false);
     expect(breaks(at('state/create-sandbox.ts'), at('core/journal.ts'), false)).toBe(false);
     expect(breaks(at('services/status.ts'), at('http/env.ts'), true)).toBe(true);
-    expect(breaks(at('http/auth.ts'), at('services/auth.ts'), false)).toBe(false);
+    expect(breaks(at('http/auth.ts'), at('services/tokens.ts'), false)).toBe(false);
     expect(breaks(at('app.ts'), at('control/routes.ts'), false)).toBe(false);
-    expect(breaks(at('client/control.ts'), at('contract/control/control.ts'), false)).toBe(true);
-    expect(breaks(at('client/control.ts'), at('contract/control/control.ts'), true)).toBe(false);
-    expect(breaks(at('drift/replay.ts'), at('http/envelope.ts'), false)).toBe(true);
-    expect(breaks(at('drift/replay.ts'), at('http/envelope.ts'), true)).toBe(true);
+    expect(breaks(at('client/control-client.ts'), at('contract/control/control-schemas.ts'), false)).toBe(
+      true,
+    );
+    expect(breaks(at('client/control-client.ts'), at('contract/control/control-schemas.ts'), true)).toBe(
+      false,
+    );
+    expect(breaks(at('drift/replay.ts'), at('http/answer-writer.ts'), false)).toBe(true);
+    expect(breaks(at('drift/replay.ts'), at('http/answer-writer.ts'), true)).toBe(true);
     expect(breaks(at('drift/replay.ts'), at('services/register.ts'), false)).toBe(true);
     expect(breaks(at('drift/replay.ts'), at('app.ts'), false)).toBe(true);
     expect(breaks(at('drift/replay.ts'), at('start.js'), false)).toBe(true);
     expect(breaks(at('drift/replay.ts'), at('start.js'), true)).toBe(true);
-    expect(breaks(at('drift/replay.ts'), at('client/control.ts'), false)).toBe(false);
-    expect(breaks(at('mcp/server.ts'), at('state/create-sandbox.ts'), false)).toBe(true);
-    expect(breaks(at('mcp/server.ts'), at('control/routes.ts'), true)).toBe(true);
+    expect(breaks(at('drift/replay.ts'), at('client/control-client.ts'), false)).toBe(false);
+    expect(breaks(at('mcp/mcp-server.ts'), at('state/create-sandbox.ts'), false)).toBe(true);
+    expect(breaks(at('mcp/mcp-server.ts'), at('control/routes.ts'), true)).toBe(true);
     expect(breaks(at('mcp/tools.ts'), at('contract/control/openapi-control.ts'), false)).toBe(false);
-    expect(breaks(at('mcp/server.ts'), at('api/docs.ts'), false)).toBe(true);
-    expect(breaks(at('mcp/server.ts'), at('guides/build-guides.ts'), false)).toBe(false);
+    expect(breaks(at('mcp/mcp-server.ts'), at('api/docs.ts'), false)).toBe(true);
+    expect(breaks(at('mcp/mcp-server.ts'), at('guides/build-guides.ts'), false)).toBe(false);
     expect(breaks(at('store/db.ts'), at('base/startup-error.ts'), false)).toBe(false);
     expect(breaks(at('store/db.ts'), at('core/config.ts'), false)).toBe(true);
-    expect(breaks(at('base/startup-error.ts'), at('domain/status.ts'), true)).toBe(true);
+    expect(breaks(at('base/startup-error.ts'), at('domain/aggregate-status.ts'), true)).toBe(true);
     expect(breaks(at('guides/build-guides.ts'), at('api/docs.ts'), false)).toBe(true);
-    expect(breaks(at('client/control.ts'), at('client/control-operations.ts'), false)).toBe(false);
-    expect(breaks(at('client/control.ts'), at('contract/control/default-chaos.ts'), false)).toBe(true);
-    expect(breaks(at('client/control.ts'), at('start.ts'), false)).toBe(true);
-    expect(breaks(at('mcp/cli.ts'), at('base/package-dir.ts'), false)).toBe(false);
+    expect(breaks(at('client/control-client.ts'), at('client/control-operations.ts'), false)).toBe(false);
+    expect(breaks(at('client/control-client.ts'), at('contract/control/default-chaos.ts'), false)).toBe(true);
+    expect(breaks(at('client/control-client.ts'), at('start.ts'), false)).toBe(true);
+    expect(breaks(at('mcp/mcp-cli.ts'), at('base/package-dir.ts'), false)).toBe(false);
   });
 
   it("the bottom floor (src/base/) imports nothing but Node's built-ins, not even a package", () => {

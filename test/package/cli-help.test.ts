@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MANUAL_NOTE, USAGE } from '../../src/core/config.js';
-import { RECORD_USAGE, VERIFY_USAGE } from '../../src/drift/cli.js';
-import { MCP_USAGE } from '../../src/mcp/cli.js';
+import { RECORD_USAGE, VERIFY_USAGE } from '../../src/drift/drift-cli.js';
+import { MCP_USAGE } from '../../src/mcp/mcp-cli.js';
 import { createHarness } from '../helpers/harness.js';
 
 const SUBCOMMANDS = { mcp: MCP_USAGE, record: RECORD_USAGE, verify: VERIFY_USAGE };

@@ -122,7 +122,7 @@ describe('the tarball', () => {
       'dist/guides.json',
       'dist/types/index.d.ts',
       'dist/types/start.d.ts',
-      'dist/types/client/control.d.ts',
+      'dist/types/client/control-client.d.ts',
       'fixtures/partners.json',
       'fixtures/taxonomy.json',
       'scenarios/flaky-network.json',

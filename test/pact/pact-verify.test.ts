@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Verifier } from '@pact-foundation/pact';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSandbox, startRecorder, startSandbox } from '../../src/index.js';
-import { runPactCommand } from '../../src/pact/cli.js';
+import { runPactCommand } from '../../src/pact/pact-cli.js';
 import { Client, DEMO, tour } from '../drift/flows.js';
 
 const CONSUMER_PACT = join(import.meta.dirname, 'pacts', 'partner-app-partnership-accounts-api.json');

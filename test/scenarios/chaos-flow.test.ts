@@ -5,7 +5,7 @@
  * listening server: the reset drill needs a socket.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createControlClient } from '../../src/client/control.js';
+import { createControlClient } from '../../src/client/control-client.js';
 import { type Running, startServer } from '../../src/server.js';
 import {
   CONTROLS,

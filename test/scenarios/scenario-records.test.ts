@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CHAOS_SCENARIOS as GENERATED_DEFAULT } from '../../src/contract/control/default-chaos.js';
 import { BUILT_INS } from '../../src/scenarios/catalogue.js';
 import { DEFAULT_CHAOS_SCENARIOS } from '../../src/scenarios/chaos.js';
-import { SERVICE_FAULTS } from '../../src/scenarios/plan.js';
+import { SERVICE_FAULTS } from '../../src/scenarios/fault-plan.js';
 import { createHarness } from '../helpers/harness.js';
 
 /** What a profile draws when it names none: SANDBOX.md section 11 fixes these five, in this order. */
@@ -66,7 +66,9 @@ describe('scenario records', () => {
       readFileSync(f, 'utf8').includes("'auth-propagation', 'stale-content-hash'"),
     );
     expect(copies.map((f) => relative(SRC, f))).toEqual(['contract/control/default-chaos.ts']);
-    expect(readFileSync(join(SRC, 'ui/client/views/chaos.ts'), 'utf8')).toContain('DEFAULT_CHAOS_SCENARIOS');
+    expect(readFileSync(join(SRC, 'ui/client/views/chaos-view.ts'), 'utf8')).toContain(
+      'DEFAULT_CHAOS_SCENARIOS',
+    );
   });
 
   it('a record without a chaos rule is refused as a profile scenario, named as not transient', async () => {

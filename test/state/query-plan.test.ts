@@ -12,9 +12,9 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashSecretSync, SECRET_ALGORITHMS } from '../../src/domain/secrets.js';
 import { createSandbox, type Sandbox } from '../../src/state/index.js';
-import type { NewAccount } from '../../src/store/accounts.js';
-import type { Store } from '../../src/store/index.js';
+import type { NewAccount } from '../../src/store/accounts-table.js';
 import { type Migration, migrations } from '../../src/store/migrations.js';
+import type { Store } from '../../src/store/sqlite-store.js';
 import { DEMO, testConfig } from '../helpers/harness.js';
 
 interface Executed {

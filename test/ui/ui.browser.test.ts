@@ -102,7 +102,9 @@ describe('the dashboard in headless Chromium', () => {
   it('its sources (src/ui/client) build DOM from elements and text only: nothing parses HTML', () => {
     const dir = join(import.meta.dirname, '..', '..', 'src', 'ui', 'client');
     const sources = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
-    expect(sources).toEqual(expect.arrayContaining(['main.ts', 'dom.ts', join('views', 'journal.ts')]));
+    expect(sources).toEqual(
+      expect.arrayContaining(['dashboard-main.ts', 'dom.ts', join('views', 'journal-view.ts')]),
+    );
     const parsing = sources.filter((file) => HTML_PARSING.test(readFileSync(join(dir, file), 'utf8')));
     expect(parsing).toEqual([]);
   });

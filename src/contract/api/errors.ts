@@ -1,7 +1,7 @@
 /**
  * The error model: every machine-readable code the sandbox can put in `error.code` and its
  * HTTP status (from the records, error-records.ts), and the one error class that handlers
- * and middleware throw. The envelope writer (http/envelope.ts) turns an ApiError into the response.
+ * and middleware throw. The envelope writer (http/answer-writer.ts) turns an ApiError into the response.
  */
 import { type ErrorCode, errorRecords } from './error-records.js';
 import { accountNotFoundMessage } from './messages.js';

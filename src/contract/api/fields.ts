@@ -1,7 +1,7 @@
 /**
  * The field rules of the partner API: what a string, an integer, a URL or a domain must
  * be, with the message that names what is wrong (messages.ts). The schemas of
- * schemas.ts and the control plane's (control.ts) build on them, so each rule lives once.
+ * schemas.ts and the control plane's (control-schemas.ts) build on them, so each rule lives once.
  */
 import { z } from '@hono/zod-openapi';
 import {

@@ -1,6 +1,6 @@
 /**
  * The token endpoint (docs/api.md#authentication; RFC 6749 §4.4 and §5.2), declared once: its
- * shapes and its route, which the partnership documents list (openapi.ts) and api/oauth.ts
+ * shapes and its route, which the partnership documents list (openapi.ts) and api/token-endpoint.ts
  * serves.
  */
 import { createRoute, z } from '@hono/zod-openapi';

@@ -23,7 +23,7 @@ import {
   VerticalMappingsData,
 } from './schemas.js';
 
-/** In the scenario catalogue's order (the token endpoint, src/api/oauth.ts, comes after them). */
+/** In the scenario catalogue's order (the token endpoint, src/api/token-endpoint.ts, comes after them). */
 export const operations = {
   listVerticalMappings: operation({
     endpoint: 'mappings.get',

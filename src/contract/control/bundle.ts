@@ -6,6 +6,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { DomainWrite, LayoutType, RegisterRequest, Surface } from '../api/schemas.js';
+import type { JournalEntry } from './control-journal.js';
 import {
   clientSecret,
   headerName,
@@ -13,8 +14,7 @@ import {
   MAX_OFFSET_SECONDS,
   MappingSeedEntry,
   pathSegment,
-} from './control.js';
-import type { JournalEntry } from './control-journal.js';
+} from './control-schemas.js';
 
 /**
  * The largest counter a bundle may carry (a controls list's version, a chaos call position):
@@ -46,7 +46,7 @@ export const BUNDLE_VERSION = 2;
 export const BUNDLE_VERSIONS_READ: readonly number[] = [1, 2];
 /** The most accounts a bundle carries. */
 export const BUNDLE_MAX_ACCOUNTS = 100_000;
-/** The most scenarios armed for one partner (arming past it is refused: control/scenarios.ts). */
+/** The most scenarios armed for one partner (arming past it is refused: control/scenario-routes.ts). */
 export const ARMED_MAX = 1000;
 /** The most owed chaos passes a partner keeps, and the longest key of one (scenarios/chaos.ts). */
 export const OWED_MAX = 1000;
@@ -66,7 +66,7 @@ const isoTime = z.iso.datetime({ offset: true });
 const text = (max = 1000) => z.string().max(max);
 const epochMs = z.int().min(0).max(8_640_000_000_000_000);
 
-/** A content_hash as the sandbox makes it (domain/controls.ts contentHash): 40 lower-case hex digits. */
+/** A content_hash as the sandbox makes it (domain/controls-list.ts contentHash): 40 lower-case hex digits. */
 const CONTENT_HASH = /^[0-9a-f]{40}$/;
 const CONTENT_HASH_FORMAT_MESSAGE = 'must be 40 lower-case hex digits, as the sandbox makes a content_hash';
 

@@ -2,7 +2,7 @@
  * The control plane's journal, chaos, scenario and report answers as data (docs/control-plane.md,
  * docs/chaos.md): the shapes of what those routes answer, for the control-plane OpenAPI
  * document, and the report's query. The request bodies and the other answers are in
- * contract/control/control.ts.
+ * contract/control/control-schemas.ts.
  */
 import { z } from '@hono/zod-openapi';
 import { REQUIRED_MESSAGE } from '../api/messages.js';

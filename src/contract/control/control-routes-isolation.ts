@@ -6,6 +6,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { header } from '../api/openapi-parts.js';
 import { partnerMay } from './access.js';
 import { Bundle, BundleImported } from './bundle.js';
+import { body, byOperationId, err, ok, parentParam, snapshotParam } from './control-routes.js';
 import {
   ClockAdvance,
   CountAnswer,
@@ -17,8 +18,7 @@ import {
   SnapshotRestored,
   SnapshotSave,
   SnapshotSaved,
-} from './control.js';
-import { body, byOperationId, err, ok, parentParam, snapshotParam } from './control-routes.js';
+} from './control-schemas.js';
 
 /** The test-isolation routes (docs/parallel-tests.md): partner reset and clock, snapshots, the request count, bundles. */
 export const isolationRoutes = byOperationId({

@@ -11,6 +11,16 @@ import { ErrorEnvelope } from '../api/envelope.js';
 import { header, json } from '../api/openapi-parts.js';
 import { type ControlAccess, OPEN, partnerMay } from './access.js';
 import {
+  ArmAnswer,
+  Catalogue,
+  ChaosAnswer,
+  ChaosList,
+  DisarmAnswer,
+  JournalAnswer,
+  ReportAnswer,
+  ReportQuery,
+} from './control-journal.js';
+import {
   AccountDetail,
   ArmRequest,
   ChaosEndQuery,
@@ -29,17 +39,7 @@ import {
   VariantAdmin,
   VariantCreate,
   VariantPatch,
-} from './control.js';
-import {
-  ArmAnswer,
-  Catalogue,
-  ChaosAnswer,
-  ChaosList,
-  DisarmAnswer,
-  JournalAnswer,
-  ReportAnswer,
-  ReportQuery,
-} from './control-journal.js';
+} from './control-schemas.js';
 
 export const err = (description: string) => ({
   description,

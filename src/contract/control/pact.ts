@@ -6,7 +6,7 @@
  * validates against them, the unknown-state 400 lists them, and the exported pacts use them.
  */
 import { z } from '@hono/zod-openapi';
-import { clientSecret, pathSegment } from './control.js';
+import { clientSecret, pathSegment } from './control-schemas.js';
 
 /** A count or a value a verifier may send as a JSON number or as a string of digits. */
 const digits = z.union([z.int().nonnegative(), z.string().regex(/^\d{1,15}$/, 'must be digits')]);

@@ -2,9 +2,9 @@
 import type { BundleData } from '../../contract/control/bundle.js';
 import { stretch } from '../../core/turns.js';
 import { JsonList } from '../../domain/json-list.js';
-import type { AccountRow } from '../../store/accounts.js';
-import type { DoneBytesRow, IdempotencyRow } from '../../store/idempotency.js';
-import { secretOf } from '../../store/partners.js';
+import type { AccountRow } from '../../store/accounts-table.js';
+import type { DoneBytesRow, IdempotencyRow } from '../../store/idempotency-table.js';
+import { secretOf } from '../../store/partners-table.js';
 import type { BundlePart, SlicedPart } from '../registry.js';
 import type { Sandbox } from '../sandbox.js';
 import { lastStatusWrite } from '../status-record.js';

@@ -3,8 +3,8 @@
  * registry's one transaction (the clocks, their own piece, in the same one).
  */
 import type { BundleData } from '../../contract/control/bundle.js';
-import { storedControls } from '../../store/controls.js';
-import { secretColumns } from '../../store/partners.js';
+import { storedControls } from '../../store/controls-table.js';
+import { secretColumns } from '../../store/partners-table.js';
 import type { StagedAccount } from '../../store/staging.js';
 import { clockPlan } from '../clock-plan.js';
 import type { PartnerImport } from '../registry.js';

@@ -57,7 +57,7 @@ export function fill<E extends Element>(el: E, ...children: Child[]): E {
   return add(el, children);
 }
 
-/** An element of the shell (src/ui/index.tsx), which must be there. */
+/** An element of the shell (src/ui/shell.tsx), which must be there. */
 export function byId<E extends HTMLElement = HTMLElement>(id: string): E {
   const el = document.getElementById(id);
   if (!el) throw new Error(`the page has no #${id}`);

@@ -5,7 +5,12 @@
  * views use is the same typed one, its global clock read as the partner's own and its partners
  * list made of that one partner, so every view shows that partner only.
  */
-import type { ClockState, ControlClient, PartnerClockState, PartnerListView } from '../../client/control.js';
+import type {
+  ClockState,
+  ControlClient,
+  PartnerClockState,
+  PartnerListView,
+} from '../../client/control-client.js';
 import { exchange, operationTarget } from '../../client/http.js';
 import { PARTNER_HEADER } from '../../contract/control/access.js';
 

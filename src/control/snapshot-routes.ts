@@ -5,7 +5,7 @@ import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
 import type { Sandbox } from '../state/index.js';
 import { MAX_SNAPSHOTS } from '../state/index.js';
-import { clockView } from './clock.js';
+import { clockView } from './clock-routes.js';
 
 export function snapshotRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();

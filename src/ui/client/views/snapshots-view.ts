@@ -3,8 +3,8 @@
  * POST …/{name}/restore, DELETE …/{name}): save one under a name, see the list, put the
  * sandbox back to one, drop one.
  */
-import type { SnapshotListView } from '../../../client/control.js';
-import { control } from '../control.js';
+import type { SnapshotListView } from '../../../client/control-client.js';
+import { control } from '../control-call.js';
 import { card, confirmButton, Drawn, fill, h, label, mono, table, time, viewHead } from '../dom.js';
 import { fail, toast } from '../toast.js';
 import type { View } from '../view.js';

@@ -13,16 +13,16 @@ import { tokenRoute } from '../contract/api/oauth.js';
 import { NO_PARTNER } from '../core/rate-limit.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from '../domain/json-depth.js';
 import { setOwn } from '../domain/own.js';
+import { json } from '../http/answer-writer.js';
 import { bind, type StepsDeclaration } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
-import { json } from '../http/envelope.js';
 import { injectFaults } from '../http/faults.js';
-import { requestHeader } from '../http/headers.js';
 import { bodyCodingProblem, isJsonMediaType, jsonMediaTypeProblem } from '../http/json.js';
-import { overLimit } from '../http/rate-limit.js';
+import { overLimit } from '../http/rate-limit-check.js';
 import { readBody } from '../http/read-body.js';
+import { requestHeader } from '../http/request-headers.js';
+import { FaultPlan } from '../scenarios/fault-plan.js';
 import { parseScenarioHeader, SCENARIO_HEADER } from '../scenarios/header.js';
-import { FaultPlan } from '../scenarios/plan.js';
 import {
   authenticateClient,
   clientMatching,
@@ -31,7 +31,7 @@ import {
   type Principal,
   TOKEN_SCOPE,
   type TokenRequest,
-} from '../services/auth.js';
+} from '../services/tokens.js';
 import type { Sandbox } from '../state/index.js';
 
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };

@@ -4,11 +4,11 @@
  * The form shows the profile in force for the partner it names (its own, else the one for
  * every partner, SANDBOX_CHAOS's included) until it is edited; with none in force it is empty.
  */
-import type { ChaosProfileInput, ChaosProfilesView } from '../../../client/control.js';
+import type { ChaosProfileInput, ChaosProfilesView } from '../../../client/control-client.js';
 import { DEFAULT_CHAOS_SCENARIOS } from '../../../contract/control/default-chaos.js';
-import { control, signedInPartner } from '../control.js';
+import { control, signedInPartner } from '../control-call.js';
 import { card, Drawn, fill, h, label, mono, table, time } from '../dom.js';
-import { knownPartners } from '../partners.js';
+import { knownPartners } from '../partner-list.js';
 import { fail, toast } from '../toast.js';
 
 /** What a profile draws when it names none (docs/chaos.md; generated from the scenario records). */

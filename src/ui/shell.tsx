@@ -4,7 +4,7 @@
  *
  * The HTML shell is rendered here with Hono's JSX and holds no data. The page itself is
  * TypeScript in client/ (one module per view, over the typed control-plane client of
- * src/client/control.ts) and client/app.css, bundled by esbuild into app.js and app.css
+ * src/client/control-client.ts) and client/app.css, bundled by esbuild into app.js and app.css
  * (build-assets.ts: on the first request when run from source, at build time in dist/).
  * No CDN: it works offline.
  *

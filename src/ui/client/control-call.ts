@@ -1,11 +1,11 @@
 /**
- * The dashboard's way to the control plane: the typed client of src/client/control.ts
+ * The dashboard's way to the control plane: the typed client of src/client/control-client.ts
  * (the same one partners use, its operations derived from the control plane's declarations),
  * over this page's origin, with the admin token kept in this tab's sessionStorage. When the control plane answers 401, the token dialog of the shell
  * asks for SANDBOX_ADMIN_TOKEN, or a partner's client credentials (partner-session.ts: the
  * dashboard then shows that partner only), and the call is made again.
  */
-import { type ControlClient, ControlPlaneError, createControlClient } from '../../client/control.js';
+import { type ControlClient, ControlPlaneError, createControlClient } from '../../client/control-client.js';
 import { byId } from './dom.js';
 import { asPartner, forgetPartner, signIn, storedPartner } from './partner-session.js';
 

@@ -3,10 +3,10 @@
  * the latest status write (the variants a partial failure failed), controls. In the API's
  * words: a variant is active or paused (the status endpoint's), the partner's taxonomy by name.
  */
-import { type AccountView, ControlPlaneError } from '../../../client/control.js';
-import { control } from '../control.js';
+import { type AccountView, ControlPlaneError } from '../../../client/control-client.js';
+import { control } from '../control-call.js';
 import { badge, card, Drawn, fill, h, kv, mono, plural, type Tone, table, time, viewHead } from '../dom.js';
-import { knownAccounts, loadPartners } from '../partners.js';
+import { knownAccounts, loadPartners } from '../partner-list.js';
 import { go, type View } from '../view.js';
 
 type Detail = AccountView;

@@ -4,8 +4,8 @@
  * (read and advanced), a reset of that partner alone, and its bundle as a file download; and
  * the chaos profile its calls are under (GET /__sandbox/chaos), if any.
  */
-import type { ChaosProfilesView, PartnerClockState } from '../../../client/control.js';
-import { control } from '../control.js';
+import type { ChaosProfilesView, PartnerClockState } from '../../../client/control-client.js';
+import { control } from '../control-call.js';
 import {
   badge,
   type Child,
@@ -23,10 +23,10 @@ import {
   time,
   viewHead,
 } from '../dom.js';
-import { loadPartners, type Partner } from '../partners.js';
+import { loadPartners, type Partner } from '../partner-list.js';
 import { fail, toast } from '../toast.js';
 import { go, href, type View } from '../view.js';
-import { profileFor } from './chaos.js';
+import { profileFor } from './chaos-view.js';
 
 const CLOCK_STEPS = [3600, 86_400];
 

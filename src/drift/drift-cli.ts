@@ -15,7 +15,7 @@ import { StartupError } from '../base/startup-error.js';
 import { RecordingError } from './har.js';
 import { startRecorder } from './proxy.js';
 import { verifyRecording } from './replay.js';
-import { reportJson, reportJUnit, reportLines } from './report.js';
+import { reportJson, reportJUnit, reportLines } from './verify-report.js';
 
 export const RECORD_USAGE = `Usage: partnership-sandbox record --upstream URL [--port P] [--host H] [--out FILE]
   --upstream URL   the API to record (http or https; HTTPS trusts Node's CA store and NODE_EXTRA_CA_CERTS)

@@ -1,21 +1,21 @@
 /**
  * The dashboard's entry point (bundled by src/ui/build-assets.ts into /__sandbox/ui/app.js):
  * routes `#/view/arg` to one view per tab, polls the shown view and the header clock once
- * a second, and wires the shell's token controls. The shell is src/ui/index.tsx.
+ * a second, and wires the shell's token controls. The shell is src/ui/shell.tsx.
  */
 import './app.css';
-import type { ClockState } from '../../client/control.js';
+import type { ClockState } from '../../client/control-client.js';
 import { VIEWS, type ViewName } from '../views.js';
-import { askingForToken, control, forgetToken, showForgetToken } from './control.js';
+import { askingForToken, control, forgetToken, showForgetToken } from './control-call.js';
 import { byId, humanSeconds, time } from './dom.js';
 import { fail, toast } from './toast.js';
 import type { View } from './view.js';
-import { accountView } from './views/account.js';
-import { clockView } from './views/clock.js';
-import { journalView } from './views/journal.js';
-import { partnersView } from './views/partners.js';
-import { scenariosView } from './views/scenarios.js';
-import { snapshotsView } from './views/snapshots.js';
+import { accountView } from './views/account-view.js';
+import { clockView } from './views/clock-view.js';
+import { journalView } from './views/journal-view.js';
+import { partnersView } from './views/partners-view.js';
+import { scenariosView } from './views/scenarios-view.js';
+import { snapshotsView } from './views/snapshots-view.js';
 
 let current: ViewName = 'partners';
 

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { argsProblem } from '../base/cli-args.js';
 import { packageVersion } from '../base/package-dir.js';
 import { StartupError } from '../base/startup-error.js';
-import { type McpOptions, startMcpServer } from './server.js';
+import { type McpOptions, startMcpServer } from './mcp-server.js';
 import { LineTransport } from './stdio.js';
 
 export const MCP_USAGE = `Usage: partnership-sandbox mcp --url URL [--admin-token T | --token T]

@@ -7,7 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { ids } from '../domain/ids.js';
 import { secretMatches } from '../domain/secrets.js';
 import type { Sandbox } from '../state/index.js';
-import { secretOf } from '../store/partners.js';
+import { secretOf } from '../store/partners-table.js';
 
 export const TOKEN_SCOPE = 'partnership';
 

@@ -6,10 +6,10 @@
  * X-Sandbox-* evidence). Bodies are what a partner sent: shown as text only.
  * `#/journal/<id>` opens entry <id> (the integration report links its evidence here).
  */
-import type { JournalView as Journal } from '../../../client/control.js';
-import { control } from '../control.js';
+import type { JournalView as Journal } from '../../../client/control-client.js';
+import { control } from '../control-call.js';
 import { badge, type Child, Drawn, fill, h, kv, label, mono, plural, table, time, viewHead } from '../dom.js';
-import { knownPartners, loadPartners } from '../partners.js';
+import { knownPartners, loadPartners } from '../partner-list.js';
 import { fail } from '../toast.js';
 import type { View } from '../view.js';
 

@@ -2,13 +2,13 @@
  * Scenarios (GET / PUT / DELETE /__sandbox/scenarios): the catalogue, arming one, what is
  * armed now; and the chaos profiles (/__sandbox/chaos).
  */
-import type { ArmInput, CatalogueView } from '../../../client/control.js';
-import { control, signedInPartner } from '../control.js';
+import type { ArmInput, CatalogueView } from '../../../client/control-client.js';
+import { control, signedInPartner } from '../control-call.js';
 import { card, Drawn, effectChip, fill, h, label, mono, plural, table, time, viewHead } from '../dom.js';
-import { knownAccounts, knownPartners, loadPartners } from '../partners.js';
+import { knownAccounts, knownPartners, loadPartners } from '../partner-list.js';
 import { fail, toast } from '../toast.js';
 import type { View } from '../view.js';
-import { chaosCard } from './chaos.js';
+import { chaosCard } from './chaos-view.js';
 
 export function scenariosView(): View {
   const drawnCatalogue = new Drawn();

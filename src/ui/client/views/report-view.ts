@@ -4,13 +4,13 @@
  * evidence "#n", linked to that entry) and chaos's call numbers (the resilience part's
  * "call n", the partner's n-th call since its profile was set: X-Sandbox-Chaos call=n).
  */
-import type { ChaosProfilesView, ReportView } from '../../../client/control.js';
-import { control } from '../control.js';
+import type { ChaosProfilesView, ReportView } from '../../../client/control-client.js';
+import { control } from '../control-call.js';
 import { badge, type Child, card, Drawn, fill, h, kv, label, mono, plural, type Tone, time } from '../dom.js';
-import { loadPartners } from '../partners.js';
+import { loadPartners } from '../partner-list.js';
 import { fail } from '../toast.js';
 import { href } from '../view.js';
-import { profileFor } from './chaos.js';
+import { profileFor } from './chaos-view.js';
 
 const OUTCOME_TONE: Record<ReportView['checks'][number]['outcome'], Tone> = {
   passed: 'ok',

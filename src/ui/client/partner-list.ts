@@ -1,6 +1,6 @@
 /** The partners list, shared by the views that offer a partner or an account to pick. */
-import type { PartnerListView } from '../../client/control.js';
-import { control } from './control.js';
+import type { PartnerListView } from '../../client/control-client.js';
+import { control } from './control-call.js';
 
 export type Partner = PartnerListView['partners'][number];
 export type AccountSummary = Partner['accounts'][number] & { parent_account_id: string };

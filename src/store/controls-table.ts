@@ -1,9 +1,9 @@
 /** Marketplace controls lists: one row per account; blocks are stored in internal taxonomy terms. */
-import type { ControlsListRow } from '../domain/controls.js';
+import type { ControlsListRow } from '../domain/controls-list.js';
 import type { Db } from './db.js';
 import { controlsRowBytes } from './sizes.js';
 
-export type { ControlsListRow, DomainRuleRow, InternalBlock } from '../domain/controls.js';
+export type { ControlsListRow, DomainRuleRow, InternalBlock } from '../domain/controls-list.js';
 
 export interface StoredControlsRow extends Omit<ControlsListRow, 'blocked' | 'domains'> {
   blocked: string;

@@ -7,7 +7,7 @@ import type { TypedResponse } from 'hono/types';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { JSONParsed } from 'hono/utils/types';
 import type { ApiError } from '../contract/api/errors.js';
-import { additiveChanges } from './additive.js';
+import { additiveChanges } from './additive-answer.js';
 import type { AppEnv } from './env.js';
 import { commonHeaders, outcomeHeaders } from './request-context.js';
 

@@ -18,11 +18,11 @@
  * isolation: partners.reset, partners.clock, snapshots, requests.count, bundles. §11: chaos.
  */
 import type { z } from 'zod';
-import type { JournalFilters } from '../contract/control/control.js';
 import type { ReportAnswer } from '../contract/control/control-journal.js';
 import type { controlRoutes } from '../contract/control/control-routes.js';
 import type { isolationRoutes } from '../contract/control/control-routes-isolation.js';
 import type { pactRoutes } from '../contract/control/control-routes-pact.js';
+import type { JournalFilters } from '../contract/control/control-schemas.js';
 import { CONTROL_OPERATIONS, type ControlOperationId } from './control-operations.js';
 import { CONTROL_TIMEOUT_MS, exchange, type OperationRequest, operationTarget } from './http.js';
 

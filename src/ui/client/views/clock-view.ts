@@ -1,14 +1,14 @@
 /**
  * The clock tab: the sandbox clock (GET /__sandbox/clock, POST /__sandbox/clock/advance)
- * beside the integration report (report.ts). The clock in the header is drawn by main.ts
+ * beside the integration report (report-view.ts). The clock in the header is drawn by dashboard-main.ts
  * from the same answers.
  */
-import type { ClockState } from '../../../client/control.js';
-import { control, signedInPartner } from '../control.js';
+import type { ClockState } from '../../../client/control-client.js';
+import { control, signedInPartner } from '../control-call.js';
 import { card, fill, h, humanSeconds, label, time, viewHead } from '../dom.js';
 import { fail, toast } from '../toast.js';
 import type { View } from '../view.js';
-import { reportCard } from './report.js';
+import { reportCard } from './report-view.js';
 
 const STEPS = [15, 30, 120, 3600, 86_400];
 

@@ -8,7 +8,7 @@ import { mappingWrite } from '../http/room.js';
 import { partnerOr404 } from '../services/lookup.js';
 import { clearMappings, createPartner, listPartnersInTurns, seedMappings } from '../services/partners.js';
 import type { Sandbox } from '../state/index.js';
-import { partnerClockView } from './clock.js';
+import { partnerClockView } from './clock-routes.js';
 
 export function partnerRoutes(s: Sandbox) {
   const api = new Hono<AppEnv>();

@@ -1,7 +1,7 @@
 /**
  * The fair-share check of a call (docs/hosting.md#limits-and-what-a-partner-sees-past-them),
  * made once where the partner is known: after the bearer token for partnership calls
- * (http/auth.ts), at the client_id lookup for token calls (api/oauth.ts). A call past the
+ * (http/auth.ts), at the client_id lookup for token calls (api/token-endpoint.ts). A call past the
  * limit is answered at once with the 429 envelope (the token endpoint words it as RFC 6749
  * does): nothing is read, drawn or written; the journal records it.
  *
@@ -13,8 +13,8 @@ import type { Context } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
 import { rateLimitedMessage } from '../contract/api/messages.js';
 import type { RateLimiter } from '../core/rate-limit.js';
+import { errorResponse } from './answer-writer.js';
 import type { AppEnv } from './env.js';
-import { errorResponse } from './envelope.js';
 
 /** Takes a call from the partner's bucket (NO_PARTNER: calls of no known partner): the 429 past it, else undefined. */
 export function overLimit(limiter: RateLimiter, partner: string): ApiError | undefined {

@@ -29,7 +29,7 @@ import {
   touchPartner,
 } from '../services/pact-states.js';
 import type { Sandbox } from '../state/index.js';
-import { armScenario } from './scenarios.js';
+import { armScenario } from './scenario-routes.js';
 
 const known = (state: string): state is PactStateName => Object.hasOwn(PACT_STATES, state);
 

@@ -7,12 +7,12 @@
 
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { accountStore } from './accounts.js';
-import { controlsStore } from './controls.js';
+import { accountStore } from './accounts-table.js';
+import { controlsStore } from './controls-table.js';
 import { type Db, inMemory, openDb } from './db.js';
-import { idempotencyStore } from './idempotency.js';
+import { idempotencyStore } from './idempotency-table.js';
 import type { MigrationHooks } from './migrations.js';
-import { partnerStore } from './partners.js';
+import { partnerStore } from './partners-table.js';
 import { sizeStore } from './sizes.js';
 import { openStaged, type StagedRows, stagedLeft, stageRows } from './staging.js';
 
