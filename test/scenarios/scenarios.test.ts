@@ -509,7 +509,7 @@ describe('scenario names and values', () => {
       body: { scenario: 'no-such-fault', parent_account_id: DEMO.parent },
     });
     expect(expectErrorEnvelope(armed, 400, 'unknown_scenario').error.details.known_scenarios).toHaveLength(
-      10,
+      BUILT_IN_NAMES.length,
     );
   });
 
