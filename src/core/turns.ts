@@ -40,16 +40,21 @@ export function atOnce<T>(steps: Generator<void, T>): T {
   }
 }
 
-/** Each item's JSON text, pausing for a turn every stretch: a long answer written out by turns. */
-export async function jsonTexts(items: readonly unknown[]): Promise<string[]> {
-  const out: string[] = [];
+/** Each item given to `take` in order, pausing for a turn every stretch: a long list worked through by turns. */
+export async function eachInTurns<T>(items: Iterable<T>, take: (item: T) => void): Promise<void> {
   const time = stretch();
   for (const item of items) {
     if (time.due()) {
       await nextTurn();
       time.restart();
     }
-    out.push(JSON.stringify(item));
+    take(item);
   }
+}
+
+/** Each item's JSON text, pausing for a turn every stretch: a long answer written out by turns. */
+export async function jsonTexts(items: readonly unknown[]): Promise<string[]> {
+  const out: string[] = [];
+  await eachInTurns(items, (item) => out.push(JSON.stringify(item)));
   return out;
 }

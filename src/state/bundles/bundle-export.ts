@@ -12,7 +12,7 @@ import {
   Bundle,
   type BundleData,
 } from '../../contract/control/bundle.js';
-import { nextTurn, stretch } from '../../core/turns.js';
+import { eachInTurns, nextTurn } from '../../core/turns.js';
 import { JsonList } from '../../domain/json-list.js';
 import type { BundleList, SlicedPart } from '../registry.js';
 import type { Sandbox } from '../sandbox.js';
@@ -154,14 +154,7 @@ export function piecesStream(pieces: readonly Buffer[]): ReadableStream<Uint8Arr
 async function jsonList(items: readonly unknown[] | JsonList): Promise<JsonList> {
   if (items instanceof JsonList) return items;
   const out = new JsonList();
-  const time = stretch();
-  for (const item of items) {
-    if (time.due()) {
-      await nextTurn();
-      time.restart();
-    }
-    out.add(JSON.stringify(item));
-  }
+  await eachInTurns(items, (item) => out.add(JSON.stringify(item)));
   return out;
 }
 
