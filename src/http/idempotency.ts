@@ -113,7 +113,7 @@ export function claimKey(c: Context<AppEnv>): Response | undefined {
   // Expired keys go as new ones come (an indexed range delete), so the table stays bounded.
   // By the global clock: no partner's clock is behind it, so no live key of any partner (nor
   // the one just claimed) goes.
-  s.store.idempotency.prune(s.clock.now());
+  if (s.store.idempotency.prune(s.clock.now()) > 0) s.store.sizes.shrank();
   c.set('idempotencyKey', key);
   return undefined;
 }

@@ -39,8 +39,8 @@ const estimate = (body: string | null, answer = 2 * (body?.length ?? 0)) =>
 export function ensureRoom(c: Context<AppEnv>, parent: string, need: number, replaced = () => 0): void {
   const sizes = c.get('sandbox').store.sizes;
   if (sizes.of(parent) + need <= PARTNER_ROOM_BYTES) return;
-  // The estimate grew past the room: what the store holds decides.
-  const used = sizes.exact(parent);
+  // The estimate grew past the room: what the store holds decides (read again unless nothing changed since).
+  const used = sizes.settled(parent);
   if (used - replaced() + need <= PARTNER_ROOM_BYTES) return;
   throw new ApiError('partner_storage_full', partnerStorageFullMessage(parent, used, PARTNER_ROOM_BYTES), {
     details: { parent_account_id: parent, used_bytes: used, limit_bytes: PARTNER_ROOM_BYTES },

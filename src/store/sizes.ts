@@ -90,7 +90,8 @@ export function answerRowBytes(parent: string, key: string, operation: string, b
   );
 }
 
-export function sizeStore(db: Db) {
+/** The count's statements: a partner's mapping, a partner's whole count, one write's rows. */
+function sizeStatements(db: Db) {
   const mappingSql = `SELECT ${MAPPING_BYTES} FROM vertical_mappings WHERE parent_account_id = @parent`;
   const mapping = db.prepare<{ parent: string }, number>(mappingSql).pluck();
   const parts = [
@@ -120,8 +121,15 @@ export function sizeStore(db: Db) {
        FROM accounts WHERE account_id = @account`,
     )
     .pluck();
+  return { mapping, exact, written };
+}
+
+export function sizeStore(db: Db) {
+  const { mapping, exact, written } = sizeStatements(db);
   /** Each partner's count as last read or grown (absent: read it from the store). */
   const known = new Map<string, number>();
+  /** The partners whose known count is the store's as last read: nothing written or deleted since. */
+  const unchanged = new Set<string>();
   return {
     /** The partner's bytes: as known, or read from the store. */
     of(parent: string): number {
@@ -132,7 +140,19 @@ export function sizeStore(db: Db) {
     exact(parent: string): number {
       const bytes = exact.get({ parent }) ?? 0;
       known.set(parent, bytes);
+      unchanged.add(parent);
       return bytes;
+    },
+    /**
+     * `exact`, unless the count known is the store's as last read and nothing was written or
+     * deleted since (a partner at its room, refused call after call, is read once, not on each).
+     */
+    settled(parent: string): number {
+      return unchanged.has(parent) ? known.get(parent)! : this.exact(parent);
+    },
+    /** Rows of any partner were deleted (expired keys pruned): counts known are upper bounds again. */
+    shrank(): void {
+      unchanged.clear();
     },
     /** The bytes of the partner's vertical mapping alone, read from the store now. */
     mapping(parent: string): number {
@@ -141,6 +161,7 @@ export function sizeStore(db: Db) {
     /** A write replaced part of the partner's rows (its mapping): read it from the store next time. */
     forget(parent: string): void {
       known.delete(parent);
+      unchanged.delete(parent);
     },
     /**
      * What a write on one account can have added, counted as `exact` counts it: every row of
@@ -155,15 +176,18 @@ export function sizeStore(db: Db) {
     /** A write on one account went through: the partner's count grows by `written` (if it is known). */
     wrote(parent: string, account: string, key: string | null): void {
       const was = known.get(parent);
+      unchanged.delete(parent);
       if (was !== undefined) known.set(parent, was + this.written(parent, account, key));
     },
     /** A write of the partner went through: its estimate of what it added. */
     grow(parent: string, bytes: number): void {
       const was = known.get(parent);
+      unchanged.delete(parent);
       if (was !== undefined) known.set(parent, was + bytes);
     },
     clearCache(): void {
       known.clear();
+      unchanged.clear();
     },
   };
 }
