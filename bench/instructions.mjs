@@ -15,9 +15,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { arg, cannon, controlsBody, freePort, numberArg, root, sandboxDist, sleep } from './lib.mjs';
+import { arg, cannon, freePort, numberArg, root, sandboxDist, sleep } from './lib.mjs';
 import { buildRevision } from './revision.mjs';
-import { hostedMix, WORKLOADS } from './workloads.mjs';
+import { hostedMix, insertCeiling, WORKLOADS } from './workloads.mjs';
 
 const workload = arg('workload', 'controls GET');
 const calls = numberArg('calls', 2000);
@@ -54,16 +54,7 @@ if (process.argv.includes('--insert-ceiling'))
     name: 'ceiling: zod + SQLite insert',
     main: 'bench/baselines/zod-sqlite-insert.mjs',
     health: '/health',
-    prepare: async () => ({
-      requests: () => [
-        {
-          method: 'PUT',
-          path: '/insert',
-          headers: { 'Content-Type': 'application/json' },
-          body: controlsBody('3f0c8e1d2b4a5968778695a4b3c2d1e0f9a8b7c6'),
-        },
-      ],
-    }),
+    prepare: insertCeiling,
   });
 
 const out = mkdtempSync(join(tmpdir(), 'sandbox-callgrind-'));

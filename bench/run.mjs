@@ -24,7 +24,6 @@ import {
   benchSeconds,
   CONTROLS,
   cannon,
-  controlsBody,
   cpuCounters,
   cpuMs,
   getToken,
@@ -45,7 +44,7 @@ import {
   tokenRequest,
 } from './lib.mjs';
 import { startupMedian } from './startup.mjs';
-import { spreadControlsPuts } from './workloads.mjs';
+import { insertCeiling, spreadControlsPuts } from './workloads.mjs';
 
 const seconds = benchSeconds(10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
@@ -96,16 +95,7 @@ const workloads = [
     name: 'ceiling: zod + SQLite insert (Hono)',
     kind: 'ceiling-write',
     server: () => startServer('bench/baselines/zod-sqlite-insert.mjs', { readyPath: '/health' }),
-    prepare: async () => ({
-      requests: () => [
-        {
-          method: 'PUT',
-          path: '/insert',
-          headers: { 'Content-Type': 'application/json' },
-          body: controlsBody('3f0c8e1d2b4a5968778695a4b3c2d1e0f9a8b7c6'),
-        },
-      ],
-    }),
+    prepare: insertCeiling,
   },
   {
     name: 'token grant (POST /oauth/token)',

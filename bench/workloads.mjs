@@ -28,6 +28,18 @@ import {
 } from './lib.mjs';
 
 /** A hosted sandbox's calls (issue 41): the share of each kind, in percent. */
+/** The write ceiling's one request (bench/baselines/zod-sqlite-insert.mjs): what `npm run bench` and instructions.mjs send it. */
+export const insertCeiling = async () => ({
+  requests: () => [
+    {
+      method: 'PUT',
+      path: '/insert',
+      headers: { 'Content-Type': 'application/json' },
+      body: controlsBody('3f0c8e1d2b4a5968778695a4b3c2d1e0f9a8b7c6'),
+    },
+  ],
+});
+
 export const HOSTED_MIX = [
   ['token', 5],
   ['register', 10],
