@@ -3,8 +3,11 @@
  * Tests call `app.request()` on it; main.ts serves it.
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Hono } from 'hono';
+import type { ErrorHandler, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { RegExpRouter } from 'hono/router/reg-exp-router';
+import { SmartRouter } from 'hono/router/smart-router';
+import { TrieRouter } from 'hono/router/trie-router';
 import { docsApi } from './api/docs.js';
 import { partnershipApi } from './api/partnership.js';
 import { oauthApi } from './api/token-endpoint.js';
@@ -14,15 +17,25 @@ import { controlApi } from './control/routes.js';
 import { routePattern } from './domain/route-pattern.js';
 import { errorResponse } from './http/answer-writer.js';
 import type { AppEnv } from './http/env.js';
+import { OneStepReads } from './http/one-step-reads.js';
 import { answerCutOff, BodyCutOff } from './http/read-body.js';
-import { requestContext } from './http/request-context.js';
+import { requestContext, withRequestContext } from './http/request-context.js';
 import type { Sandbox } from './state/index.js';
 
 export function createApp(sandbox: Sandbox) {
-  const app = new OpenAPIHono<AppEnv>();
-
+  const onError = errorHandler(sandbox);
   // It reads the partnership calls' X-Sandbox-Scenario header too, and answers one it refuses.
-  app.use('*', requestContext(sandbox, errorResponse));
+  const context = requestContext(sandbox, errorResponse);
+  // Hono's own router (SmartRouter: the RegExpRouter, else the TrieRouter), which hands a
+  // partnership read to Hono as one handler with the request context (http/one-step-reads.ts).
+  const router = new OneStepReads(
+    new SmartRouter({ routers: [new RegExpRouter(), new TrieRouter()] }),
+    context,
+    (read) => withRequestContext(sandbox, errorResponse, read, onError),
+  );
+  const app = new OpenAPIHono<AppEnv>({ router });
+
+  app.use('*', context);
 
   app.route('/', oauthApi());
   app.route('/', partnershipApi());
@@ -50,7 +63,25 @@ export function createApp(sandbox: Sandbox) {
     return errorResponse(c, new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}.`));
   });
 
-  app.onError((err, c) => {
+  app.onError(onError);
+
+  return app;
+}
+
+/** Methods the app serves for this path (for 405 and Allow), from its own route table. */
+function allowedMethods(app: Hono<AppEnv>, path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    if (route.method === 'ALL') continue;
+    if (routePattern(route.path).test(path)) methods.add(route.method);
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
+}
+
+/** The one error handler: every error a handler or stage throws is answered here. */
+function errorHandler(sandbox: Sandbox): ErrorHandler<AppEnv> {
+  return (err, c) => {
     if (err instanceof ApiError) return errorResponse(c, err);
     if (err instanceof BodyCutOff) return answerCutOff(c, err);
     if (err instanceof HTTPException && err.status < 500) {
@@ -79,18 +110,5 @@ export function createApp(sandbox: Sandbox) {
         `Internal error. Quote request_id ${c.get('requestId')} when you report it.`,
       ),
     );
-  });
-
-  return app;
-}
-
-/** Methods the app serves for this path (for 405 and Allow), from its own route table. */
-function allowedMethods(app: Hono<AppEnv>, path: string): string[] {
-  const methods = new Set<string>();
-  for (const route of app.routes) {
-    if (route.method === 'ALL') continue;
-    if (routePattern(route.path).test(path)) methods.add(route.method);
-  }
-  if (methods.has('GET')) methods.add('HEAD');
-  return [...methods].sort();
+  };
 }

@@ -89,20 +89,20 @@ export function pipeline(
       c.set('faults', c.get('faultPlan').serviceFaults());
       return handler(c, noNext);
     };
-    return [
-      function read(c) {
-        const sandbox = c.get('sandbox');
-        const epoch = sandbox.epoch;
-        for (let i = 0; i < list.length; i++) {
-          const out = list[i]!(c);
-          const held = sandbox.gate.heldFor(c.get('principal')?.parent_account_id);
-          if (out instanceof Promise || held || sandbox.epoch !== epoch)
-            return runStages(c, list, i + 1, out, epoch).then((answer) => answer ?? serve(c));
-          if (out) return out;
-        }
-        return serve(c);
-      },
-    ];
+    const read: MiddlewareHandler<AppEnv> = function read(c) {
+      const sandbox = c.get('sandbox');
+      const epoch = sandbox.epoch;
+      for (let i = 0; i < list.length; i++) {
+        const out = list[i]!(c);
+        const held = sandbox.gate.heldFor(c.get('principal')?.parent_account_id);
+        if (out instanceof Promise || held || sandbox.epoch !== epoch)
+          return runStages(c, list, i + 1, out, epoch).then((answer) => answer ?? serve(c));
+        if (out) return out;
+      }
+      return serve(c);
+    };
+    oneStepReads.add(read);
+    return [read];
   }
   const write: MiddlewareHandler<AppEnv> = async function pipeline(c, next) {
     let answer: Response | undefined;
@@ -120,6 +120,12 @@ export function pipeline(
   };
   return [write, handler];
 }
+
+/**
+ * The reads' one handlers: each answers without a next step and, while no stage awaits,
+ * at once, so the app may run it with the request context as one handler (http/one-step-reads.ts).
+ */
+export const oneStepReads = new WeakSet<MiddlewareHandler<AppEnv>>();
 
 /** A read's handler has no next step: Hono's own would answer 404. */
 const noNext = () => Promise.resolve();

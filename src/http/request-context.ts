@@ -4,7 +4,7 @@
  * already carry every header; any other answer (control plane, docs, UI) gets the
  * common and outcome headers here, without overriding one its handler chose.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, ErrorHandler, Handler, MiddlewareHandler } from 'hono';
 import { ApiError } from '../contract/api/errors.js';
 import { cutText } from '../domain/cut.js';
 import { ids } from '../domain/ids.js';
@@ -30,39 +30,99 @@ export function requestContext(
   },
 ): MiddlewareHandler<AppEnv> {
   return async function requestContext(c, next) {
-    const requestId = ids.request();
-    const path = c.req.path;
-    c.set('sandbox', sandbox);
-    c.set('requestId', requestId);
-    c.set('startedAt', performance.now());
-    c.set('warnings', []);
-    c.set('rawBody', null);
-    // Spec §1: the envelope carries dry_run: true whenever dry_run=true was sent, so it is
-    // read here, before any route is known: a 405, an unknown path and an unknown
-    // X-Sandbox-Scenario answer with it too. The control plane has no dry run.
-    c.set('dryRun', !path.startsWith('/__sandbox') && c.req.query('dry_run') === 'true');
-    c.set('journaled', path.startsWith('/v1/') || path === '/oauth/token');
-    // responseBody, accountId, responseText, responseHeaders, headersSent and connectionReset
-    // start unset (read as undefined: false): Hono keeps c.var in a Map, and a call past 16
-    // keys pays for the Map to grow (docs/performance.md).
-    // The partnership API's calls (the paths Hono's `/v1/*` matches) read X-Sandbox-Scenario
-    // here, not in a middleware of their own (one async step less a call); an unknown
-    // scenario is answered as the error handler answers it.
-    let refused: ApiError | undefined;
-    if (path === '/v1' || path.startsWith('/v1/')) refused = scenarioHeader(sandbox, c);
-    else c.set('faultPlan', new FaultPlan([], sandbox.armed, sandbox.chaos));
+    const refused = enter(sandbox, c);
     if (refused) c.res = refuse(c, refused);
     else await next();
-
-    // A reset connection (the connection-reset scenario) has no answer to add headers
-    // to; it is journaled with status 0.
-    if (!c.get('connectionReset') && !c.get('headersSent')) {
-      const headers = { ...commonHeaders(requestId), ...outcomeHeaders(c) };
-      for (const name in headers) if (!c.res.headers.has(name)) c.header(name, headers[name]);
-    }
-    if (c.get('journaled')) journal(sandbox, c, c.res);
+    leave(sandbox, c);
   };
 }
+
+/**
+ * What the request context does before the route: the request's ID, start and scenario
+ * context; the error of an X-Sandbox-Scenario header the call cannot take.
+ */
+function enter(sandbox: Sandbox, c: Context<AppEnv>): ApiError | undefined {
+  const path = c.req.path;
+  c.set('sandbox', sandbox);
+  c.set('requestId', ids.request());
+  c.set('startedAt', performance.now());
+  c.set('warnings', []);
+  c.set('rawBody', null);
+  // Spec §1: the envelope carries dry_run: true whenever dry_run=true was sent, so it is
+  // read here, before any route is known: a 405, an unknown path and an unknown
+  // X-Sandbox-Scenario answer with it too. The control plane has no dry run.
+  c.set('dryRun', !path.startsWith('/__sandbox') && c.req.query('dry_run') === 'true');
+  c.set('journaled', path.startsWith('/v1/') || path === '/oauth/token');
+  // responseBody, accountId, responseText, responseHeaders, headersSent and connectionReset
+  // start unset (read as undefined: false): Hono keeps c.var in a Map, and a call past 16
+  // keys pays for the Map to grow (docs/performance.md).
+  // The partnership API's calls (the paths Hono's `/v1/*` matches) read X-Sandbox-Scenario
+  // here, not in a middleware of their own (one async step less a call); an unknown
+  // scenario is answered as the error handler answers it.
+  if (path === '/v1' || path.startsWith('/v1/')) return scenarioHeader(sandbox, c);
+  c.set('faultPlan', new FaultPlan([], sandbox.armed, sandbox.chaos));
+  return undefined;
+}
+
+/** What the request context does once the call is answered: the headers `send` did not write, the journal entry. */
+function leave(sandbox: Sandbox, c: Context<AppEnv>): void {
+  // A reset connection (the connection-reset scenario) has no answer to add headers
+  // to; it is journaled with status 0.
+  if (!c.get('connectionReset') && !c.get('headersSent')) {
+    const headers = { ...commonHeaders(c.get('requestId')), ...outcomeHeaders(c) };
+    for (const name in headers) if (!c.res.headers.has(name)) c.header(name, headers[name]);
+  }
+  if (c.get('journaled')) journal(sandbox, c, c.res);
+}
+
+/**
+ * The request context and a route's one handler (a partnership read, http/pipeline.ts) as one
+ * Hono handler, doing what Hono's `compose` does with the two (app.ts, http/one-step-reads.ts):
+ * an error the handler throws is answered by the app's error handler (`onError`), and the
+ * context then adds its headers and writes the journal entry. While the handler answers at
+ * once, so does this, with no promise: @hono/node-server writes such an answer without awaiting it.
+ */
+export function withRequestContext(
+  sandbox: Sandbox,
+  refuse: (c: Context<AppEnv>, error: ApiError) => Response,
+  handler: Handler<AppEnv>,
+  onError: ErrorHandler<AppEnv>,
+): Handler<AppEnv> {
+  const answered = (c: Context<AppEnv>, res: Response | undefined, isError: boolean): Response => {
+    if (res && (c.finalized === false || isError)) c.res = res;
+    leave(sandbox, c);
+    return c.res;
+  };
+  const failed = (c: Context<AppEnv>, err: unknown): Response | Promise<Response> => {
+    if (!(err instanceof Error)) throw err;
+    c.error = err;
+    const res = onError(err, c);
+    return res instanceof Promise ? res.then((r) => answered(c, r, true)) : answered(c, res, true);
+  };
+  return function withRequestContext(c) {
+    const refused = enter(sandbox, c);
+    if (refused) {
+      c.res = refuse(c, refused);
+      leave(sandbox, c);
+      return c.res;
+    }
+    let res: ReturnType<Handler<AppEnv>>;
+    try {
+      res = handler(c, noNext);
+    } catch (err) {
+      return failed(c, err);
+    }
+    if (res instanceof Promise)
+      return res.then(
+        (r) => answered(c, r as Response | undefined, false),
+        (err) => failed(c, err),
+      );
+    return answered(c, res as Response | undefined, false);
+  };
+}
+
+/** The one handler has no next step (a read's handler never calls it). */
+const noNext = () => Promise.resolve();
 
 /** The call's fault plan, with the effects its X-Sandbox-Scenario header names; the error of a header it refuses. */
 function scenarioHeader(sandbox: Sandbox, c: Context<AppEnv>): ApiError | undefined {

@@ -6,7 +6,7 @@
  * instructions. SmartRouter settles on its router at the first request and names it then.
  */
 import { describe, expect, it } from 'vitest';
-import { createHarness, DEMO } from '../helpers/harness.js';
+import { CONTROLS, createHarness, DEMO } from '../helpers/harness.js';
 
 describe('the router', () => {
   it('the app is served by the RegExpRouter, not the TrieRouter fallback', async () => {
@@ -45,5 +45,85 @@ describe('the router', () => {
     });
     expect(token.status).toBe(200);
     expect(h.app.router.name).toBe('SmartRouter + RegExpRouter');
+  });
+});
+
+/**
+ * A partnership read (the controls GET) is handed to Hono as one handler with the request
+ * context (src/http/one-step-reads.ts), so while no stage awaits the app answers at once, not
+ * with a promise: the same answer, headers and journal entry as through two handlers.
+ */
+describe('a partnership read in one step', () => {
+  const newest = async (h: ReturnType<typeof createHarness>) =>
+    (await h.request('GET', '/__sandbox/requests?limit=1')).body.requests[0];
+
+  it('a controls GET answers at once, with its envelope, headers and journal entry', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const id = await partner.account();
+    const res = h.app.request(CONTROLS(id), { headers: partner.headers });
+    expect(res).toBeInstanceOf(Response);
+    const answer = await res;
+    expect(answer.status).toBe(200);
+    const body = await answer.json();
+    expect(body).toMatchObject({ status: 200, error: null, message: 'ok', data: { account_id: id } });
+    expect(answer.headers.get('x-request-id')).toBe(body.request_id);
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    const entry = await newest(h);
+    expect(entry).toMatchObject({
+      method: 'GET',
+      path: CONTROLS(id),
+      status: 200,
+      request_id: body.request_id,
+      parent_account_id: DEMO.parent,
+      account_id: id,
+      response_body: JSON.stringify(body),
+    });
+    expect(entry.request_headers.authorization).toBe('Bearer [REDACTED]');
+    expect(entry.response_headers['x-request-id']).toBe(body.request_id);
+  });
+
+  it('a read a stage refuses (an account not found) answers at once through the error handler, journaled', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const res = h.app.request(CONTROLS('acct_none'), { headers: partner.headers });
+    expect(res).toBeInstanceOf(Response);
+    const answer = await res;
+    expect(answer.status).toBe(404);
+    const body = await answer.json();
+    expect(body.error.code).toBe('account_not_found');
+    expect(answer.headers.get('x-request-id')).toBe(body.request_id);
+    expect(await newest(h)).toMatchObject({
+      status: 404,
+      request_id: body.request_id,
+      path: CONTROLS('acct_none'),
+    });
+  });
+
+  it('a read with an X-Sandbox-Scenario it cannot take, and one that awaits (latency), answer and are journaled', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    const id = await partner.account();
+    const refused = await h.app.request(CONTROLS(id), {
+      headers: { ...partner.headers, 'X-Sandbox-Scenario': 'no-such-drill' },
+    });
+    expect(refused.status).toBe(400);
+    const refusedBody = await refused.json();
+    expect(await newest(h)).toMatchObject({ status: 400, request_id: refusedBody.request_id });
+
+    const late = h.app.request(CONTROLS(id), {
+      headers: { ...partner.headers, 'X-Sandbox-Scenario': 'latency=20' },
+    });
+    expect(late).toBeInstanceOf(Promise);
+    const answer = await late;
+    expect(answer.status).toBe(200);
+    const body = await answer.json();
+    expect(answer.headers.get('x-sandbox-scenario-applied')).toBe('latency=20');
+    expect(await newest(h)).toMatchObject({
+      status: 200,
+      request_id: body.request_id,
+      scenarios_applied: ['latency=20'],
+    });
   });
 });
