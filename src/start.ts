@@ -174,10 +174,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const live = () => {
     if (stopped) throw new StartupError(`startSandbox: the sandbox at ${running.url} was stopped`);
   };
+  let control: ControlClient | undefined;
   return {
     url: running.url,
     port: running.port,
-    control: createControlClient(running.url, config.adminToken ? { adminToken: config.adminToken } : {}),
+    // Made on first use: a start-up whose caller never asks for it does not build it.
+    get control() {
+      control ??= createControlClient(
+        running.url,
+        config.adminToken ? { adminToken: config.adminToken } : {},
+      );
+      return control;
+    },
     reset: async () => {
       live();
       running.sandbox.reset();
