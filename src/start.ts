@@ -137,7 +137,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   // Before the store is opened: on Node 20 better-sqlite3 kills the process without a word.
   const unsupported = unsupportedRuntime(process.versions.node);
   if (unsupported) throw new StartupError(`startSandbox: ${unsupported}`);
-  const parsed = Options.safeParse(options ?? {});
+  // Parsed once a start-up, as the configuration is (core/config.ts): zod's compiled fast
+  // path (a `new Function` per object schema) would cost more to build than it saves.
+  const parsed = Options.safeParse(options ?? {}, { jitless: true });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => {
       const key = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue.path.join('.');
@@ -150,13 +152,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     throw new StartupError(`startSandbox: invalid option ${problems.join('; ')}`);
   }
   const { log, strictIdempotency, ...settings } = parsed.data;
-  const config = ConfigSchema.parse({
-    port: 0,
-    ...settings,
-    // The configuration reads flags as the environment spells them.
-    ...(strictIdempotency === undefined ? {} : { strictIdempotency: strictIdempotency ? '1' : '0' }),
-    log: log === true ? 'info' : 'silent',
-  });
+  const config = ConfigSchema.parse(
+    {
+      port: 0,
+      ...settings,
+      // The configuration reads flags as the environment spells them.
+      ...(strictIdempotency === undefined ? {} : { strictIdempotency: strictIdempotency ? '1' : '0' }),
+      log: log === true ? 'info' : 'silent',
+    },
+    { jitless: true },
+  );
   const logger = typeof log === 'object' ? log : jsonLogger(log === true);
   let running: Awaited<ReturnType<typeof startServer>>;
   try {
@@ -169,10 +174,18 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const live = () => {
     if (stopped) throw new StartupError(`startSandbox: the sandbox at ${running.url} was stopped`);
   };
+  let control: ControlClient | undefined;
   return {
     url: running.url,
     port: running.port,
-    control: createControlClient(running.url, config.adminToken ? { adminToken: config.adminToken } : {}),
+    // Made on first use: a start-up whose caller never asks for it does not build it.
+    get control() {
+      control ??= createControlClient(
+        running.url,
+        config.adminToken ? { adminToken: config.adminToken } : {},
+      );
+      return control;
+    },
     reset: async () => {
       live();
       running.sandbox.reset();

@@ -9,7 +9,7 @@ import { userInfo } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StartupError } from '../base/startup-error.js';
-import { type MigrationHooks, migrations } from './migrations.js';
+import { type MigrationHooks, migrations, SCHEMA } from './migrations.js';
 
 export type Db = Database.Database;
 
@@ -100,13 +100,21 @@ function applyPragmas(db: Db, path: string): void {
 
 export function migrate(db: Db, hooks: MigrationHooks): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  for (let version = current; version < migrations.length; version++) {
-    const step = migrations[version]!;
+  if (current === 0) {
+    // A new database is given the migrations' result in one script (migrations.ts SCHEMA).
     db.transaction(() => {
-      if (typeof step === 'string') db.exec(step);
-      else step(db, hooks);
-      db.pragma(`user_version = ${version + 1}`);
+      db.exec(SCHEMA);
+      db.pragma(`user_version = ${migrations.length}`);
     })();
+  } else {
+    for (let version = current; version < migrations.length; version++) {
+      const step = migrations[version]!;
+      db.transaction(() => {
+        if (typeof step === 'string') db.exec(step);
+        else step(db, hooks);
+        db.pragma(`user_version = ${version + 1}`);
+      })();
+    }
   }
   // Under WAL the old pages stay in the main file until a checkpoint: migrated, it holds
   // what it migrated away from (a client secret in clear, migration 4) no longer than now.

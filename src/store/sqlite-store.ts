@@ -1,8 +1,8 @@
 /**
- * The store: one connection, its statements prepared once, grouped by table. The
- * connection can be replaced (a snapshot restored): `replace` prepares every statement
- * again and drops every cache in one call, on the same Store object, so code that reaches
- * the store through `sandbox.store` never holds a statement of a closed connection.
+ * The store: one connection, its statements prepared once (on first use: lazy-statements.ts),
+ * grouped by table. The connection can be replaced (a snapshot restored): `replace` declares
+ * every statement again and drops every cache in one call, on the same Store object, so code
+ * that reaches the store through `sandbox.store` never holds a statement of a closed connection.
  */
 
 import { mkdirSync, rmSync, statSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { accountStore } from './accounts-table.js';
 import { controlsStore } from './controls-table.js';
 import { type Db, inMemory, openDb } from './db.js';
 import { idempotencyStore } from './idempotency-table.js';
+import { lazyPrepare } from './lazy-statements.js';
 import type { MigrationHooks } from './migrations.js';
 import { partnerStore } from './partners-table.js';
 import { sizeStore } from './sizes.js';
@@ -34,23 +35,27 @@ const TABLES = [
 export type StoreImage = { kind: 'memory'; bytes: Buffer } | { kind: 'file'; file: string; bytes: number };
 
 function parts(db: Db) {
-  const getMeta = db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
-  const setMeta = db.prepare<[string, string]>(
+  // The tables' statements are prepared on first use (lazy-statements.ts), on this connection.
+  const { db: tables, declared } = lazyPrepare(db);
+  const getMeta = tables.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?');
+  const setMeta = tables.prepare<[string, string]>(
     'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
   );
-  const deleteMeta = db.prepare<[string]>('DELETE FROM meta WHERE key = ?');
-  const metaPrefixed = db.prepare<[string, string], { key: string; value: string }>(
+  const deleteMeta = tables.prepare<[string]>('DELETE FROM meta WHERE key = ?');
+  const metaPrefixed = tables.prepare<[string, string], { key: string; value: string }>(
     'SELECT key, value FROM meta WHERE key >= ? AND key < ? ORDER BY key',
   );
   return {
     db,
     /** Runs its argument in a transaction (better-sqlite3's, nested as savepoints): made once, not per call. */
     transact: db.transaction(<T>(fn: () => T): T => fn()),
-    partners: partnerStore(db),
-    accounts: accountStore(db),
-    controls: controlsStore(db),
-    idempotency: idempotencyStore(db),
-    sizes: sizeStore(db),
+    partners: partnerStore(tables),
+    accounts: accountStore(tables),
+    controls: controlsStore(tables),
+    idempotency: idempotencyStore(tables),
+    sizes: sizeStore(tables),
+    /** The SQL of every statement the tables declared (prepared or not yet). */
+    declared,
     meta: {
       get: (key: string) => getMeta.get(key)?.value,
       set: (key: string, value: string) => void setMeta.run(key, value),
