@@ -77,6 +77,7 @@ function idempotencyStatements(db: Db) {
       'DELETE FROM idempotency_keys WHERE parent_account_id = ? AND key = ?',
     ),
     prune: db.prepare<[number]>('DELETE FROM idempotency_keys WHERE expires_at <= ?'),
+    earliest: db.prepare<[], { at: number | null }>('SELECT min(expires_at) AS at FROM idempotency_keys'),
     releaseAllInProgress: db.prepare(`DELETE FROM idempotency_keys WHERE state = 'in_progress'`),
     count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM idempotency_keys'),
     doneOf: db.prepare<[string, string, number], IdempotencyRow>(
@@ -154,9 +155,42 @@ function claimFresh(
   return s.get.get(row.parent_account_id, row.key, now, staleBefore) ?? false;
 }
 
+/**
+ * The prune of expired keys, skipped while none can have expired. `earliest`: no row expires
+ * before it (a lower bound of the table's expires_at; -Infinity: not known), so a prune at an
+ * earlier clock would delete nothing. Each statement of the store that writes an expiry lowers
+ * it first (`expiring`); rows written behind the store's back (a file store's restore) come
+ * with `clearCache`. Rows deleted only raise the true bound.
+ */
+function expiries(s: IdempotencyStatements) {
+  let earliest = Number.NEGATIVE_INFINITY;
+  return {
+    expiring(at: number): void {
+      if (at < earliest) earliest = at;
+    },
+    /** Deletes the keys expired at `now`; how many. Then the earliest expiry left is read again. */
+    prune(now: number): number {
+      if (now < earliest) return 0;
+      const pruned = s.prune.run(now).changes;
+      earliest = s.earliest.get()?.at ?? Number.POSITIVE_INFINITY;
+      return pruned;
+    },
+    /** Rows were written behind the store's back (a restore): the earliest expiry is read at the next prune. */
+    clearCache(): void {
+      earliest = Number.NEGATIVE_INFINITY;
+    },
+    /** A stored answer imported (a bundle's). */
+    insertDone(row: Omit<IdempotencyRow, 'state' | 'reserved_at'>): void {
+      if (row.expires_at < earliest) earliest = row.expires_at;
+      s.insertDone.run(row);
+    },
+  };
+}
+
 export function idempotencyStore(db: Db) {
   const s = idempotencyStatements(db);
   const { unsaved, idOf, settle, flush } = refusedSettlements(s);
+  const { expiring, ...expiry } = expiries(s); // prune, clearCache, insertDone
 
   return {
     /** The live row for this key, if any (unexpired; an in-progress one only while not abandoned). */
@@ -181,6 +215,7 @@ export function idempotencyStore(db: Db) {
     reserve(row: Omit<IdempotencyRow, 'state' | 'status' | 'body' | 'reserved_at'>, now: number): boolean {
       // A release the store refused before is written first (or this claim fails as it does).
       flush(row.parent_account_id, row.key);
+      expiring(row.expires_at);
       const realNow = Date.now();
       const info = s.reserve.run({
         ...row,
@@ -203,6 +238,7 @@ export function idempotencyStore(db: Db) {
     ): IdempotencyRow | boolean {
       const parent = row.parent_account_id;
       if (unsaved.has(idOf(parent, row.key))) return this.get(parent, row.key, now) ?? this.reserve(row, now);
+      expiring(row.expires_at);
       return claimFresh(s, row, now);
     },
     /**
@@ -217,7 +253,7 @@ export function idempotencyStore(db: Db) {
     /** Frees the key; if the store refuses that, it is free all the same (in memory), and the error is thrown. */
     release: (parent: string, key: string) =>
       settle(parent, key, { free: true, reserved_at: 0 }, () => s.release.run(parent, key)),
-    prune: (now: number) => s.prune.run(now).changes,
+    ...expiry,
     /** At start-up: a reservation of a process stopped mid-request (kill -9) never finished: free again. */
     releaseAbandoned: () => s.releaseAllInProgress.run().changes,
     count: () => s.count.get()!.n,
@@ -228,7 +264,6 @@ export function idempotencyStore(db: Db) {
     doneOf: (parent: string, after = '', limit = -1) => s.doneOf.all(parent, after, limit),
     /** doneOf, each body as its UTF-8 bytes (null: none). */
     doneBytesOf: (parent: string, after = '', limit = -1) => s.doneBytesOf.all(parent, after, limit),
-    insertDone: (row: Omit<IdempotencyRow, 'state' | 'reserved_at'>) => void s.insertDone.run(row),
     deleteOf: (parent: string) => void s.deleteOf.run(parent),
   };
 }
