@@ -31,13 +31,44 @@ export const ANSWER_COLUMNS = [
  * A stored answer's bytes as `rowBytes` counts a row (its `body` as a JSON string), for the
  * row's `bytes` column: SQL over each column's value, given as SQL (the column itself, a
  * parameter, a literal). Kept in the row when it is written (store/idempotency-table.ts), so a count
- * sums that column instead of reading every answer's body.
+ * sums that column instead of reading every answer's body. `body`: the body's part (its bytes
+ * and escapes) as SQL, when known without reading the body (`bodyBytes`, given as a parameter).
  */
 export function answerBytesSql(
   value: (column: (typeof ANSWER_COLUMNS)[number]) => string = (c) => c,
+  body?: string,
 ): string {
   const bytes = (v: string) => `coalesce(length(CAST(${v} AS BLOB)), 4)`;
-  const body = value('body');
-  const escapes = `coalesce(length(${body}) - length(replace(replace(${body}, '"', ''), '\\', '')), 0)`;
+  const text = value('body');
+  const escapes = `coalesce(length(${text}) - length(replace(replace(${text}, '"', ''), '\\', '')), 0)`;
+  if (body !== undefined)
+    return `(${ROW_BYTES} + ${ANSWER_COLUMNS.filter((c) => c !== 'body')
+      .map((c) => bytes(value(c)))
+      .join(' + ')} + ${body})`;
   return `(${ROW_BYTES} + ${ANSWER_COLUMNS.map((c) => bytes(value(c))).join(' + ')} + ${escapes})`;
+}
+
+/** The last text `bodyBytes` counted: a request's answer is counted for its row and for the room. */
+let counted = { text: '', bytes: 0 };
+
+/**
+ * A stored answer's body as `answerBytesSql` counts it: its UTF-8 bytes, and its quotes and
+ * backslashes once more (what escaping it as a JSON string adds), in one pass over the text.
+ */
+export function bodyBytes(text: string): number {
+  if (text === counted.text) return counted.bytes;
+  const length = text.length;
+  let bytes = length;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) {
+      if (c === 0x22 || c === 0x5c) bytes++;
+    } else if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // a surrogate pair: 4 bytes for 2 units
+      i++;
+    } else bytes += 2; // 3 bytes (a lone surrogate is written as U+FFFD, 3 bytes)
+  }
+  counted = { text, bytes };
+  return bytes;
 }

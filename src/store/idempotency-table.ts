@@ -1,6 +1,6 @@
 /** Idempotency keys, scoped to (parent account, key), with their stored responses. */
 
-import { type ANSWER_COLUMNS, answerBytesSql } from './answer-bytes.js';
+import { type ANSWER_COLUMNS, answerBytesSql, bodyBytes } from './answer-bytes.js';
 import type { Db } from './db.js';
 
 /** A stored answer as an export reads it: its body as UTF-8 bytes. */
@@ -68,9 +68,10 @@ function idempotencyStatements(db: Db) {
        WHERE idempotency_keys.expires_at <= @now
           OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.reserved_at <= @stale_before)`,
     ),
-    complete: db.prepare<{ status: number; body: string; parent: string; key: string }>(
+    // The body's part of `bytes` counted in JS (`bodyBytes`), not by SQL over the text.
+    complete: db.prepare<{ status: number; body: string; body_bytes: number; parent: string; key: string }>(
       `UPDATE idempotency_keys SET state = 'done', status = @status, body = @body,
-         bytes = ${answerBytesSql((c) => COMPLETED[c as keyof typeof COMPLETED] ?? c)}
+         bytes = ${answerBytesSql((c) => COMPLETED[c as keyof typeof COMPLETED] ?? c, 'CAST(@body_bytes AS INTEGER)')}
        WHERE parent_account_id = @parent AND key = @key`,
     ),
     release: db.prepare<[string, string]>(
@@ -128,7 +129,14 @@ function refusedSettlements(s: IdempotencyStatements) {
     // Unless the reservation went meanwhile (a reset, a restore): then so does this.
     if (row?.state === 'in_progress' && row.reserved_at === pending.reserved_at) {
       if (pending.free) s.release.run(parent, key);
-      else s.complete.run({ status: pending.status, body: pending.body, parent, key });
+      else
+        s.complete.run({
+          status: pending.status,
+          body: pending.body,
+          body_bytes: bodyBytes(pending.body),
+          parent,
+          key,
+        });
     }
     unsaved.delete(idOf(parent, key));
   }
@@ -248,7 +256,7 @@ export function idempotencyStore(db: Db) {
      */
     complete: (parent: string, key: string, status: number, body: string) =>
       settle(parent, key, { free: false, status, body, reserved_at: 0 }, () =>
-        s.complete.run({ status, body, parent, key }),
+        s.complete.run({ status, body, body_bytes: bodyBytes(body), parent, key }),
       ),
     /** Frees the key; if the store refuses that, it is free all the same (in memory), and the error is thrown. */
     release: (parent: string, key: string) =>
