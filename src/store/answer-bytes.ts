@@ -53,22 +53,13 @@ let counted = { text: '', bytes: 0 };
 
 /**
  * A stored answer's body as `answerBytesSql` counts it: its UTF-8 bytes, and its quotes and
- * backslashes once more (what escaping it as a JSON string adds), in one pass over the text.
+ * backslashes once more (what escaping it as a JSON string adds). indexOf finds them faster
+ * than a loop over each character: an answer is a string built by concatenation.
  */
 export function bodyBytes(text: string): number {
   if (text === counted.text) return counted.bytes;
-  const length = text.length;
-  let bytes = length;
-  for (let i = 0; i < length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) {
-      if (c === 0x22 || c === 0x5c) bytes++;
-    } else if (c < 0x800) bytes += 1;
-    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 2; // a surrogate pair: 4 bytes for 2 units
-      i++;
-    } else bytes += 2; // 3 bytes (a lone surrogate is written as U+FFFD, 3 bytes)
-  }
+  let bytes = Buffer.byteLength(text);
+  for (const ch of ['"', '\\']) for (let i = text.indexOf(ch); i !== -1; i = text.indexOf(ch, i + 1)) bytes++;
   counted = { text, bytes };
   return bytes;
 }
