@@ -5,7 +5,7 @@
  * a warning; 422 in strict mode). Only 2xx results are stored: validation errors, 409s
  * and injected faults leave the key free.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Context } from 'hono';
 import { ApiError, validationError } from '../contract/api/errors.js';
 import {
@@ -37,7 +37,7 @@ export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
 function fingerprint(dryRun: boolean, body: unknown): string {
   // A body is at most MAX_JSON_DEPTH deep (http/json.ts), so re-serialising it cannot overflow.
   const payload = JSON.stringify(canonical(body ?? null));
-  return createHash('sha256').update(`dry_run=${dryRun}\n${payload}`).digest('hex');
+  return hash('sha256', `dry_run=${dryRun}\n${payload}`); // one call: no Hash object
 }
 
 const inProgress = () =>

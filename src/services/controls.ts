@@ -47,11 +47,13 @@ function view(
   return data;
 }
 
+/** Freezes the value and every object in it (a view: plain objects, arrays and primitives). */
 function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  // No array of values made to walk them: a controls PUT freezes a new view each time.
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+  else for (const key in value) deepFreeze(value[key]);
   return value;
 }
 
