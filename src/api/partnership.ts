@@ -10,6 +10,7 @@ import { operations } from '../contract/api/operations.js';
 import { envelope, json, ok } from '../http/answer-writer.js';
 import { bind } from '../http/bind.js';
 import type { AppEnv } from '../http/env.js';
+import { keepAnswer } from '../http/idempotency.js';
 import { readControls, writeControls } from '../services/controls.js';
 import { editLayout } from '../services/layouts.js';
 import { mappingFor } from '../services/mappings.js';
@@ -53,11 +54,15 @@ export function partnershipApi() {
     const sandbox = c.get('sandbox');
     const unseen = sandbox.diagnostics.hashSent(principal.client_id, body.contentHash);
     if (unseen) warnings.push(unseen);
-    const { data, bytes } = writeControls(sandbox, { account, body, dryRun, faults });
-    c.set('storedBytes', bytes);
-    if (!dryRun)
-      sandbox.diagnostics.hashShown(principal.client_id, data.marketplace_controls_list.content_hash);
-    return ok(c, data);
+    // The list and the answer stored under the Idempotency-Key: one commit.
+    let hash = '';
+    const answer = writeControls(sandbox, { account, body, dryRun, faults }, ({ data, bytes }) => {
+      c.set('storedBytes', bytes);
+      hash = data.marketplace_controls_list.content_hash;
+      return keepAnswer(c, ok(c, data));
+    });
+    if (!dryRun) sandbox.diagnostics.hashShown(principal.client_id, hash);
+    return answer;
   });
 
   bind(api, operations.getStatus, ({ account }, c) => ok(c, readStatus(c.get('sandbox'), account)));

@@ -2,7 +2,7 @@
  * Marketplace controls rules that are not about taxonomy: the content hash and when a
  * sent `contentHash` is current (spec rule 3; docs/where-the-spec-is-silent.md).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** A block on an internal category (the mapping's `vertical_name`). */
 export interface InternalBlock {
@@ -38,10 +38,8 @@ export function contentHash(
   blocked: InternalBlock[],
   domains: DomainRuleRow[],
 ) {
-  return createHash('sha256')
-    .update(JSON.stringify([listId, version, blocked, domains]))
-    .digest('hex')
-    .slice(0, 40);
+  // One call (no Hash object): the same digest.
+  return hash('sha256', JSON.stringify([listId, version, blocked, domains])).slice(0, 40);
 }
 
 /**

@@ -46,6 +46,8 @@ export interface AppVariables {
   storedBytes: number | undefined;
   /** The Idempotency-Key this request reserved, until settled. */
   idempotencyKey: string | undefined;
+  /** Whether the answer is stored under that key already, in the write's transaction (http/idempotency.ts). */
+  answerStored: boolean | undefined;
   /**
    * Whether the connection is gone with no answer from the app (journaled as 0): the
    * connection-reset scenario closed it, or the request body was cut off (read-body.ts).

@@ -5,7 +5,7 @@
  * a warning; 422 in strict mode). Only 2xx results are stored: validation errors, 409s
  * and injected faults leave the key free.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Context } from 'hono';
 import { ApiError, validationError } from '../contract/api/errors.js';
 import {
@@ -17,6 +17,7 @@ import {
   MISSING_IDEMPOTENCY_KEY_MESSAGE,
   UNSAVED_REPLAY_WARNING,
 } from '../contract/api/messages.js';
+import { storageFailure } from '../core/store-health.js';
 import { canonical } from '../domain/canonical-json.js';
 import { send } from './answer-writer.js';
 import { type AppEnv, known } from './env.js';
@@ -36,7 +37,7 @@ export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
 function fingerprint(dryRun: boolean, body: unknown): string {
   // A body is at most MAX_JSON_DEPTH deep (http/json.ts), so re-serialising it cannot overflow.
   const payload = JSON.stringify(canonical(body ?? null));
-  return createHash('sha256').update(`dry_run=${dryRun}\n${payload}`).digest('hex');
+  return hash('sha256', `dry_run=${dryRun}\n${payload}`); // one call: no Hash object
 }
 
 const inProgress = () =>
@@ -119,14 +120,39 @@ export function claimKey(c: Context<AppEnv>): Response | undefined {
 }
 
 /**
+ * Inside a handler's transaction, once `send` wrote its answer: a 2xx answer is stored under the
+ * key this request reserved, in that transaction, so the write and its stored answer commit
+ * together or neither does (an error thrown rolls both back and `settleKey` frees the key: a
+ * retry with the key runs the write once). A store that refuses the answer alone leaves it to
+ * `settleKey` (kept in memory, replayed), the write standing.
+ */
+export function keepAnswer<R extends Response>(c: Context<AppEnv>, answer: R): R {
+  const key = c.get('idempotencyKey');
+  const text = c.get('responseText');
+  if (key === undefined || text === undefined || answer.status < 200 || answer.status >= 300) return answer;
+  const store = c.get('sandbox').store;
+  try {
+    store.idempotency.complete(known(c, 'principal').parent_account_id, key, answer.status, text);
+  } catch (err) {
+    if (!storageFailure(err)) throw err;
+    return answer;
+  }
+  // Settled once it commits (a commit that fails leaves the key to settleKey, to free).
+  store.committed(() => c.set('answerStored', true));
+  return answer;
+}
+
+/**
  * After the handler (or its failure): a 2xx answer written by `send` is stored under the
- * reserved key; anything else (an error thrown, a non-2xx, a reset connection, which
- * answers nothing) frees the key. False when the store refused it (kept in memory meanwhile).
+ * reserved key (unless `answerWithWrite` stored it with the write); anything else (an error
+ * thrown, a non-2xx, a reset connection, which answers nothing) frees the key. False when
+ * the store refused it (kept in memory meanwhile).
  */
 export function settleKey(c: Context<AppEnv>, answer: Response | undefined): boolean {
   const key = c.get('idempotencyKey');
   if (key === undefined) return true;
   c.set('idempotencyKey', undefined);
+  if (c.get('answerStored') === true) return true;
   const store = c.get('sandbox').store.idempotency;
   const parent = known(c, 'principal').parent_account_id;
   const text = c.get('responseText');

@@ -47,11 +47,13 @@ function view(
   return data;
 }
 
+/** Freezes the value and every object in it (a view: plain objects, arrays and primitives). */
 function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  // No array of values made to walk them: a controls PUT freezes a new view each time.
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+  else for (const key in value) deepFreeze(value[key]);
   return value;
 }
 
@@ -91,14 +93,23 @@ export interface ControlsWrite {
   faults: ServiceFaults;
 }
 
+/** What a controls write leaves: the list as the partner sees it now, and the bytes its row takes. */
+export interface ControlsWritten {
+  data: ControlsData;
+  /** What its stored row takes in the partner's room (store/sizes.ts; 0 for a dry run, which stores nothing). */
+  bytes: number;
+}
+
 /**
- * The list as the partner sees it now, and the bytes its stored row takes in the partner's room
- * (store/sizes.ts; 0 for a dry run, which stores nothing).
+ * Replaces the list (a dry run only checks and shows it); `answer` runs in the write's
+ * transaction with what it wrote, so what it stores (the answer kept under an Idempotency-Key)
+ * commits with the list or not at all.
  */
-export function writeControls(
+export function writeControls<T>(
   s: Sandbox,
   { account, body, dryRun, faults }: ControlsWrite,
-): { data: ControlsData; bytes: number } {
+  answer: (written: ControlsWritten) => T,
+): T {
   const parent = account.parent_account_id;
   const mapping = mappingFor(s, parent, faults.unseededMappings);
   const { blocks, unmapped } = translatePairs(mapping, body.blockedVerticals);
@@ -126,8 +137,7 @@ export function writeControls(
     concurrentWrite(s, account);
   }
 
-  let bytes = 0;
-  const next = s.store.tx(() => {
+  return s.store.tx(() => {
     const current = storedList(s, account);
     if (!isCurrentHash(current, body.contentHash)) {
       throw new ApiError('content_hash_mismatch', STALE_CONTENT_HASH_MESSAGE, {
@@ -135,11 +145,10 @@ export function writeControls(
       });
     }
     const next = nextList(current, { name: body.name, blocked: blocks, domains, at: s.clock.iso(parent) });
-    if (!dryRun) bytes = s.store.controls.put(next);
-    return next;
+    const bytes = dryRun ? 0 : s.store.controls.put(next);
+    // Once committed (a caller's transaction could still roll it back): the next read of this
+    // list, a GET or the next PUT's check, takes this row and its view.
+    if (!dryRun) s.store.committed(() => s.store.controls.remember(next));
+    return answer({ data: view(s, account, next), bytes });
   });
-  // Committed (not inside a caller's transaction, which could still roll it back): the next
-  // read of this list, a GET or the next PUT's check, takes this row and its view.
-  if (!dryRun && !s.store.db.inTransaction) s.store.controls.remember(next);
-  return { data: view(s, account, next), bytes };
 }

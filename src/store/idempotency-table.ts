@@ -1,6 +1,6 @@
 /** Idempotency keys, scoped to (parent account, key), with their stored responses. */
 
-import { type ANSWER_COLUMNS, answerBytesSql } from './answer-bytes.js';
+import { type ANSWER_COLUMNS, answerBytesSql, bodyBytes } from './answer-bytes.js';
 import type { Db } from './db.js';
 
 /** A stored answer as an export reads it: its body as UTF-8 bytes. */
@@ -68,15 +68,17 @@ function idempotencyStatements(db: Db) {
        WHERE idempotency_keys.expires_at <= @now
           OR (idempotency_keys.state = 'in_progress' AND idempotency_keys.reserved_at <= @stale_before)`,
     ),
-    complete: db.prepare<{ status: number; body: string; parent: string; key: string }>(
+    // The body's part of `bytes` counted in JS (`bodyBytes`), not by SQL over the text.
+    complete: db.prepare<{ status: number; body: string; body_bytes: number; parent: string; key: string }>(
       `UPDATE idempotency_keys SET state = 'done', status = @status, body = @body,
-         bytes = ${answerBytesSql((c) => COMPLETED[c as keyof typeof COMPLETED] ?? c)}
+         bytes = ${answerBytesSql((c) => COMPLETED[c as keyof typeof COMPLETED] ?? c, 'CAST(@body_bytes AS INTEGER)')}
        WHERE parent_account_id = @parent AND key = @key`,
     ),
     release: db.prepare<[string, string]>(
       'DELETE FROM idempotency_keys WHERE parent_account_id = ? AND key = ?',
     ),
     prune: db.prepare<[number]>('DELETE FROM idempotency_keys WHERE expires_at <= ?'),
+    earliest: db.prepare<[], { at: number | null }>('SELECT min(expires_at) AS at FROM idempotency_keys'),
     releaseAllInProgress: db.prepare(`DELETE FROM idempotency_keys WHERE state = 'in_progress'`),
     count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM idempotency_keys'),
     doneOf: db.prepare<[string, string, number], IdempotencyRow>(
@@ -127,7 +129,14 @@ function refusedSettlements(s: IdempotencyStatements) {
     // Unless the reservation went meanwhile (a reset, a restore): then so does this.
     if (row?.state === 'in_progress' && row.reserved_at === pending.reserved_at) {
       if (pending.free) s.release.run(parent, key);
-      else s.complete.run({ status: pending.status, body: pending.body, parent, key });
+      else
+        s.complete.run({
+          status: pending.status,
+          body: pending.body,
+          body_bytes: bodyBytes(pending.body),
+          parent,
+          key,
+        });
     }
     unsaved.delete(idOf(parent, key));
   }
@@ -154,9 +163,42 @@ function claimFresh(
   return s.get.get(row.parent_account_id, row.key, now, staleBefore) ?? false;
 }
 
+/**
+ * The prune of expired keys, skipped while none can have expired. `earliest`: no row expires
+ * before it (a lower bound of the table's expires_at; -Infinity: not known), so a prune at an
+ * earlier clock would delete nothing. Each statement of the store that writes an expiry lowers
+ * it first (`expiring`); rows written behind the store's back (a file store's restore) come
+ * with `clearCache`. Rows deleted only raise the true bound.
+ */
+function expiries(s: IdempotencyStatements) {
+  let earliest = Number.NEGATIVE_INFINITY;
+  return {
+    expiring(at: number): void {
+      if (at < earliest) earliest = at;
+    },
+    /** Deletes the keys expired at `now`; how many. Then the earliest expiry left is read again. */
+    prune(now: number): number {
+      if (now < earliest) return 0;
+      const pruned = s.prune.run(now).changes;
+      earliest = s.earliest.get()?.at ?? Number.POSITIVE_INFINITY;
+      return pruned;
+    },
+    /** Rows were written behind the store's back (a restore): the earliest expiry is read at the next prune. */
+    clearCache(): void {
+      earliest = Number.NEGATIVE_INFINITY;
+    },
+    /** A stored answer imported (a bundle's). */
+    insertDone(row: Omit<IdempotencyRow, 'state' | 'reserved_at'>): void {
+      if (row.expires_at < earliest) earliest = row.expires_at;
+      s.insertDone.run(row);
+    },
+  };
+}
+
 export function idempotencyStore(db: Db) {
   const s = idempotencyStatements(db);
   const { unsaved, idOf, settle, flush } = refusedSettlements(s);
+  const { expiring, ...expiry } = expiries(s); // prune, clearCache, insertDone
 
   return {
     /** The live row for this key, if any (unexpired; an in-progress one only while not abandoned). */
@@ -181,6 +223,7 @@ export function idempotencyStore(db: Db) {
     reserve(row: Omit<IdempotencyRow, 'state' | 'status' | 'body' | 'reserved_at'>, now: number): boolean {
       // A release the store refused before is written first (or this claim fails as it does).
       flush(row.parent_account_id, row.key);
+      expiring(row.expires_at);
       const realNow = Date.now();
       const info = s.reserve.run({
         ...row,
@@ -203,6 +246,7 @@ export function idempotencyStore(db: Db) {
     ): IdempotencyRow | boolean {
       const parent = row.parent_account_id;
       if (unsaved.has(idOf(parent, row.key))) return this.get(parent, row.key, now) ?? this.reserve(row, now);
+      expiring(row.expires_at);
       return claimFresh(s, row, now);
     },
     /**
@@ -212,12 +256,12 @@ export function idempotencyStore(db: Db) {
      */
     complete: (parent: string, key: string, status: number, body: string) =>
       settle(parent, key, { free: false, status, body, reserved_at: 0 }, () =>
-        s.complete.run({ status, body, parent, key }),
+        s.complete.run({ status, body, body_bytes: bodyBytes(body), parent, key }),
       ),
     /** Frees the key; if the store refuses that, it is free all the same (in memory), and the error is thrown. */
     release: (parent: string, key: string) =>
       settle(parent, key, { free: true, reserved_at: 0 }, () => s.release.run(parent, key)),
-    prune: (now: number) => s.prune.run(now).changes,
+    ...expiry,
     /** At start-up: a reservation of a process stopped mid-request (kill -9) never finished: free again. */
     releaseAbandoned: () => s.releaseAllInProgress.run().changes,
     count: () => s.count.get()!.n,
@@ -228,7 +272,6 @@ export function idempotencyStore(db: Db) {
     doneOf: (parent: string, after = '', limit = -1) => s.doneOf.all(parent, after, limit),
     /** doneOf, each body as its UTF-8 bytes (null: none). */
     doneBytesOf: (parent: string, after = '', limit = -1) => s.doneBytesOf.all(parent, after, limit),
-    insertDone: (row: Omit<IdempotencyRow, 'state' | 'reserved_at'>) => void s.insertDone.run(row),
     deleteOf: (parent: string) => void s.deleteOf.run(parent),
   };
 }

@@ -15,7 +15,7 @@
  * neither count reads an answer's body. Every bulk change (a reset, a partner reset, an
  * import, a restore) drops the count with the store's other caches.
  */
-import { ROW_BYTES } from './answer-bytes.js';
+import { bodyBytes, ROW_BYTES } from './answer-bytes.js';
 import type { Db } from './db.js';
 
 export { ANSWER_COLUMNS, answerBytesSql, ROW_BYTES } from './answer-bytes.js';
@@ -52,13 +52,6 @@ function valueBytes(v: string | number | null): number {
   return typeof v === 'string' ? Buffer.byteLength(v) : String(v).length;
 }
 
-/** The quotes and backslashes of a text: what escaping it as a JSON string adds. */
-function escapes(text: string): number {
-  let n = 0;
-  for (const ch of ['"', '\\']) for (let i = text.indexOf(ch); i !== -1; i = text.indexOf(ch, i + 1)) n++;
-  return n;
-}
-
 /** A stored controls list row's bytes, as `exact` and `written` count them, from its values (no statement). */
 export function controlsRowBytes(row: object): number {
   let bytes = ROW_BYTES;
@@ -80,8 +73,7 @@ export function answerRowBytes(parent: string, key: string, operation: string, b
     valueBytes(parent) +
     valueBytes(key) +
     valueBytes(operation) +
-    valueBytes(body) +
-    escapes(body) +
+    bodyBytes(body) +
     64 +
     1 +
     4 +

@@ -66,21 +66,57 @@ function parts(db: Db) {
   };
 }
 
+/**
+ * The store's transactions, on its connection of the moment (`current()`: a restore replaces it):
+ * `tx`, and `committed` for what may run only once they commit.
+ */
+function transactions(current: () => { db: Db; transact: (fn: () => unknown) => unknown }) {
+  // What runs once the outermost `tx` commits, and how deep `tx` is nested.
+  const onCommit: (() => void)[] = [];
+  let depth = 0;
+  return {
+    /** Runs fn in one synchronous transaction (no await inside: that is what makes check-then-write atomic). */
+    tx<T>(fn: () => T): T {
+      const mark = onCommit.length;
+      depth++;
+      let result: T;
+      try {
+        result = current().transact(fn) as T;
+      } catch (err) {
+        onCommit.length = mark; // rolled back: what it asked for after a commit goes with it
+        throw err;
+      } finally {
+        depth--;
+      }
+      if (depth === 0 && onCommit.length > 0) for (const after of onCommit.splice(0)) after();
+      return result;
+    },
+    /**
+     * Runs `after` once what was written so far is committed: now outside a transaction, when
+     * the outermost `tx` commits inside one (never if it rolls back). Inside a transaction not
+     * opened by `tx`, never: no commit of it is seen here.
+     */
+    committed(after: () => void): void {
+      if (!current().db.inTransaction) after();
+      else if (depth > 0) onCommit.push(after);
+    },
+  };
+}
+
 export function createStore(path: string, hooks: MigrationHooks) {
   const memory = inMemory(path);
   const snapshotDir = `${path}.snapshots`;
   // Snapshots live as long as their process (close() removes them): files left here are a
   // killed process's, unlisted and unreachable, so they go before anything else is opened.
   if (!memory) rmSync(snapshotDir, { recursive: true, force: true });
+  const { tx, committed } = transactions(() => store);
   const store = {
     ...parts(openDb(path, hooks)),
     path,
     /** Whether it lives in memory only (`:memory:`): no file, nothing survives the process. */
     memory,
-    /** Runs fn in one synchronous transaction (no await inside: that is what makes check-then-write atomic). */
-    tx<T>(fn: () => T): T {
-      return store.transact(fn) as T;
-    },
+    tx,
+    committed,
     /**
      * Runs fn (a transaction's writes) with the foreign keys not enforced: for rows checked
      * already, such as a large import's swap, where SQLite would otherwise look up each row's
@@ -131,6 +167,7 @@ export function createStore(path: string, hooks: MigrationHooks) {
       store.controls.clearCache();
       store.accounts.clearCache();
       store.sizes.clearCache();
+      store.idempotency.clearCache();
     },
   };
   return Object.assign(store, images(store, memory, snapshotDir));

@@ -437,4 +437,81 @@ describe('idempotency: the key table stays bounded', () => {
     expect((await fresh.put(STATUS(accountId), { status: 'paused' })).status).toBe(200);
     expect(h.sandbox.store.idempotency.count()).toBe(1);
   });
+
+  it('each key goes with the first new key after it expired, not before: keys stored 12 h apart leave one by one', async () => {
+    const h = createHarness();
+    const accountId = await (await h.client()).account();
+    const advance = async (seconds: number) =>
+      expect((await h.request('POST', '/__sandbox/clock/advance', { body: { seconds } })).status).toBe(200);
+    const put = async (status: string, k: string) =>
+      expectExecuted(await (await h.client()).put(STATUS(accountId), { status }, key(k)));
+    await put('paused', 'first');
+    await advance(12 * 3600);
+    await put('active', 'second');
+    expect(h.sandbox.store.idempotency.count()).toBe(2);
+    await advance(12 * 3600 + 1);
+    // The first key expired: the next new key prunes it, and the second stays.
+    await put('paused', 'third');
+    expect(h.sandbox.store.idempotency.count()).toBe(2);
+    const replay = await (await h.client()).put(STATUS(accountId), { status: 'active' }, key('second'));
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    await advance(12 * 3600);
+    await put('active', 'fourth');
+    expect(h.sandbox.store.idempotency.count()).toBe(2);
+    // The second went (its 24 h are up), the third stays: a new key, and a replay.
+    expectExecuted(await (await h.client()).put(STATUS(accountId), { status: 'paused' }, key('second')));
+    expect(
+      (await (await h.client()).put(STATUS(accountId), { status: 'active' }, key('third'))).headers.get(
+        'idempotent-replayed',
+      ),
+    ).toBe('true');
+  });
+});
+
+describe('idempotency: a controls PUT and its stored answer commit together', () => {
+  it('a write that fails once its answer was stored under the key leaves neither: a 500, the list as it was, and a retry with the key writes once', async () => {
+    const { h, partner, accountId, read, detail } = await setup();
+    const before = await read();
+    const k = freshKey();
+    // The answer is stored, then something fails before the commit (what a crash there would be).
+    const store = h.sandbox.store.idempotency;
+    const complete = store.complete;
+    store.complete = (...args) => {
+      complete(...args);
+      throw new Error('failed after the stored answer');
+    };
+    let failed: Reply;
+    try {
+      failed = await partner.put(CONTROLS(accountId), BODY_A, key(k));
+    } finally {
+      store.complete = complete;
+    }
+    expectErrorEnvelope(failed, 500, 'internal_error');
+    expect(await read()).toEqual(before);
+    expect((await detail()).controls.version).toBe(0);
+
+    // Neither the write nor its answer stayed: the key runs the write, once.
+    const retry = await partner.put(CONTROLS(accountId), BODY_A, key(k));
+    const data = expectExecuted(retry);
+    expect(blockedSubs(data)).toEqual([1001]);
+    expect((await detail()).controls.version).toBe(1);
+    const replay = await partner.put(CONTROLS(accountId), BODY_A, key(k));
+    expectReplayOf(replay, retry);
+    expect(replay.text).toBe(retry.text);
+    expect((await detail()).controls.version).toBe(1);
+  });
+
+  it('a dry run stores its answer under the key with nothing else: the same dry run replays it byte for byte', async () => {
+    const { partner, accountId, read } = await setup();
+    const before = await read();
+    const k = freshKey();
+    const first = await partner.put(`${CONTROLS(accountId)}?dry_run=true`, BODY_A, key(k));
+    expect(expectExecuted(first).marketplace_controls_list.content_hash).not.toBe(
+      before.marketplace_controls_list.content_hash,
+    );
+    const replay = await partner.put(`${CONTROLS(accountId)}?dry_run=true`, BODY_A, key(k));
+    expectReplayOf(replay, first);
+    expect(replay.text).toBe(first.text);
+    expect(await read()).toEqual(before);
+  });
 });

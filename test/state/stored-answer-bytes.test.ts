@@ -95,6 +95,28 @@ describe("a stored answer's size kept in its row", () => {
     expect(h.sandbox.store.sizes.exact(DEMO.parent)).toBeLessThan(before);
   });
 
+  it('an answer stored with its body counted in JS is sized as the SQL counts it: quotes, backslashes, 2-, 3- and 4-byte characters, a lone surrogate', () => {
+    const h = createHarness();
+    const store = h.sandbox.store.idempotency;
+    const now = h.sandbox.clock.now(DEMO.parent);
+    const bodies = [
+      '{"data":{"name":"a \\"quoted\\" \\\\ name"}}',
+      `{"name":"${'é'.repeat(50)}"}`,
+      '{"name":"中文 and 😀 twice 😀"}',
+      '{"name":"a lone \ud800 and \udc00 surrogate"}',
+      '',
+    ];
+    for (const [i, body] of bodies.entries()) {
+      const key = `js-${i}`;
+      const row = { parent_account_id: DEMO.parent, key, operation: 'PUT /x', fingerprint: 'f', dry_run: 0 };
+      expect(store.reserve({ ...row, expires_at: now + 1000 }, now)).toBe(true);
+      store.complete(DEMO.parent, key, 200, body);
+    }
+    const rows = sizes(h.sandbox.store.db).filter((r) => r.key.startsWith('js-'));
+    expect(rows).toHaveLength(bodies.length);
+    for (const r of rows) expect(r.bytes, r.key).toBe(r.counted);
+  });
+
   it("a durable store of the earlier schema: the migration sizes its stored answers, and the partner's count is what it was", () => {
     const dir = mkdtempSync(join(tmpdir(), 'sandbox-answer-bytes-'));
     dirs.push(dir);
