@@ -5,7 +5,7 @@
 // server's CPU time a call (user + system, /proc/<pid>/stat, over the measured run), its req/s,
 // p99, and the issue's check: req/s within 10 % of the first row's (1 partner) at every count.
 //   npm run build && node bench/hosted-mix.mjs [--partners=1,100,1000,10000] [--seconds=10]
-//     [--warmup=3] [--connections=10] [--segment=6000] [--budget=12000] [--kinds] [--only=KIND] [--main=OTHER/dist/main.js]
+//     [--warmup=3] [--connections=10] [--segment=3000] [--budget=6000] [--kinds] [--only=KIND] [--main=OTHER/dist/main.js]
 // Each count of partners gets a fresh sandbox (in-memory store), its partners made on the
 // control plane, each with a token and an account, before the warm-up: nothing of the set-up
 // (partners, tokens, accounts) is in the measured window, whose calls are the mix alone.
@@ -28,7 +28,7 @@ const seconds = numberArg('seconds', 10);
 const warmup = numberArg('warmup', 3);
 const connections = numberArg('connections', 10);
 /** Calls a run between two looks at the partners' writes (a partner takes at most all of them). */
-const segment = numberArg('segment', 6000);
+const segment = numberArg('segment', 3000);
 /** Writes a partner takes between two resets (--budget=0 resets every partner written to after each run). */
 const budget = numberArg('budget', MIX_WRITES_BUDGET);
 const main = arg('main', sandboxDist().main);
