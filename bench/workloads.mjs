@@ -109,8 +109,22 @@ async function inParallel(items, width, fn) {
   await Promise.all(Array.from({ length: width }, worker));
 }
 
+/**
+ * fetch, again when the connection was reset before an answer: a keep-alive socket the server
+ * closed as it was reused (set-up calls to a sandbox under valgrind take seconds each).
+ */
+async function fetchAgain(input, init) {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await fetch(input, init);
+    } catch (e) {
+      if (tries >= 4 || e?.cause?.code !== 'ECONNRESET') throw e;
+    }
+  }
+}
+
 async function postJson(url, path, body, headers = {}) {
-  const res = await fetch(url + path, {
+  const res = await fetchAgain(url + path, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers },
     body: JSON.stringify(body),
@@ -165,7 +179,7 @@ function rotation(accounts) {
 }
 
 async function hashOf(url, id, headers) {
-  const res = await fetch(url + CONTROLS(id), { headers });
+  const res = await fetchAgain(url + CONTROLS(id), { headers });
   return (await res.json()).data.marketplace_controls_list.content_hash;
 }
 
@@ -181,18 +195,18 @@ export async function hostedPartners(url, partners, connections) {
   const demoToken = await getToken(url);
   // each new partner seeded with the demo partner's taxonomy, so it can register
   const mapping = (
-    await (await fetch(url + MAPPINGS, { headers: authHeaders(demoToken) })).json()
+    await (await fetchAgain(url + MAPPINGS, { headers: authHeaders(demoToken) })).json()
   ).data.vertical_mappings.map(({ created_at, ...row }) => row);
   await inParallel(list, 16, async (p) => {
     const created = await postJson(url, '/__sandbox/partners', { parent_account_id: p.parent });
-    const seeded = await fetch(`${url}/__sandbox/partners/${p.parent}/vertical-mappings`, {
+    const seeded = await fetchAgain(`${url}/__sandbox/partners/${p.parent}/vertical-mappings`, {
       method: 'PUT',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ vertical_mappings: mapping }),
     });
     await seeded.arrayBuffer();
     if (seeded.status !== 200) throw new Error(`mapping of ${p.parent}: ${seeded.status}`);
-    const res = await fetch(`${url}/oauth/token`, {
+    const res = await fetchAgain(`${url}/oauth/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({
@@ -217,24 +231,28 @@ export async function hostedPartners(url, partners, connections) {
   const perDemo = Math.max(1, connections * 2 + 1 - (partners - 1));
   const owners = [...Array.from({ length: perDemo }, () => all[0]), ...all.slice(1)];
   await inParallel(owners, 16, async (p, i) => {
-    const headers = {
-      Authorization: `Bearer ${p.token}`,
-      'X-Platform-Parent-Account-Id': p.parent,
-    };
-    const registered = await postJson(
-      url,
-      REGISTER,
-      JSON.parse(registerBody(`bench-mix-${i}`).replace('pa_demo_platform', p.parent)),
-      headers,
-    );
-    const id = registered.data.account_id;
-    const res = await fetch(url + CONTROLS(id), { headers });
-    const hash = (await res.json()).data.marketplace_controls_list.content_hash;
-    accounts.push({ partner: p, id, hash, paused: false });
+    accounts.push({ partner: p, ...(await mixAccount(url, p, `bench-mix-${i}`)) });
   });
   accounts.sort((a, b) => a.id.localeCompare(b.id));
   return { partners: all, accounts };
 }
+
+/** A new account of partner `p` (registered under `external`), with its content hash. */
+async function mixAccount(url, p, external) {
+  const headers = { Authorization: `Bearer ${p.token}`, 'X-Platform-Parent-Account-Id': p.parent };
+  const body = JSON.parse(registerBody(external).replace('pa_demo_platform', p.parent));
+  const id = (await postJson(url, REGISTER, body, headers)).data.account_id;
+  return { id, hash: await hashOf(url, id, headers), paused: false };
+}
+
+/**
+ * Writes (2xx registrations and keyed PUTs) a partner may take between two resets of the
+ * bench's: each keeps about 2 KB in its room (26 MiB; with 12,000 and runs of 6,000 calls, the
+ * one partner of `node bench/hosted-mix.mjs --partners=1` met its room on 2026-12-07 after
+ * about 13,500), so 6,000 and a run of 3,000 calls keep a partner below about 15 MiB, where no
+ * write counts the store.
+ */
+export const MIX_WRITES_BUDGET = 6_000;
 
 /**
  * The hosted mix over `partners` partners: each call's kind drawn by HOSTED_MIX's shares and its
@@ -262,10 +280,13 @@ export async function hostedMix(url, connections, partners, seed = 41, only = un
     return a;
   };
   let registered = 0;
+  // accounts sent and not answered yet: at the end of a run, those whose hash may have moved
+  const out = new Set();
   const request = {
     method: 'GET',
     setupRequest(req, ctx) {
       const a = take();
+      out.add(a);
       ctx.account = a;
       const k = kind();
       ctx.kind = k;
@@ -327,27 +348,53 @@ export async function hostedMix(url, connections, partners, seed = 41, only = un
           // keep the old hash
         }
       }
+      if (ctx.kind !== 'token' && ctx.kind !== 'controls GET' && status >= 200 && status < 300)
+        a.partner.writes++;
       ctx.account = undefined;
+      out.delete(a);
       free.push(a);
     },
   };
+  for (const a of accounts) a.partner.writes = 0;
+  let resets = 0;
   return {
     requests: () => {
       free = [...accounts];
       return [request];
     },
-    between: async () => {
-      // a call cut off at the end of a run may have changed a hash
-      for (const a of accounts) {
-        const res = await fetch(url + CONTROLS(a.id), {
-          headers: {
-            Authorization: `Bearer ${a.partner.token}`,
-            'X-Platform-Parent-Account-Id': a.partner.parent,
-          },
-        });
+    /**
+     * Between two runs: the hashes of the calls a run cut off read again, and each partner past
+     * `budget` writes since its last reset reset through its own control plane
+     * (`POST /__sandbox/partners/{parent}/reset`, with its token) and given its accounts again,
+     * so that no partner nears its room (26 MiB) whatever the number of partners: a run of one
+     * partner takes every write of the process. Resolves to the number of partners reset.
+     */
+    between: async (budget = MIX_WRITES_BUDGET) => {
+      for (const a of out) {
+        const headers = {
+          Authorization: `Bearer ${a.partner.token}`,
+          'X-Platform-Parent-Account-Id': a.partner.parent,
+        };
+        const res = await fetch(url + CONTROLS(a.id), { headers });
         const json = await res.json();
         if (res.status === 200) a.hash = json.data.marketplace_controls_list.content_hash;
       }
+      out.clear();
+      const full = new Set(accounts.filter((a) => a.partner.writes > budget).map((a) => a.partner));
+      for (const p of full) {
+        const res = await fetch(`${url}/__sandbox/partners/${p.parent}/reset`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${p.token}` },
+        });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`reset of ${p.parent}: ${res.status}`);
+        p.writes = 0;
+        resets++;
+        for (const [j, a] of accounts.filter((x) => x.partner === p).entries())
+          Object.assign(a, await mixAccount(url, p, `bench-mix-r${resets}-${j}`));
+      }
+      return full.size;
     },
+    resets: () => resets,
   };
 }
