@@ -53,6 +53,9 @@ describe('the router', () => {
  * context (src/http/one-step-reads.ts), so while no stage awaits the app answers at once, not
  * with a promise: the same answer, headers and journal entry as through two handlers.
  */
+/** The envelope's fields these tests read. */
+type Answer = { request_id: string; error: { code: string } };
+
 describe('a partnership read in one step', () => {
   const newest = async (h: ReturnType<typeof createHarness>) =>
     (await h.request('GET', '/__sandbox/requests?limit=1')).body.requests[0];
@@ -65,7 +68,7 @@ describe('a partnership read in one step', () => {
     expect(res).toBeInstanceOf(Response);
     const answer = await res;
     expect(answer.status).toBe(200);
-    const body = await answer.json();
+    const body = (await answer.json()) as Answer;
     expect(body).toMatchObject({ status: 200, error: null, message: 'ok', data: { account_id: id } });
     expect(answer.headers.get('x-request-id')).toBe(body.request_id);
     expect(answer.headers.get('cache-control')).toBe('no-store');
@@ -91,7 +94,7 @@ describe('a partnership read in one step', () => {
     expect(res).toBeInstanceOf(Response);
     const answer = await res;
     expect(answer.status).toBe(404);
-    const body = await answer.json();
+    const body = (await answer.json()) as Answer;
     expect(body.error.code).toBe('account_not_found');
     expect(answer.headers.get('x-request-id')).toBe(body.request_id);
     expect(await newest(h)).toMatchObject({
@@ -109,7 +112,7 @@ describe('a partnership read in one step', () => {
       headers: { ...partner.headers, 'X-Sandbox-Scenario': 'no-such-drill' },
     });
     expect(refused.status).toBe(400);
-    const refusedBody = await refused.json();
+    const refusedBody = (await refused.json()) as Answer;
     expect(await newest(h)).toMatchObject({ status: 400, request_id: refusedBody.request_id });
 
     const late = h.app.request(CONTROLS(id), {
@@ -118,7 +121,7 @@ describe('a partnership read in one step', () => {
     expect(late).toBeInstanceOf(Promise);
     const answer = await late;
     expect(answer.status).toBe(200);
-    const body = await answer.json();
+    const body = (await answer.json()) as Answer;
     expect(answer.headers.get('x-sandbox-scenario-applied')).toBe('latency=20');
     expect(await newest(h)).toMatchObject({
       status: 200,
