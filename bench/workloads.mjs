@@ -249,8 +249,8 @@ async function mixAccount(url, p, external) {
  * Writes (2xx registrations and keyed PUTs) a partner may take between two resets of the
  * bench's: each keeps about 2 KB in its room (26 MiB; with 12,000 and runs of 6,000 calls, the
  * one partner of `node bench/hosted-mix.mjs --partners=1` met its room on 2026-12-07 after
- * about 13,500), so 6,000 and a run of 3,000 calls keep a partner below about 15 MiB, where no
- * write counts the store.
+ * about 13,500), so 6,000 and runs of 2 s (about 1,500 writes a second when one partner takes
+ * them all) keep a partner below about 20 MiB, where no write counts the store.
  */
 export const MIX_WRITES_BUDGET = 6_000;
 
