@@ -9,7 +9,8 @@ import { userInfo } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { StartupError } from '../base/startup-error.js';
-import { type MigrationHooks, migrations, SCHEMA } from './migrations.js';
+import { FRESH_SCHEMA } from './fresh-schema.js';
+import { type MigrationHooks, migrations } from './migrations.js';
 
 export type Db = Database.Database;
 
@@ -101,9 +102,9 @@ function applyPragmas(db: Db, path: string): void {
 export function migrate(db: Db, hooks: MigrationHooks): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current === 0) {
-    // A new database is given the migrations' result in one script (migrations.ts SCHEMA).
+    // A new database is given the migrations' result in one script (fresh-schema.ts, generated).
     db.transaction(() => {
-      db.exec(SCHEMA);
+      db.exec(FRESH_SCHEMA);
       db.pragma(`user_version = ${migrations.length}`);
     })();
   } else {
