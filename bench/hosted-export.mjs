@@ -78,16 +78,12 @@ const fatList = (hash, tag) =>
     contentHash: hash,
   });
 
-// BENCH_NODE_ARGS: flags for the sandbox process (--cpu-prof, a preload).
+// BENCH_NODE_ARGS: flags for the sandbox process (--cpu-prof, a preload; bench/lib.mjs adds them).
 const turnsDir = mkdtempSync(join(tmpdir(), 'sandbox-turns-'));
 const turnsOut = join(turnsDir, 'turns.json');
 const rev = arg('rev', '');
 const sb = await (rev ? (opts) => startServer(buildRevision(rev).main, opts) : startSandbox)({
-  nodeArgs: [
-    '--import',
-    './bench/loop-turns.mjs',
-    ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-  ],
+  nodeArgs: ['--import', './bench/loop-turns.mjs'],
   env: { BENCH_TURNS_OUT: turnsOut },
 });
 /** Each export's [start, end], epoch ms (the sandbox's turns file is in the same clock). */

@@ -117,14 +117,16 @@ export function rssMiB(pid) {
 
 /**
  * Spawns `node <script> ...args` with PORT set, waits for a 200 on readyPath.
- * Returns { url, port, pid, child, stop() }.
+ * Returns { url, port, pid, child, stop() }. BENCH_NODE_ARGS: more flags for the server process
+ * in any bench (`--trace-gc`, a preload), which NODE_OPTIONS refuses or would give the bench too.
  */
 export async function startServer(
   script,
   { env = {}, args = [], readyPath = '/__sandbox/health', nodeArgs = [] } = {},
 ) {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+  const extra = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, ...extra, script, ...args], {
     cwd: root,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', SANDBOX_LOG: 'silent', ...env },
     // BENCH_SERVER_STDOUT: a file for the server's stdout (what --trace-gc prints).
