@@ -49,7 +49,12 @@ const STEPS = [
   ['app: OpenAPI extras', /registerPartnershipExtras\(app\d*\);/, 'before'],
   ['app: documents', /app\d*\.route\("\/", docsApi\(app\d*\)\);/, 'before'],
   ['app: not found, errors; request listener', /app\d*\.route\("\/", docsApi\(app\d*\)\);/, 'after'],
-  ['listen (Node: net, dns, cluster)', /const s\d* = serve\(/, 'before'],
+  // The server made, then listening: @hono/node-server's serve() before, server.ts's listenOn() now.
+  [
+    'listen (Node: net, dns, cluster)',
+    /const s\d* = (?:serve\(|\(0, import_node_http\d*\.createServer\)\()/,
+    'before',
+  ],
   ['after listening', /running\.sandbox\.log\.info\("sandbox listening"/, 'before'],
 ];
 
