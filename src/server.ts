@@ -134,10 +134,11 @@ const listenTrace = tracingChannel('net.server.listen');
  * `server.listen(port, host, onListening)`, without what that costs a start-up when the host is
  * an IP address: `listen()` looks any host up (an address comes back as it is), then checks
  * the address with Node's IPv6 regular expression, which V8 compiles on its first use (12 M
- * instructions, about 3 ms), and requires `node:cluster` to ask whether this process is a
- * cluster's worker. Outside a cluster's worker, all of that ends in `server._listen2(address,
- * port, family)` (Node's name for the step that binds and listens, kept for code that wraps
- * it), which is called here directly: the same socket, the same errors, emitted the same way.
+ * instructions, about 4 ms on a quiet day here), and requires `node:cluster` to ask whether
+ * this process is a cluster's worker. Outside a cluster's worker, all of that ends in
+ * `server._listen2(address, port, family)` (Node's name for the step that binds and listens,
+ * kept for code that wraps it), which is called here directly: the same socket, the same
+ * errors, emitted the same way.
  * A host name, a cluster's worker (whose listen goes through the primary) or a Node without
  * `_listen2` take `listen()`.
  */
