@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The first startSandbox() of a process after the package's import, step by step, in
 // instructions under callgrind (docs/performance.md, "startSandbox() step by step").
-//   npm run build && node bench/startup-steps.mjs [OTHER/dist/index.js ...]
+//   npm run build && node bench/startup-steps.mjs [--no-v8-flags] [OTHER/dist/index.js ...]
 // Each bundle (this tree's dist/index.js first, then each one named) is copied with a mark
 // written before each step (the anchors below, found in the bundle's text: a build whose code
 // moved says which anchor it misses), and the copy runs under `valgrind --tool=callgrind
@@ -11,6 +11,12 @@
 // is made). Each step's instructions are printed without V8's garbage collections, which are
 // printed apart: a scavenge falls in whichever step allocates past the young generation's room
 // (a change anywhere moves it, and its cost depends on what is alive then).
+// --no-v8-flags: the process runs without those V8 flags, as a partner's process does: any V8
+// flag on the command line makes Node reject the code cache its own modules are compiled from
+// (`require('cluster')` costs 62 M instructions with --single-threaded, 7 M without), so the
+// default count overstates what loading Node's modules costs. V8 then has helper threads, whose
+// work varies from run to run: only the main thread's instructions are counted
+// (`--separate-threads=yes`), and the count repeats.
 // Needs valgrind. About a minute a bundle.
 import { spawnSync } from 'node:child_process';
 import {
@@ -49,9 +55,16 @@ const STEPS = [
   ['app: OpenAPI extras', /registerPartnershipExtras\(app\d*\);/, 'before'],
   ['app: documents', /app\d*\.route\("\/", docsApi\(app\d*\)\);/, 'before'],
   ['app: not found, errors; request listener', /app\d*\.route\("\/", docsApi\(app\d*\)\);/, 'after'],
-  ['listen (Node: net, dns, cluster)', /const s\d* = serve\(/, 'before'],
+  // The server made, then listening: @hono/node-server's serve() before, server.ts's listenOn() now.
+  [
+    'listen (Node: net, dns, cluster)',
+    /const s\d* = (?:serve\(|\(0, import_node_http\d*\.createServer\)\()/,
+    'before',
+  ],
   ['after listening', /running\.sandbox\.log\.info\("sandbox listening"/, 'before'],
 ];
+
+const noV8Flags = process.argv.includes('--no-v8-flags');
 
 const MARK = (name) => `globalThis.__startupMark?.(${JSON.stringify(name)});`;
 
@@ -106,12 +119,11 @@ process.exit(0);
     'valgrind',
     [
       '--tool=callgrind',
+      ...(noV8Flags ? ['--separate-threads=yes'] : []),
       '--dump-before=node::v8_utils::SetFlagsFromString*',
       `--callgrind-out-file=${out}/cg.%p`,
       process.execPath,
-      '--single-threaded',
-      '--hash-seed=41',
-      '--random-seed=41',
+      ...(noV8Flags ? [] : ['--single-threaded', '--hash-seed=41', '--random-seed=41']),
       '--input-type=module',
       '-e',
       script,
@@ -127,7 +139,8 @@ process.exit(0);
     // Dump k holds what ran up to the k-th mark: dump 1 is the import, dump k+1 the step names[k-1].
     const counts = new Map();
     for (const f of readdirSync(out)) {
-      const n = Number(/\.(\d+)$/.exec(f)?.[1]);
+      // With --separate-threads=yes each dump is one file a thread (…\.N-01 is the main thread's).
+      const n = Number((noV8Flags ? /\.(\d+)-01$/ : /\.(\d+)$/).exec(f)?.[1]);
       const total = /^totals:\s+(\d+)/m.exec(readFileSync(join(out, f), 'utf8'));
       if (n && total) counts.set(n, { count: Number(total[1]), gc: gcOf(join(out, f)) });
     }
@@ -140,7 +153,11 @@ process.exit(0);
 const bundles = [join(root, 'dist', 'index.js'), ...process.argv.slice(2).filter((a) => !a.startsWith('--'))];
 const results = bundles.map(steps);
 const m = (x) => (x / 1e6).toFixed(2).padStart(7);
-console.log(`node ${process.version}, --single-threaded, compile cache off; M instructions per step`);
+console.log(
+  noV8Flags
+    ? `node ${process.version}, no V8 flags (its modules' code cache used), the main thread only, compile cache off; M instructions per step`
+    : `node ${process.version}, --single-threaded, compile cache off; M instructions per step`,
+);
 console.log(bundles.map((b, i) => `[${i}] ${b}`).join('\n'));
 for (const [i, { name }] of results[0].entries()) {
   const cells = results.map((r) =>

@@ -16,6 +16,8 @@
  * other than 100-continue are answered with the envelope, not Node's empty body
  * (http/outside-app.ts).
  */
+
+import { tracingChannel } from 'node:diagnostics_channel';
 import { existsSync, statSync } from 'node:fs';
 import {
   createServer as createHttpServer,
@@ -23,8 +25,8 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getRequestListener, type ServerType, serve } from '@hono/node-server';
+import { type AddressInfo, isIP } from 'node:net';
+import { getRequestListener, type ServerType } from '@hono/node-server';
 import { createApp } from './app.js';
 import { StartupError } from './base/startup-error.js';
 import type { Config } from './core/config.js';
@@ -100,19 +102,18 @@ function listen(sandbox: Sandbox, config: Config): Promise<ServerType> {
     // (answerParserError) and its connection closed; Node's default holds it for 5 minutes. The
     // timeout ends once the request is in: a latency drill delays the answer, not the request.
     const timeout = config.requestTimeoutSeconds * 1000;
-    const createServer = ((options: object) =>
-      createHttpServer(
-        {
-          ...options,
-          requireHostHeader: false,
-          requestTimeout: timeout,
-          headersTimeout: timeout,
-          // How often Node looks for requests past the timeout (its default is 30 s).
-          connectionsCheckingInterval: Math.min(1000, timeout / 4),
-        },
-        checked,
-      )) as never;
-    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host, createServer }, () => {
+    const s = createHttpServer(
+      {
+        requireHostHeader: false,
+        requestTimeout: timeout,
+        headersTimeout: timeout,
+        // How often Node looks for requests past the timeout (its default is 30 s).
+        connectionsCheckingInterval: Math.min(1000, timeout / 4),
+      },
+      checked,
+    );
+    s.once('error', failed);
+    listenOn(s, config.port, config.host, () => {
       s.off('error', failed);
       // After listening, a server error (accept failing for lack of file descriptors) is logged, not fatal.
       s.on('error', (err) => sandbox.log.error('server error', { error: `${err.name}: ${err.message}` }));
@@ -123,8 +124,35 @@ function listen(sandbox: Sandbox, config: Config): Promise<ServerType> {
     function failed(err: NodeJS.ErrnoException) {
       reject(listenError(err, config));
     }
-    s.once('error', failed);
   });
+}
+
+/** Node's trace of a listen (`tracing:net.server.listen:*`), whose start `listen()` publishes. */
+const listenTrace = tracingChannel('net.server.listen');
+
+/**
+ * `server.listen(port, host, onListening)`, without what that costs a start-up when the host is
+ * an IP address: `listen()` looks any host up (an address comes back as it is), then checks
+ * the address with Node's IPv6 regular expression, which V8 compiles on its first use (12 M
+ * instructions, about 4 ms on a quiet day here), and requires `node:cluster` to ask whether
+ * this process is a cluster's worker. Outside a cluster's worker, all of that ends in
+ * `server._listen2(address, port, family)` (Node's name for the step that binds and listens,
+ * kept for code that wraps it), which is called here directly: the same socket, the same
+ * errors, emitted the same way.
+ * A host name, a cluster's worker (whose listen goes through the primary) or a Node without
+ * `_listen2` take `listen()`.
+ */
+function listenOn(server: Server, port: number, host: string, onListening: () => void): void {
+  const family = isIP(host);
+  const bind = (server as unknown as { _listen2?: unknown })._listen2;
+  if (family === 0 || typeof bind !== 'function' || 'NODE_UNIQUE_ID' in process.env) {
+    server.listen(port, host, onListening);
+    return;
+  }
+  if (listenTrace.hasSubscribers) listenTrace.asyncStart.publish({ server, options: { port, host } });
+  server.once('listening', onListening);
+  // (address, port, family, backlog: Node's default, fd: none, flags: neither ipv6Only nor reusePort)
+  bind.call(server, host, port, family, undefined, undefined, 0);
 }
 
 function listenError(err: NodeJS.ErrnoException, config: Config): Error {

@@ -117,7 +117,14 @@ function sizeStatements(db: Db) {
 }
 
 export function sizeStore(db: Db) {
-  const { mapping, exact, written } = sizeStatements(db);
+  // Built on the first count, not when the store opens: their SQL is written from the schema
+  // (ten `PRAGMA table_info` reads), a start-up's largest statement work, and most start-ups
+  // count no partner's bytes before their first write.
+  let statements: ReturnType<typeof sizeStatements> | undefined;
+  const counts = () => {
+    statements ??= sizeStatements(db);
+    return statements;
+  };
   /** Each partner's count as last read or grown (absent: read it from the store). */
   const known = new Map<string, number>();
   /** The partners whose known count is the store's as last read: nothing written or deleted since. */
@@ -130,7 +137,7 @@ export function sizeStore(db: Db) {
     },
     /** The partner's bytes read from the store now (what `grow` estimated is replaced). */
     exact(parent: string): number {
-      const bytes = exact.get({ parent }) ?? 0;
+      const bytes = counts().exact.get({ parent }) ?? 0;
       known.set(parent, bytes);
       unchanged.add(parent);
       return bytes;
@@ -148,7 +155,7 @@ export function sizeStore(db: Db) {
     },
     /** The bytes of the partner's vertical mapping alone, read from the store now. */
     mapping(parent: string): number {
-      return mapping.get({ parent }) ?? 0;
+      return counts().mapping.get({ parent }) ?? 0;
     },
     /** A write replaced part of the partner's rows (its mapping): read it from the store next time. */
     forget(parent: string): void {
@@ -163,7 +170,7 @@ export function sizeStore(db: Db) {
      * (16 KiB and more a call: `exact` ran again every few hundred writes, over every stored answer).
      */
     written(parent: string, account: string, key: string | null): number {
-      return written.get({ parent, account, key }) ?? 0;
+      return counts().written.get({ parent, account, key }) ?? 0;
     },
     /** A write on one account went through: the partner's count grows by `written` (if it is known). */
     wrote(parent: string, account: string, key: string | null): void {
