@@ -3,6 +3,7 @@
  * stops start-up with a message naming the variable or flag.
  */
 import { parseArgs } from 'node:util';
+import { getHeapStatistics } from 'node:v8';
 import { z } from 'zod';
 import { argsProblem } from '../base/cli-args.js';
 import { defaultFixturesDir } from '../base/package-dir.js';
@@ -91,6 +92,16 @@ export const CellSchema = z
 /** Settings whose value is never repeated in an error message. */
 export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['adminToken']);
 
+/**
+ * The journals' budget when none is set: 256 MiB, or a quarter of V8's heap limit when that is
+ * less. In a container of 512 MiB, Node gives the heap 259 MB: a 256 MiB journal beside a
+ * cell's partners and caches ran the process out of heap (docs/hosting.md, "Sizing a cell").
+ */
+export function defaultJournalBudgetMb(): number {
+  const quarter = Math.floor(getHeapStatistics().heap_size_limit / 4 / (1024 * 1024));
+  return Math.max(1, Math.min(256, quarter));
+}
+
 export const ConfigSchema = z.object({
   port: int(0, 65535).default(4010),
   host: z.string().min(1).default('127.0.0.1'),
@@ -103,7 +114,7 @@ export const ConfigSchema = z.object({
   tokenTtlSeconds: int(1, 7 * 86_400).default(3600),
   journalMax: int(1, 100_000).default(1000),
   /** The memory all partners' journals may hold together, in MiB (estimated); past it the fullest loses its oldest. */
-  journalBudgetMb: int(1, 1024 * 1024).default(256),
+  journalBudgetMb: int(1, 1024 * 1024).default(defaultJournalBudgetMb),
   /** How much of each request and response body the journal keeps (redacted, then cut); 0 keeps none. */
   journalBodyBytes: int(0, JOURNAL_BODY_MAX_BYTES).default(16 * 1024),
   bodyLimitBytes: int(1024, 16 * 1024 * 1024).default(256 * 1024),

@@ -199,13 +199,26 @@ function weighRest(r: JournalRecord): number {
 /** What a body of `chars` characters weighs (its text, and a quarter more: see above). */
 const weighBody = (chars: number) => Math.ceil(chars * 1.25);
 
+/**
+ * The characters a kept text counts for: its length, twice over when it has any character
+ * past ASCII. V8 keeps such a text (CJK, emoji: what a client may send) in two bytes a
+ * character, so counted once, 16 KiB bodies of CJK text held 1.6 times what the budget counted,
+ * and a 512 MiB container ran out of heap (V8's limit there is 259 MB) with the journal
+ * 140 MiB into its 256 MiB budget. ASCII only (the byte length is the length): one byte each.
+ */
+function textChars(text: string | null | undefined): number {
+  if (!text) return 0;
+  return Buffer.byteLength(text, 'utf8') === text.length ? text.length : 2 * text.length;
+}
+
 function weigh(slot: Slot): number {
   const r = slot.record;
   let body: number;
-  if (slot.bodies) body = (slot.bodies.request.text?.length ?? 0) + (slot.bodies.response.text?.length ?? 0);
+  if (slot.bodies) body = textChars(slot.bodies.request.text) + textChars(slot.bodies.response.text);
   else {
-    const response = typeof r.responseBody === 'string' ? r.responseBody.length : (r.responseChars ?? 0);
-    body = (r.requestBody?.length ?? 0) + response;
+    // An answer kept as the object the app wrote: its text's length (the sandbox's own fields).
+    const response = typeof r.responseBody === 'string' ? textChars(r.responseBody) : (r.responseChars ?? 0);
+    body = textChars(r.requestBody) + response;
   }
   return weighRest(r) + weighBody(body);
 }
@@ -233,8 +246,9 @@ function cutAgain(kept: Kept, limit: number): Kept {
 export function fitted(slot: Slot, share: number, bodyBytes: number): Slot {
   if (weightOf(slot) <= share) return slot;
   const r = slot.record;
-  // Each body at most `limit` bytes, so at most `limit` characters: 2.5 × limit of weight for both.
-  const limit = Math.max(0, Math.floor((share - weighRest(r) - 1) / 2.5));
+  // Each body at most `limit` bytes, so at most `limit` characters, counted twice when any is
+  // past ASCII (`textChars`): 2 × 2 × 1.25 × limit of weight for both.
+  const limit = Math.max(0, Math.floor((share - weighRest(r) - 1) / 5));
   if (slot.entry) {
     // An entry read from a bundle: its bodies are the record's (already redacted).
     const e = slot.entry;

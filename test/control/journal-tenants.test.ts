@@ -123,22 +123,25 @@ describe('the memory budget across partners (SANDBOX_JOURNAL_BUDGET_MB)', () => 
     expect(await view(h, quiet.parent)).toEqual(before);
   }, 60_000);
 
-  it('is a setting: SANDBOX_JOURNAL_BUDGET_MB, 256 MiB by default, 1 at least', async () => {
-    const { loadConfig } = await import('../../src/core/config.js');
-    expect(loadConfig([], {}).journalBudgetMb).toBe(256);
+  it('is a setting: SANDBOX_JOURNAL_BUDGET_MB, 256 MiB by default (a quarter of the heap when less), 1 at least', async () => {
+    const { defaultJournalBudgetMb, loadConfig } = await import('../../src/core/config.js');
+    const { getHeapStatistics } = await import('node:v8');
+    const quarter = Math.floor(getHeapStatistics().heap_size_limit / 4 / 1024 / 1024);
+    expect(defaultJournalBudgetMb()).toBe(Math.min(256, quarter));
+    expect(loadConfig([], {}).journalBudgetMb).toBe(defaultJournalBudgetMb());
     expect(loadConfig([], { SANDBOX_JOURNAL_BUDGET_MB: '64' }).journalBudgetMb).toBe(64);
     expect(() => loadConfig([], { SANDBOX_JOURNAL_BUDGET_MB: '0' })).toThrow(/SANDBOX_JOURNAL_BUDGET_MB/);
   });
 });
 
 /** `n` registers of one partner with a request body of about `chars` characters, straight to the app. */
-async function heavy(h: Harness, headers: Record<string, string>, n: number, chars: number) {
+async function heavy(h: Harness, headers: Record<string, string>, n: number, chars: number, char = 'b') {
   const statuses = new Set<number>();
   for (let i = 0; i < n; i++) {
     const res = await h.app.request(REGISTER, {
       method: 'POST',
       headers: { ...headers, 'Content-Type': 'application/json' },
-      body: JSON.stringify(registerBody({ brand: 'b'.repeat(chars) })),
+      body: JSON.stringify(registerBody({ brand: char.repeat(chars) })),
     });
     statuses.add(res.status);
     await res.arrayBuffer();
@@ -173,6 +176,24 @@ describe('the budget is shared by bytes, not entries (issue 37 item 11)', () => 
     expect(newest.body.requests[0]).toMatchObject({ method: 'POST', path: REGISTER });
     expect(newest.body.requests[0].request_body_truncated).toEqual({ original_bytes: expect.any(Number) });
     expect(await view(h, quiet.parent)).toEqual(before);
+  }, 60_000);
+
+  it('a body past ASCII counts twice (V8 keeps it in two bytes a character): its partner keeps about half the entries', async () => {
+    const h = createHarness({ journalBudgetMb: 1 });
+    const ascii = await newTenant(h, 'ascii');
+    const cjk = await newTenant(h, 'cjk');
+    // 5,000 characters each, kept whole (CJK: 15,000 bytes of UTF-8, within the 16 KiB cut).
+    for (let round = 0; round < 10; round++) {
+      expect(await heavy(h, ascii.client.headers, 20, 5_000)).toEqual(new Set([400]));
+      expect(await heavy(h, cjk.client.headers, 20, 5_000, '中')).toEqual(new Set([400]));
+    }
+    expect(h.sandbox.journal.bytes).toBeLessThanOrEqual(1024 * 1024);
+    const asciiKept = await count(h, { parent_account_id: ascii.parent });
+    const cjkKept = await count(h, { parent_account_id: cjk.parent });
+    expect(asciiKept).toBeLessThan(201);
+    // Counted at one byte a character both would keep as many.
+    expect(cjkKept).toBeGreaterThan(asciiKept * 0.4);
+    expect(cjkKept).toBeLessThan(asciiKept * 0.7);
   }, 60_000);
 
   it('one call larger than the whole budget has its body cut to its share, marked so; no other entry goes, nor its own', async () => {
