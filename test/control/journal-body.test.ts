@@ -9,7 +9,16 @@ import { describe, expect, it } from 'vitest';
 import { StartupError } from '../../src/base/startup-error.js';
 import { loadConfig } from '../../src/core/config.js';
 import { REDACTED } from '../../src/core/journal-redact.js';
-import { createHarness, DEMO, type Harness, REGISTER, registerBody } from '../helpers/harness.js';
+import {
+  CONTROLS,
+  createHarness,
+  DEMO,
+  type Harness,
+  MAPPINGS,
+  REGISTER,
+  registerBody,
+  STATUS,
+} from '../helpers/harness.js';
 import { count } from '../helpers/tenants.js';
 
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
@@ -19,6 +28,42 @@ async function lastEntry(h: Harness, path = REGISTER) {
   expect(res.status).toBe(200);
   return res.body.requests[0];
 }
+
+describe('the journal shows the answer as sent', () => {
+  it('byte for byte, for every kind of answer (it keeps the text sent, not the objects)', async () => {
+    const h = createHarness();
+    const partner = await h.client();
+    // Characters past ASCII, quotes and a backslash in what the answers echo back.
+    const account = await partner.account({ brand: 'Brändé "中" \\ 😀' });
+    const read = await partner.get(CONTROLS(account));
+    const hash = read.body.data.marketplace_controls_list.content_hash;
+    const key = { 'Idempotency-Key': `journal-text-${Date.now()}` };
+    const answers = [
+      read,
+      await partner.register({ brand: 'Other ünïcode' }),
+      await partner.register({ external_account_id: '' }),
+      await partner.get(MAPPINGS),
+      await partner.put(
+        CONTROLS(account),
+        { blockedVerticals: [], domains: [{ domain: 'shop.example.com' }], contentHash: hash },
+        key,
+      ),
+      await partner.put(
+        CONTROLS(account),
+        { blockedVerticals: [], domains: [{ domain: 'shop.example.com' }], contentHash: hash },
+        key,
+      ),
+      await partner.put(STATUS(account), { status: 'paused' }),
+      await partner.put(STATUS(account), { status: 'active' }, { 'X-Sandbox-Dry-Run': 'true' }),
+      await partner.get(CONTROLS('acc_none')),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 400, 200, 200, 200, 200, 200, 404]);
+    const res = await h.request('GET', `/__sandbox/requests?limit=${answers.length}`);
+    expect(res.status).toBe(200);
+    const shown = res.body.requests.reverse().map((e: { response_body: string }) => e.response_body);
+    expect(shown).toEqual(answers.map((a) => a.text));
+  });
+});
 
 describe('the journal keeps at most SANDBOX_JOURNAL_BODY_BYTES of each body', () => {
   it('a 200 KiB body: the first 16 KiB by default, marked as cut with its whole length', async () => {
