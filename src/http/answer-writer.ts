@@ -53,12 +53,8 @@ export function json<T, S extends ContentfulStatusCode>(
   status: S,
   headers?: Record<string, string>,
 ): JsonResponse<T, S> {
-  const text = JSON.stringify(body);
-  // The journal keeps the text sent (one flat string), not the answer's objects: a hosted cell's
-  // journal holds thousands of partners' answers, and each object is copied and marked by the
-  // collector for as long as the journal keeps it. It shows the same bytes (redacted on read).
-  c.set('responseBody', text);
-  return send(c, status, text, headers) as JsonResponse<T, S>;
+  c.set('responseBody', body);
+  return send(c, status, JSON.stringify(body), headers) as JsonResponse<T, S>;
 }
 
 /**

@@ -30,7 +30,7 @@ async function lastEntry(h: Harness, path = REGISTER) {
 }
 
 describe('the journal shows the answer as sent', () => {
-  it('byte for byte, for every kind of answer (it keeps the text sent, not the objects)', async () => {
+  it('byte for byte, for every kind of answer', async () => {
     const h = createHarness();
     const partner = await h.client();
     // Characters past ASCII, quotes and a backslash in what the answers echo back.
