@@ -1,6 +1,7 @@
 // The workloads the comparisons share (bench/compare.mjs, bench/instructions.mjs,
 // bench/hosted-mix.mjs): each prepares a running sandbox and gives autocannon's `requests`.
 //   controls GET   the demo partner's controls list, 10 accounts in turn (as `npm run bench`)
+//   controls GET chaos0  the same with a chaos profile of rate 0 for every partner (never fails)
 //   controls PUT   a fresh Idempotency-Key and the account's current content hash each call
 //   status PUT     a fresh key, each account paused and activated in turn
 //   controls PUT spread  the same, spread over 8 partners (as `npm run bench`)
@@ -86,6 +87,17 @@ async function statusPuts(url, c) {
 /** The workloads by name: prepare(url, connections) -> { requests(), between?() }. */
 export const WORKLOADS = {
   'controls GET': controlsGets,
+  // as `npm run bench`'s row 'controls GET + chaos profile rate=0': a profile that never fails
+  'controls GET chaos0': async (url, c) => {
+    const set = await fetchAgain(`${url}/__sandbox/chaos`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ rate: 0, seed: 42 }),
+    });
+    await set.arrayBuffer();
+    if (set.status !== 200) throw new Error(`chaos profile: ${set.status}`);
+    return controlsGets(url, c);
+  },
   'controls PUT': controlsPuts,
   'status PUT': statusPuts,
   token: async () => ({ requests: () => [tokenRequest()] }),

@@ -112,6 +112,26 @@ export interface ChaosPosition {
   owed: string[];
 }
 
+/**
+ * The call a profile counts (fault-plan.ts's FaultPlan): its endpoint and dry run, and what is
+ * asked only when needed: its `METHOD path` (a partner owed a pass, a failure), and whether a
+ * header or armed scenario leaves it to chaos (a failure drawn).
+ */
+export interface ChaosCandidate {
+  readonly endpoint: ChaosCall['endpoint'];
+  readonly dryRun: boolean;
+  operation(): string;
+  eligible(): boolean;
+}
+
+/** Whether `operation` is owed a pass: taken from `owed` if so. */
+function owedPass(owed: string[], operation: string): boolean {
+  const i = owed.indexOf(operation);
+  if (i === -1) return false;
+  owed.splice(i, 1);
+  return true;
+}
+
 export interface ChaosProfile extends ChaosSettings {
   /** The partner it applies to; undefined: every partner (each with its own sequence). */
   parent_account_id?: string;
@@ -201,39 +221,49 @@ export class ChaosRegistry {
   }
 
   /**
-   * Counts this partner call and draws its failure. `eligible()` false (a header or armed
+   * Counts this partner call and draws its failure. `call.eligible()` false (a header or armed
    * scenario meets it) counts it without drawing; it is asked only when the draw would fail
-   * the call, so a rate-0 profile costs a count and one hash per call.
+   * the call. A call that cannot fail (rate 0, or a draw at or above the rate) costs a count
+   * and at most one hash: its `METHOD path` is written only when the partner is owed a pass
+   * or the call fails, and a rate-0 profile draws nothing (every draw is at or above 0).
    */
-  draw(parent: string, call: ChaosCall, eligible: () => boolean): ChaosDraw | undefined {
+  draw(parent: string, call: ChaosCandidate): ChaosDraw | undefined {
     const profile = this.of(parent);
     if (!profile) return undefined;
-    const position = own(profile.positions, parent) ?? {
-      calls: profile.from_call - 1,
-      token_calls: 0,
-      owed: [],
-    };
-    if (!Object.hasOwn(profile.positions, parent)) setOwn(profile.positions, parent, position);
+    let position = own(profile.positions, parent);
+    if (position === undefined) {
+      position = { calls: profile.from_call - 1, token_calls: 0, owed: [] };
+      setOwn(profile.positions, parent, position);
+    }
     // Token calls have a sequence of their own, drawn from streams of their own.
     const token = call.endpoint === 'token';
     if (token) position.token_calls = (position.token_calls ?? 0) + 1;
     else position.calls++;
-    const n = token ? position.token_calls! : position.calls;
-    const [failStream, pickStream] = token ? [2, 3] : [0, 1];
     this.onChange();
-    const operation = owedKey(call.operation);
-    const owed = position.owed.indexOf(operation);
-    if (owed !== -1) {
-      // Convergent: right after chaos failed this operation, its next call gets through.
-      position.owed.splice(owed, 1);
-      return undefined;
-    }
-    if (chaosRandom(profile.seed, n, failStream) >= profile.rate || !eligible()) return undefined;
+    // Convergent: right after chaos failed this operation, its next call gets through.
+    if (position.owed.length !== 0 && owedPass(position.owed, owedKey(call.operation()))) return undefined;
+    const rate = profile.rate;
+    if (rate === 0) return undefined;
+    const n = token ? position.token_calls! : position.calls;
+    if (chaosRandom(profile.seed, n, token ? 2 : 0) >= rate || !call.eligible()) return undefined;
+    return this.#fail(profile, position, n, token, call);
+  }
+
+  /** The failure drawn for call `n` (its scenario picked by a second draw), or undefined when none applies. */
+  #fail(
+    profile: ChaosProfile,
+    position: ChaosPosition,
+    n: number,
+    token: boolean,
+    candidate: ChaosCandidate,
+  ): ChaosDraw | undefined {
+    const operation = owedKey(candidate.operation());
+    const call: ChaosCall = { dryRun: candidate.dryRun, operation, endpoint: candidate.endpoint };
     const candidates = profile.scenarios
       .map((scenario) => ({ scenario, effects: effectsFor(scenario, call, this.#presets) }))
       .filter((c) => c.effects.length);
     if (!candidates.length) return undefined;
-    const pick = candidates[Math.floor(chaosRandom(profile.seed, n, pickStream) * candidates.length)]!;
+    const pick = candidates[Math.floor(chaosRandom(profile.seed, n, token ? 3 : 1) * candidates.length)]!;
     let done = false;
     return {
       seed: profile.seed,

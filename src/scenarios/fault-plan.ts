@@ -11,7 +11,7 @@
  */
 import type { Armed, ArmedRegistry } from './armed.js';
 import { builtIn, type Endpoint, type ScenarioName } from './catalogue.js';
-import type { ChaosDraw, ChaosRegistry } from './chaos.js';
+import type { ChaosCandidate, ChaosDraw, ChaosRegistry } from './chaos.js';
 import type { Effect } from './presets.js';
 
 /**
@@ -87,12 +87,15 @@ export class FaultPlan {
     if (this.#counted || !this.#chaos || !this.parentId || !this.endpoint) return;
     this.#counted = true;
     if (!this.#chaos.of(this.parentId)) return; // no profile for this partner: nothing to count
-    const endpoint = this.endpoint;
-    const { accountId, parentId } = this;
-    // asked only when the draw would fail the call (rarely at a low rate, never at rate 0)
-    const eligible = () => this.#header.length === 0 && !this.#armed.meets(endpoint, accountId, parentId);
-    // The operation (`METHOD path`) is written only for a partner with a profile.
-    this.#drawn = this.#chaos.draw(parentId, { dryRun, operation: `${method} ${path}`, endpoint }, eligible);
+    this.#drawn = this.#chaos.draw(
+      this.parentId,
+      new CallUnderChaos(this, this.endpoint, dryRun, method, path),
+    );
+  }
+
+  /** Whether chaos may fail this call: no header effect and no armed scenario meets it. */
+  leftToChaos(): boolean {
+    return this.#header.length === 0 && !this.#armed.meets(this.endpoint!, this.accountId, this.parentId);
   }
 
   /**
@@ -177,5 +180,33 @@ export class FaultPlan {
       if (effect) return effect;
     }
     return undefined;
+  }
+}
+
+/**
+ * A call as its partner's chaos profile sees it: its `METHOD path` is written, and the armed
+ * scenarios asked, only when the profile needs them (rarely at a low rate, never at rate 0).
+ */
+class CallUnderChaos implements ChaosCandidate {
+  readonly #plan: FaultPlan;
+  readonly endpoint: Endpoint;
+  readonly dryRun: boolean;
+  readonly #method: string;
+  readonly #path: string;
+
+  constructor(plan: FaultPlan, endpoint: Endpoint, dryRun: boolean, method: string, path: string) {
+    this.#plan = plan;
+    this.endpoint = endpoint;
+    this.dryRun = dryRun;
+    this.#method = method;
+    this.#path = path;
+  }
+
+  operation(): string {
+    return `${this.#method} ${this.#path}`;
+  }
+
+  eligible(): boolean {
+    return this.#plan.leftToChaos();
   }
 }

@@ -789,3 +789,41 @@ describe('the report grades resilience', () => {
     expect(junit.text).not.toContain('resilience');
   });
 });
+
+describe('a rate-0 profile', () => {
+  it('fails nothing, counts every call, and still gives the operation chaos failed its owed pass', async () => {
+    const h = createHarness();
+    const t = await newTenant(h, 'rate0');
+    const account = await t.client.account();
+    await setChaos(h, { rate: 1, seed: 5, scenarios: ['server-error'], parent_account_id: t.parent });
+    expect((await t.client.get(STATUS(account))).status).toBe(503);
+    const bundle = await h.request('GET', `/__sandbox/partners/${t.parent}/bundle`);
+    const owed = `GET ${STATUS(account)}`;
+    expect(bundle.body.chaos).toMatchObject({ rate: 1, call: 1, owed: [owed] });
+    // The same partner on a laptop, its profile now at rate 0: the pass it is owed is kept.
+    const laptop = createHarness();
+    const body = { ...bundle.body, chaos: { ...bundle.body.chaos, rate: 0 } };
+    expect((await laptop.request('POST', '/__sandbox/bundles', { body })).status).toBe(200);
+    const there = await laptop.client(t.creds);
+    const chaosThere = async () =>
+      (await laptop.request('GET', `/__sandbox/partners/${t.parent}/bundle`)).body.chaos;
+    expect(outcome(await there.get(CONTROLS(account)))).toBe('200 - -');
+    expect(await chaosThere()).toMatchObject({ rate: 0, call: 2, owed: [owed] });
+    expect(outcome(await there.get(STATUS(account)))).toBe('200 - -');
+    expect(await chaosThere()).toMatchObject({ rate: 0, call: 3, owed: [] });
+    // The journal (newest first): the two calls at rate 0 carry no chaos, the imported 503 its own.
+    const journal = (await laptop.request('GET', `/__sandbox/requests?parent_account_id=${t.parent}`)).body;
+    const [status, controls] = journal.requests;
+    expect([status.chaos, status.path, controls.chaos, controls.path]).toEqual([
+      null,
+      STATUS(account),
+      null,
+      CONTROLS(account),
+    ]);
+    expect(journal.requests.map((r: { chaos: unknown }) => r.chaos)).toContainEqual({
+      seed: 5,
+      call: 1,
+      scenario: 'server-error',
+    });
+  });
+});
