@@ -3,6 +3,8 @@
  * pairs to internal categories and back. Internal names never leave through the
  * translated view; only the partner's own IDs do.
  */
+
+import { SharedTable } from '../base/shared-values.js';
 import type { InternalBlock } from './controls-list.js';
 
 /** A partner vertical / sub-vertical pair as a controls write sends it. */
@@ -101,6 +103,29 @@ export function translatePairs(
 }
 
 /**
+ * The entries of translated views, frozen and shared: one (vertical_id, 'Allow', 'Allow') and one
+ * (vertical_id, 'Block', 'Block') a sub-vertical ID, whichever partner's it is (at most 4,096 IDs
+ * at a time; a partner chooses its IDs). Views are frozen whole (services/controls.ts), and
+ * nothing reads an entry's identity, only its fields.
+ */
+const translated = new SharedTable<number, readonly [TranslatedVertical, TranslatedVertical]>(4096);
+
+function translatedEntry(vertical_id: number, block: InternalBlock | undefined): TranslatedVertical {
+  if (block && (block.policy !== 'Block' || block.position_1_policy !== 'Block')) {
+    return { vertical_id, policy: block.policy, position_1_policy: block.position_1_policy };
+  }
+  let pair = translated.get(vertical_id);
+  if (!pair) {
+    pair = Object.freeze([
+      Object.freeze({ vertical_id, policy: 'Allow', position_1_policy: 'Allow' } as const),
+      Object.freeze({ vertical_id, policy: 'Block', position_1_policy: 'Block' } as const),
+    ] as const);
+    translated.share(vertical_id, pair);
+  }
+  return pair[block ? 1 : 0];
+}
+
+/**
  * The read view (spec §2.4): one entry per mapped sub-vertical, `vertical_id` being the
  * partner's SUB-vertical ID, with the effective policy of its internal category.
  */
@@ -109,12 +134,5 @@ export function translateBlocks(
   blocks: readonly InternalBlock[],
 ): TranslatedVertical[] {
   const byName = new Map(blocks.map((b) => [b.vertical_name, b]));
-  return mapping.map((m) => {
-    const block = byName.get(m.vertical_name);
-    return {
-      vertical_id: m.partner_sub_vertical_id,
-      policy: block ? block.policy : 'Allow',
-      position_1_policy: block ? block.position_1_policy : 'Allow',
-    };
-  });
+  return mapping.map((m) => translatedEntry(m.partner_sub_vertical_id, byName.get(m.vertical_name)));
 }

@@ -34,9 +34,42 @@ export function rawHeader(raw: readonly string[], name: string): string | undefi
   return value;
 }
 
-/** The request's headers as they arrived, without copying them (the journal normalises on read). */
+/**
+ * The request's headers as they arrived, without copying them (the journal normalises on read):
+ * Node's list, its strings held once where they repeat from call to call (shareRepeated).
+ */
 export function requestHeaders(c: Context): RequestHeaders {
-  return incoming(c)?.rawHeaders ?? c.req.raw.headers;
+  const raw = incoming(c)?.rawHeaders;
+  if (!raw) return c.req.raw.headers;
+  shareRepeated(raw);
+  return raw;
+}
+
+/**
+ * The last list of each length up to 64 strings (32 headers): a client sends the same headers
+ * in the same order call after call, most of them with the same values. At most 33 lists, each
+ * within Node's 16 KiB of headers.
+ */
+const lastOfLength: (string[] | undefined)[] = [];
+const SHARED_LIST_MAX = 64;
+
+/**
+ * Replaces the strings of Node's list (each call's own, from its parser) by the equal ones at the
+ * same place in the last list of its length, so that a name or value the same from call to call
+ * is held once. A journal keeps each call's list (docs/performance.md, "A hosted partner's
+ * heap"); the characters are the same. Strings compared, not hashed: no table to look up.
+ */
+function shareRepeated(raw: string[]): void {
+  const n = raw.length;
+  if (n > SHARED_LIST_MAX) return;
+  const last = lastOfLength[n];
+  if (last !== undefined) {
+    for (let i = 0; i < n; i++) {
+      const kept = last[i]!;
+      if (raw[i] === kept) raw[i] = kept;
+    }
+  }
+  lastOfLength[n] = raw;
 }
 
 /**

@@ -1,4 +1,6 @@
 /** Partners (parent accounts with client credentials), their vertical mappings, and tokens. */
+
+import { sharedString } from '../base/shared-values.js';
 import type { SecretHash } from '../domain/secrets.js';
 import type { Db } from './db.js';
 
@@ -34,6 +36,25 @@ export interface MappingRow {
   partner_sub_vertical_name: string;
   vertical_name: string;
   created_at: string;
+}
+
+/**
+ * A partner's mapping rows as the cache keeps them, frozen, their strings held once: a name equal
+ * to one of another row (the same names in many partners' mappings) is that row's string
+ * (base/shared-values.ts), and a row's time equal to the row before's (one seeding's time in
+ * each of its rows) is that one, not the copies SQLite gives every row.
+ */
+function sharedRows(rows: MappingRow[]): readonly MappingRow[] {
+  let at: string | undefined;
+  for (const row of rows) {
+    row.partner_vertical_name = sharedString(row.partner_vertical_name);
+    row.partner_sub_vertical_name = sharedString(row.partner_sub_vertical_name);
+    row.vertical_name = sharedString(row.vertical_name);
+    if (row.created_at === at) row.created_at = at;
+    else at = row.created_at;
+    Object.freeze(row);
+  }
+  return Object.freeze(rows);
 }
 
 /** What `setCredentials` replaces: a partner's client_id and the hash of its secret. */
@@ -111,7 +132,7 @@ export function partnerStore(db: Db) {
     mappings(parent: string): readonly MappingRow[] {
       let rows = mappingCache.get(parent);
       if (!rows) {
-        rows = Object.freeze(s.mappings.all(parent).map((r) => Object.freeze(r)));
+        rows = sharedRows(s.mappings.all(parent));
         mappingCache.set(parent, rows);
       }
       return rows;

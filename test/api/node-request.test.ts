@@ -147,6 +147,38 @@ describe('request headers read from the socket', () => {
     expect(Object.keys(entry.request_headers)).toEqual(Object.keys(entry.request_headers).sort());
     expect(JSON.stringify(entry)).not.toContain(token);
   });
+
+  it("the journal shows each call's own header values where names and values repeat from call to call (held once)", async () => {
+    // one list too long to share (300 headers more), between lists of the same length
+    const many = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`X-Filler-${i}`, `f${i}`]));
+    const sent: Record<string, string>[] = [
+      { 'User-Agent': 'agent-one', Accept: 'application/json', 'X-Note': 'first' },
+      { 'User-Agent': 'agent-six', Accept: 'application/jsox', 'X-Note': 'second' },
+      { 'user-agent': 'agent-two', accept: '*/*', 'x-note': 'third' },
+      { 'USER-AGENT': 'agent-one', Accept: 'text/plain', 'X-Note': 'fourth', ...many },
+      { 'User-Agent': 'agent-six', Accept: 'application/json', 'X-Note': 'fifth' },
+    ];
+    const ids: string[] = [];
+    for (const headers of sent) {
+      const res = await call('GET', '/v1/partnership/vertical-mappings', { ...auth(), ...headers });
+      expect(res.status).toBe(200);
+      ids.push(String(res.headers['x-request-id']));
+    }
+    const journal = await call('GET', '/__sandbox/requests?limit=5');
+    // biome-ignore lint/suspicious/noExplicitAny: entries are asserted field by field
+    const byId = new Map(journal.body.requests.map((e: any) => [e.request_id, e.request_headers]));
+    const shown = ids.map((id) => byId.get(id) as Record<string, string>);
+    expect(shown.map((h) => [h['user-agent'], h.accept, h['x-note']])).toEqual([
+      ['agent-one', 'application/json', 'first'],
+      ['agent-six', 'application/jsox', 'second'],
+      ['agent-two', '*/*', 'third'],
+      ['agent-one', 'text/plain', 'fourth'],
+      ['agent-six', 'application/json', 'fifth'],
+    ]);
+    expect(shown[3]!['x-filler-299']).toBe('f299');
+    expect(shown[4]!['x-filler-0']).toBeUndefined();
+    expect(shown.every((h) => h.authorization === 'Bearer [REDACTED]')).toBe(true);
+  });
 });
 
 describe('response headers written in one object', () => {
