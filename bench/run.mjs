@@ -44,7 +44,7 @@ import {
   tokenRequest,
 } from './lib.mjs';
 import { startupMedian } from './startup.mjs';
-import { insertCeiling, spreadControlsPuts } from './workloads.mjs';
+import { insertCeiling, spreadControlsPuts, WORKLOADS } from './workloads.mjs';
 
 const seconds = benchSeconds(10);
 const warmup = Number(process.env.BENCH_WARMUP ?? 2);
@@ -139,16 +139,7 @@ const workloads = [
     name: 'controls GET + chaos profile rate=0',
     kind: 'read',
     target: 'chaosRate0',
-    prepare: async (url, c) => {
-      const set = await fetch(`${url}/__sandbox/chaos`, {
-        method: 'PUT',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ rate: 0, seed: 42 }),
-      });
-      await set.arrayBuffer();
-      if (set.status !== 200) throw new Error(`chaos profile: ${set.status}`);
-      return controlsGets(url, c);
-    },
+    prepare: WORKLOADS['controls GET chaos0'],
   },
   {
     name: 'controls GET + X-Sandbox-Scenario: latency=0',
