@@ -236,6 +236,17 @@ function cutAgain(kept: Kept, limit: number): Kept {
 }
 
 /**
+ * The bytes each body is cut to so that the entry weighs at most `share`: each body at most
+ * `limit` bytes, so at most `limit` characters, which weigh 1.25 × limit each, or twice that when
+ * either text has a character past ASCII (`textChars`).
+ */
+function cutLimit(share: number, r: JournalRecord, request: string | null, response: string | null): number {
+  const wide = (t: string | null) => t !== null && textChars(t) !== t.length;
+  const perLimit = 2 * 1.25 * (wide(request) || wide(response) ? 2 : 1);
+  return Math.max(0, Math.floor((share - weighRest(r) - 1) / perLimit));
+}
+
+/**
  * The slot itself when it weighs at most `share` (a partner's fair part of the journal's budget);
  * else a slot of the same call whose two bodies are cut so that it does, each marked cut with its
  * whole length (as SANDBOX_JOURNAL_BODY_BYTES cuts them), down to none kept when the rest of the
@@ -246,12 +257,10 @@ function cutAgain(kept: Kept, limit: number): Kept {
 export function fitted(slot: Slot, share: number, bodyBytes: number): Slot {
   if (weightOf(slot) <= share) return slot;
   const r = slot.record;
-  // Each body at most `limit` bytes, so at most `limit` characters, counted twice when any is
-  // past ASCII (`textChars`): 2 × 2 × 1.25 × limit of weight for both.
-  const limit = Math.max(0, Math.floor((share - weighRest(r) - 1) / 5));
   if (slot.entry) {
     // An entry read from a bundle: its bodies are the record's (already redacted).
     const e = slot.entry;
+    const limit = cutLimit(share, r, e.request_body, e.response_body);
     const request = cutAgain({ text: e.request_body, truncated: e.request_body_truncated }, limit);
     const response = cutAgain({ text: e.response_body, truncated: e.response_body_truncated }, limit);
     const entry: JournalEntry = {
@@ -265,6 +274,7 @@ export function fitted(slot: Slot, share: number, bodyBytes: number): Slot {
     return { id: slot.id, record, entry };
   }
   const whole = slot.bodies ?? bodiesOf(r, bodyBytes);
+  const limit = cutLimit(share, r, whole.request.text, whole.response.text);
   const bodies = { request: cutAgain(whole.request, limit), response: cutAgain(whole.response, limit) };
   return { id: slot.id, record: { ...r, requestBody: null, responseBody: undefined }, bodies };
 }
