@@ -317,11 +317,6 @@ export async function makeAccounts(url, token, n, tag = randomUUID().slice(0, 8)
   return out;
 }
 
-/** Re-reads every account's current hash (after a run ended with requests in flight). */
-export async function refreshHashes(url, token, accounts) {
-  for (const a of accounts) a.hash = await controlsHash(url, token, a.id);
-}
-
 // ---- request factories for autocannon ------------------------------------------------
 // `auth` is a mutable { token } so that a long run (the soak) can swap in a new token.
 // autocannon resets a connection's `context` each time it loops over its request list,
@@ -332,11 +327,16 @@ let keySeq = 0;
 const keyPrefix = randomUUID().slice(0, 8);
 export const freshKey = () => `bench-${keyPrefix}-${++keySeq}`;
 
-export function accountPool(accounts) {
+/**
+ * A checkout pool of accounts. `inTurn`: the one given back goes last, so each account (and so
+ * each partner) takes its share of the calls at any number of connections; otherwise the one
+ * given back is taken first (at c=1 every call goes to one account).
+ */
+export function accountPool(accounts, inTurn = false) {
   const free = [...accounts];
   return {
     take() {
-      const a = free.pop();
+      const a = inTurn ? free.shift() : free.pop();
       if (!a) throw new Error('account pool empty: more requests in flight than accounts');
       return a;
     },

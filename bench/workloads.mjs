@@ -158,27 +158,7 @@ export async function spreadControlsPuts(url, connections, partners = 8) {
   const refresh = async () => {
     for (const a of accounts) a.hash = await hashOf(url, a.id, a.headers);
   };
-  return { requests: () => [controlsPutRequest({}, rotation(accounts))], between: refresh };
-}
-
-/**
- * accountPool's accounts taken in turn: the one given back goes last, so each account (and so
- * each partner) takes its share of the calls at any number of connections. (accountPool gives
- * the one given back first: at c=1 every call went to one account, one partner, whose room
- * then filled within the run.)
- */
-function rotation(accounts) {
-  const free = [...accounts];
-  return {
-    take() {
-      const a = free.shift();
-      if (!a) throw new Error('account pool empty: more requests in flight than accounts');
-      return a;
-    },
-    give(a) {
-      free.push(a);
-    },
-  };
+  return { requests: () => [controlsPutRequest({}, accountPool(accounts, true))], between: refresh };
 }
 
 async function hashOf(url, id, headers) {
