@@ -4,7 +4,7 @@
  * translated view; only the partner's own IDs do.
  */
 
-import { SharedTable } from '../base/shared-values.js';
+import { BoundedCache } from '../base/bounded-cache.js';
 import type { InternalBlock } from './controls-list.js';
 
 /** A partner vertical / sub-vertical pair as a controls write sends it. */
@@ -108,20 +108,18 @@ export function translatePairs(
  * at a time; a partner chooses its IDs). Views are frozen whole (services/controls.ts), and
  * nothing reads an entry's identity, only its fields.
  */
-const translated = new SharedTable<number, readonly [TranslatedVertical, TranslatedVertical]>(4096);
+const translated = new BoundedCache<readonly [TranslatedVertical, TranslatedVertical], number>(4096);
 
 function translatedEntry(vertical_id: number, block: InternalBlock | undefined): TranslatedVertical {
   if (block && (block.policy !== 'Block' || block.position_1_policy !== 'Block')) {
     return { vertical_id, policy: block.policy, position_1_policy: block.position_1_policy };
   }
-  let pair = translated.get(vertical_id);
-  if (!pair) {
-    pair = Object.freeze([
+  const pair = translated.get(vertical_id, () =>
+    Object.freeze([
       Object.freeze({ vertical_id, policy: 'Allow', position_1_policy: 'Allow' } as const),
       Object.freeze({ vertical_id, policy: 'Block', position_1_policy: 'Block' } as const),
-    ] as const);
-    translated.share(vertical_id, pair);
-  }
+    ] as const),
+  );
   return pair[block ? 1 : 0];
 }
 

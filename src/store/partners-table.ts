@@ -1,6 +1,6 @@
 /** Partners (parent accounts with client credentials), their vertical mappings, and tokens. */
 
-import { sharedString } from '../base/shared-values.js';
+import { sharedString } from '../base/bounded-cache.js';
 import type { SecretHash } from '../domain/secrets.js';
 import type { Db } from './db.js';
 
@@ -41,7 +41,7 @@ export interface MappingRow {
 /**
  * A partner's mapping rows as the cache keeps them, frozen, their strings held once: a name equal
  * to one of another row (the same names in many partners' mappings) is that row's string
- * (base/shared-values.ts), and a row's time equal to the row before's (one seeding's time in
+ * (base/bounded-cache.ts), and a row's time equal to the row before's (one seeding's time in
  * each of its rows) is that one, not the copies SQLite gives every row.
  */
 function sharedRows(rows: MappingRow[]): readonly MappingRow[] {

@@ -15,13 +15,13 @@ import {
 } from '../../scripts/generate-control-operations.js';
 import { ORIGINS_KEPT } from '../../src/api/docs.js';
 import { createApp } from '../../src/app.js';
+import { BoundedCache } from '../../src/base/bounded-cache.js';
 import { CONTROL_OPERATIONS } from '../../src/client/control-operations.js';
 import { recordOf } from '../../src/contract/api/error-records.js';
 import { errorCodes } from '../../src/contract/api/errors.js';
 import { DOMAIN_PATTERN, domainProblem, TEXT_PATTERN, textProblem } from '../../src/contract/api/fields.js';
 import { operations as declared } from '../../src/contract/api/operations.js';
 import { CONTROL_ROUTES } from '../../src/contract/control/control-routes-all.js';
-import { BoundedCache } from '../../src/domain/bounded-cache.js';
 import { createSandbox } from '../../src/state/index.js';
 import { createHarness, DEMO, expectErrorEnvelope, MAPPINGS, testConfig } from '../helpers/harness.js';
 

@@ -1,5 +1,5 @@
 /**
- * Partners' mappings and translated verticals are held once where equal (base/shared-values.ts,
+ * Partners' mappings and translated verticals are held once where equal (base/bounded-cache.ts,
  * docs/performance.md "A hosted partner's heap"): each partner still reads its own, through HTTP,
  * after another re-seeds the same IDs with other names, after the bounded tables fill and start
  * over, and the journal keeps each answer as it was sent.
